@@ -1,0 +1,151 @@
+//! Id rules: the id is the file name, follows the collection's pattern, is unique within its
+//! collection, and the record's `type` names its collection.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::corpus::Corpus;
+use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, Label};
+use crate::load::Record;
+use crate::rules;
+use crate::schema::{Collection, Schemas};
+
+/// The per-record id and type rules.
+pub fn check_record(
+    record: &Record,
+    collection: &Collection,
+    schemas: &Schemas,
+    display: &str,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let id_field = record.value.get("id");
+    let id_anchor = match id_field {
+        Some(Value::String(_)) => Anchor::Value("/id".into()),
+        _ => Anchor::File,
+    };
+    if let Some(Value::String(id)) = id_field
+        && *id != record.stem
+    {
+        diagnostics.push(
+            Diagnostic::new(
+                rules::ID_MISMATCH,
+                display,
+                format!("the id `{id}` differs from the file name `{}`", record.stem),
+            )
+            .at(id_anchor.clone())
+            .with_label(format!("expected `{}`", record.stem))
+            .with_help(format!(
+                "rename the file to `{id}.{}`, or change the id to `{}`",
+                extension(display),
+                record.stem
+            ))
+            .with_fix(Fix {
+                applicability: Applicability::MaybeIncorrect,
+                edits: vec![Edit {
+                    anchor: id_anchor.clone(),
+                    replacement: record.stem.clone(),
+                }],
+            }),
+        );
+    }
+    if !collection.id_pattern.is_match(&record.id) {
+        let suggestion = kebab_case(&record.id);
+        let mut diagnostic = Diagnostic::new(
+            rules::ID_FORMAT,
+            display,
+            format!(
+                "the id `{}` does not match the id pattern `{}`",
+                record.id,
+                collection.id_pattern.as_str()
+            ),
+        )
+        .at(id_anchor)
+        .with_label("not a valid id");
+        if collection.id_pattern.is_match(&suggestion) {
+            diagnostic =
+                diagnostic.with_help(format!("use `{suggestion}` (and rename the file to match)"));
+        }
+        diagnostics.push(diagnostic);
+    }
+    if let Some(Value::String(kind)) = record.value.get("type")
+        && *kind != collection.name
+    {
+        let mut diagnostic = Diagnostic::new(
+            rules::TYPE_MISMATCH,
+            display,
+            format!(
+                "the type `{kind}` differs from the collection `{}` of the folder `{}`",
+                collection.name, collection.folder
+            ),
+        )
+        .at(Anchor::Value("/type".into()))
+        .with_label(format!("expected `{}`", collection.name));
+        diagnostic = match schemas.collections.iter().find(|c| c.name == *kind) {
+            Some(other) => diagnostic.with_help(format!(
+                "move the file to `{}/`, or set the type to `{}`",
+                other.folder, collection.name
+            )),
+            None => diagnostic.with_help(format!("set the type to `{}`", collection.name)),
+        };
+        diagnostics.push(diagnostic);
+    }
+    diagnostics
+}
+
+/// Records of one collection that share an id: the second and later are reported, pointing
+/// back at the first.
+pub fn duplicate_ids(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
+    let mut first: HashMap<(usize, &str), &Record> = HashMap::new();
+    let mut diagnostics = Vec::new();
+    for record in &corpus.records {
+        match first.get(&(record.collection, record.id.as_str())) {
+            None => {
+                first.insert((record.collection, record.id.as_str()), record);
+            }
+            Some(original) => {
+                let collection = &schemas.collections[record.collection];
+                let original_file = &corpus.file_of(original).display;
+                diagnostics.push(
+                    Diagnostic::new(
+                        rules::DUPLICATE_ID,
+                        &corpus.file_of(record).display,
+                        format!(
+                            "the id `{}` is already used by another `{}` record",
+                            record.id, collection.name
+                        ),
+                    )
+                    .at(id_anchor(record))
+                    .with_label("duplicate id")
+                    .with_secondary(Label {
+                        file: original_file.clone(),
+                        anchor: id_anchor(original),
+                        message: "first used here".into(),
+                    })
+                    .with_help("merge the two records, or give one of them another id"),
+                );
+            }
+        }
+    }
+    diagnostics
+}
+
+fn id_anchor(record: &Record) -> Anchor {
+    match record.value.get("id") {
+        Some(Value::String(_)) => Anchor::Value("/id".into()),
+        _ => Anchor::File,
+    }
+}
+
+fn extension(display: &str) -> &str {
+    display.rsplit_once('.').map_or("", |(_, ext)| ext)
+}
+
+/// Lower-case words joined by dashes: `Kv_Cache Foo` -> `kv-cache-foo`.
+fn kebab_case(id: &str) -> String {
+    id.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("-")
+}

@@ -1,0 +1,262 @@
+//! JSON Schema validation of each record, with messages and suggestions made for people.
+//!
+//! The `jsonschema` crate finds the violations; this module turns each into a diagnostic
+//! pointing at the offending value (or key), with a did-you-mean for the two mistakes that
+//! are almost always typos: an unknown field and a value outside an enum.
+
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use serde_json::Value;
+
+use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, join_pointer};
+use crate::load::{Record, json_type};
+use crate::rules;
+use crate::schema::Collection;
+use crate::suggest;
+
+/// Longest value quoted in a message; longer ones are cut, as a long text field would drown
+/// the line.
+const MAX_QUOTED: usize = 60;
+
+/// Validates one record against its collection's schema.
+pub fn validate(record: &Record, collection: &Collection, display: &str) -> Vec<Diagnostic> {
+    collection
+        .validator
+        .iter_errors(&record.value)
+        .flat_map(|err| {
+            let pointer = err.instance_path().as_str().to_string();
+            let schema_pointer = err.schema_path().as_str().to_string();
+            translate(
+                err.kind(),
+                err.instance(),
+                &pointer,
+                &schema_pointer,
+                collection,
+                display,
+                &err.to_string(),
+            )
+        })
+        .collect()
+}
+
+fn translate(
+    kind: &ValidationErrorKind,
+    instance: &Value,
+    pointer: &str,
+    schema_pointer: &str,
+    collection: &Collection,
+    display: &str,
+    fallback: &str,
+) -> Vec<Diagnostic> {
+    match kind {
+        ValidationErrorKind::AdditionalProperties { unexpected }
+        | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            let declared = declared_properties(collection, schema_pointer);
+            unexpected
+                .iter()
+                .map(|field| unknown_field(field, pointer, &declared, display))
+                .collect()
+        }
+        ValidationErrorKind::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let at = if pointer.is_empty() {
+                "the record"
+            } else {
+                pointer
+            };
+            vec![
+                Diagnostic::new(
+                    rules::MISSING_FIELD,
+                    display,
+                    format!("missing required field `{name}`"),
+                )
+                .at(Anchor::Value(pointer.to_string()))
+                .with_label(format!("`{name}` is required in {at}"))
+                .with_help(format!("add `{name}` to {at}")),
+            ]
+        }
+        ValidationErrorKind::Enum { options } => {
+            let allowed: Vec<&Value> = options
+                .as_array()
+                .map(|a| a.iter().collect())
+                .unwrap_or_default();
+            vec![invalid_value(instance, pointer, &allowed, display)]
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            vec![invalid_value(
+                instance,
+                pointer,
+                &[expected_value.as_ref()],
+                display,
+            )]
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => t.to_string(),
+                TypeKind::Multiple(set) => set
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            let found = json_type(instance);
+            vec![
+                Diagnostic::new(
+                    rules::SCHEMA_VIOLATION,
+                    display,
+                    format!(
+                        "{} must be {expected}, found {found}",
+                        describe_pointer(pointer)
+                    ),
+                )
+                .at(Anchor::Value(pointer.to_string()))
+                .with_label(format!("expected {expected}")),
+            ]
+        }
+        _ => vec![
+            Diagnostic::new(
+                rules::SCHEMA_VIOLATION,
+                display,
+                format!("{}: {}", describe_pointer(pointer), shorten(fallback)),
+            )
+            .at(Anchor::Value(pointer.to_string()))
+            .with_label(kind_label(kind)),
+        ],
+    }
+}
+
+/// The properties a schema object declares, found from the failing keyword's location, so a
+/// nested object's unknown key is compared with that object's own fields.
+fn declared_properties(collection: &Collection, schema_pointer: &str) -> Vec<String> {
+    let parent = schema_pointer
+        .rsplit_once('/')
+        .map_or("", |(parent, _)| parent);
+    match collection
+        .schema
+        .pointer(parent)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+    {
+        Some(properties) => properties.keys().cloned().collect(),
+        None if parent.is_empty() => collection.properties.clone(),
+        None => Vec::new(),
+    }
+}
+
+fn unknown_field(field: &str, pointer: &str, declared: &[String], display: &str) -> Diagnostic {
+    let key = join_pointer(pointer, field);
+    let suggestions = suggest::suggest(field, declared.iter().map(String::as_str), 3);
+    let mut diagnostic = Diagnostic::new(
+        rules::UNKNOWN_FIELD,
+        display,
+        format!("unknown field `{field}`"),
+    )
+    .at(Anchor::Key(key.clone()))
+    .with_label("the schema does not declare this field");
+    if let Some(help) = suggest::did_you_mean(&suggestions) {
+        diagnostic = diagnostic.with_help(help);
+    } else if !declared.is_empty() {
+        diagnostic =
+            diagnostic.with_note(format!("declared fields: {}", quoted_list(declared.iter())));
+    }
+    if let Some(best) = suggest::certain(&suggestions) {
+        diagnostic = diagnostic.with_fix(Fix {
+            applicability: Applicability::MachineApplicable,
+            edits: vec![Edit {
+                anchor: Anchor::Key(key),
+                replacement: best.name.to_string(),
+            }],
+        });
+    }
+    diagnostic
+}
+
+fn invalid_value(instance: &Value, pointer: &str, allowed: &[&Value], display: &str) -> Diagnostic {
+    let shown = match instance {
+        Value::String(s) => format!("`{}`", shorten(s)),
+        other => format!("`{}`", shorten(&other.to_string())),
+    };
+    let allowed_text: Vec<String> = allowed
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+        .collect();
+    let mut diagnostic = Diagnostic::new(
+        rules::INVALID_VALUE,
+        display,
+        format!(
+            "{shown} is not an allowed value for {}",
+            describe_pointer(pointer)
+        ),
+    )
+    .at(Anchor::Value(pointer.to_string()))
+    .with_label("not an allowed value")
+    .with_note(format!(
+        "allowed values: {}",
+        quoted_list(allowed_text.iter())
+    ));
+    if let Value::String(text) = instance {
+        let candidates = allowed.iter().filter_map(|v| v.as_str());
+        let suggestions = suggest::suggest(text, candidates, 3);
+        if let Some(help) = suggest::did_you_mean(&suggestions) {
+            diagnostic = diagnostic.with_help(help);
+        }
+        if let Some(best) = suggest::certain(&suggestions) {
+            diagnostic = diagnostic.with_fix(Fix {
+                applicability: Applicability::MachineApplicable,
+                edits: vec![Edit {
+                    anchor: Anchor::Value(pointer.to_string()),
+                    replacement: best.name.to_string(),
+                }],
+            });
+        }
+    }
+    diagnostic
+}
+
+/// "`severity`" for a top-level field, "`flops/0/source_id`" deeper, "the record" at the top.
+fn describe_pointer(pointer: &str) -> String {
+    match pointer.strip_prefix('/') {
+        None => "the record".to_string(),
+        Some(path) => format!("`{path}`"),
+    }
+}
+
+fn kind_label(kind: &ValidationErrorKind) -> String {
+    match kind {
+        ValidationErrorKind::Pattern { pattern } => format!("does not match `{pattern}`"),
+        ValidationErrorKind::Format { format } => format!("not a valid {format}"),
+        other => format!("fails `{}`", keyword(other)),
+    }
+}
+
+fn keyword(kind: &ValidationErrorKind) -> String {
+    let debug = format!("{kind:?}");
+    let name: String = debug.chars().take_while(|c| c.is_alphanumeric()).collect();
+    let mut keyword = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if i == 0 {
+            keyword.extend(c.to_lowercase());
+        } else {
+            keyword.push(c);
+        }
+    }
+    keyword
+}
+
+fn quoted_list<'a>(items: impl Iterator<Item = &'a String>) -> String {
+    items
+        .map(|s| format!("`{s}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Cuts a text to [`MAX_QUOTED`] characters, marking the cut.
+fn shorten(text: &str) -> String {
+    if text.chars().count() <= MAX_QUOTED {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(MAX_QUOTED).collect();
+    format!("{cut}…")
+}

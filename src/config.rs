@@ -1,0 +1,369 @@
+//! `gotchas.toml`: where things are, which collections exist, and how loud each rule is.
+//!
+//! Every key is optional; with no file at all the tool runs on the zero-config layout
+//! (`records/`, `schema/`). The file is read with the TOML parser's spanned tree rather than
+//! through serde so that every mistake in it, an unknown key above all, gets a position and a
+//! did-you-mean like any other diagnostic.
+//!
+//! ```toml
+//! records = "records"            # the records root, relative to the corpus root
+//! schemas = "schema"             # where `<type>.schema.json` files live
+//! max_file_size = 10485760       # bytes; larger records are reported, not read
+//!
+//! [collections.gotcha]
+//! folder = "gotchas"             # default: the schema's "x-collection", else type + "s"
+//! schema = "gotcha.schema.json"  # default: <type>.schema.json
+//! id_pattern = "^[a-z0-9]+(-[a-z0-9]+)*$"
+//!
+//! [rules]
+//! missing-field = "warn"         # error | warn | allow
+//! ```
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use toml::Spanned;
+use toml::de::{DeTable, DeValue};
+
+use crate::diagnostic::Diagnostic;
+use crate::rules;
+use crate::suggest;
+
+/// The name of the config file looked for at the corpus root.
+pub const FILE_NAME: &str = "gotchas.toml";
+
+/// The default limit on a record file's size: far above any hand-written record, low enough
+/// that a stray data dump is reported instead of read into memory.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
+
+/// The default id pattern: kebab-case.
+pub const DEFAULT_ID_PATTERN: &str = "^[a-z0-9]+(-[a-z0-9]+)*$";
+
+/// How loud a rule is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Reported and fails the run.
+    Error,
+    /// Reported; the run still passes.
+    Warn,
+    /// Not reported.
+    Allow,
+}
+
+impl Level {
+    fn parse(text: &str) -> Option<Level> {
+        match text {
+            "error" => Some(Level::Error),
+            "warn" => Some(Level::Warn),
+            "allow" => Some(Level::Allow),
+            _ => None,
+        }
+    }
+}
+
+/// Per-collection settings.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CollectionConfig {
+    /// The folder under the records root.
+    pub folder: Option<String>,
+    /// The schema file, relative to the schema root.
+    pub schema: Option<String>,
+    /// The regular expression every id must match.
+    pub id_pattern: Option<String>,
+}
+
+/// The whole configuration, with defaults filled in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// The file it was read from, if any.
+    pub file: Option<PathBuf>,
+    /// The records root, relative to the corpus root.
+    pub records: PathBuf,
+    /// The schema root, relative to the corpus root.
+    pub schemas: PathBuf,
+    /// Per-collection settings, by collection (type) name.
+    pub collections: BTreeMap<String, CollectionConfig>,
+    /// Rule levels that differ from the defaults, by rule code.
+    pub rules: BTreeMap<String, Level>,
+    /// Largest record file read, in bytes.
+    pub max_file_size: u64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            file: None,
+            records: PathBuf::from("records"),
+            schemas: PathBuf::from("schema"),
+            collections: BTreeMap::new(),
+            rules: BTreeMap::new(),
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+        }
+    }
+}
+
+impl Config {
+    /// Reads the config at `path`. Errors are `invalid-config` diagnostics with positions.
+    pub fn read(path: &Path, display: &str) -> Result<Config, Vec<Diagnostic>> {
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            vec![Diagnostic::new(
+                rules::INVALID_CONFIG,
+                display,
+                format!("cannot read the config file: {err}"),
+            )]
+        })?;
+        let mut config = Config::parse(&text, display)?;
+        config.file = Some(path.to_path_buf());
+        Ok(config)
+    }
+
+    /// Parses config text; `display` names the file in diagnostics.
+    pub fn parse(text: &str, display: &str) -> Result<Config, Vec<Diagnostic>> {
+        let table = DeTable::parse(text).map_err(|err| {
+            let diagnostic = Diagnostic::new(
+                rules::INVALID_CONFIG,
+                display,
+                format!("invalid TOML: {}", err.message().trim()),
+            );
+            vec![match err.span() {
+                Some(span) => diagnostic.at_span(span),
+                None => diagnostic,
+            }]
+        })?;
+        let mut reader = Reader {
+            display,
+            errors: Vec::new(),
+        };
+        let config = reader.config(table.get_ref());
+        if reader.errors.is_empty() {
+            Ok(config)
+        } else {
+            Err(reader.errors)
+        }
+    }
+
+    /// The level for a rule: the config's, else the rule's default.
+    pub fn level(&self, code: &str) -> Level {
+        self.rules
+            .get(code)
+            .copied()
+            .or_else(|| rules::find(code).map(|rule| rule.default_level))
+            .unwrap_or(Level::Error)
+    }
+}
+
+/// Walks the spanned TOML tree, collecting every error instead of stopping at the first.
+struct Reader<'a> {
+    display: &'a str,
+    errors: Vec<Diagnostic>,
+}
+
+type Entry<'t, 'i> = (
+    &'t Spanned<std::borrow::Cow<'i, str>>,
+    &'t Spanned<DeValue<'i>>,
+);
+
+impl Reader<'_> {
+    fn config(&mut self, table: &DeTable<'_>) -> Config {
+        let mut config = Config::default();
+        const KEYS: &[&str] = &[
+            "records",
+            "schemas",
+            "max_file_size",
+            "collections",
+            "rules",
+        ];
+        for (key, value) in table.iter() {
+            match key.get_ref().as_ref() {
+                "records" => {
+                    if let Some(path) = self.string(value) {
+                        config.records = PathBuf::from(path);
+                    }
+                }
+                "schemas" => {
+                    if let Some(path) = self.string(value) {
+                        config.schemas = PathBuf::from(path);
+                    }
+                }
+                "max_file_size" => {
+                    if let Some(size) = self.integer(value) {
+                        config.max_file_size = size;
+                    }
+                }
+                "collections" => {
+                    if let Some(collections) = self.table(value) {
+                        for (name, value) in collections.iter() {
+                            let collection = self.collection(value);
+                            config
+                                .collections
+                                .insert(name.get_ref().to_string(), collection);
+                        }
+                    }
+                }
+                "rules" => {
+                    if let Some(levels) = self.table(value) {
+                        for entry in levels.iter() {
+                            self.rule_level(entry, &mut config.rules);
+                        }
+                    }
+                }
+                _ => self.unknown_key(key, KEYS, "top level"),
+            }
+        }
+        config
+    }
+
+    fn collection(&mut self, value: &Spanned<DeValue<'_>>) -> CollectionConfig {
+        let mut collection = CollectionConfig::default();
+        const KEYS: &[&str] = &["folder", "schema", "id_pattern"];
+        let Some(table) = self.table(value) else {
+            return collection;
+        };
+        for (key, value) in table.iter() {
+            let slot = match key.get_ref().as_ref() {
+                "folder" => &mut collection.folder,
+                "schema" => &mut collection.schema,
+                "id_pattern" => &mut collection.id_pattern,
+                _ => {
+                    self.unknown_key(key, KEYS, "a collection");
+                    continue;
+                }
+            };
+            *slot = self.string(value);
+        }
+        collection
+    }
+
+    fn rule_level(&mut self, (key, value): Entry<'_, '_>, levels: &mut BTreeMap<String, Level>) {
+        let code = key.get_ref().as_ref();
+        if rules::find(code).is_none() {
+            let known = rules::ALL.iter().map(|rule| rule.code);
+            let suggestions = suggest::suggest(code, known, 3);
+            let mut diagnostic = self
+                .error(key.span(), format!("unknown rule `{code}`"))
+                .with_label("no rule has this code")
+                .with_note("`gotchas explain` lists every rule");
+            if let Some(help) = suggest::did_you_mean(&suggestions) {
+                diagnostic = diagnostic.with_help(help);
+            }
+            self.errors.push(diagnostic);
+            return;
+        }
+        let Some(text) = self.string(value) else {
+            return;
+        };
+        match Level::parse(&text) {
+            Some(level) => {
+                levels.insert(code.to_string(), level);
+            }
+            None => {
+                let diagnostic = self
+                    .error(value.span(), format!("unknown rule level `{text}`"))
+                    .with_label("expected `error`, `warn` or `allow`");
+                let suggestions = suggest::suggest(&text, ["error", "warn", "allow"], 1);
+                let diagnostic = match suggest::did_you_mean(&suggestions) {
+                    Some(help) => diagnostic.with_help(help),
+                    None => diagnostic,
+                };
+                self.errors.push(diagnostic);
+            }
+        }
+    }
+
+    fn unknown_key(&mut self, key: &Spanned<std::borrow::Cow<'_, str>>, known: &[&str], at: &str) {
+        let name = key.get_ref().as_ref();
+        let suggestions = suggest::suggest(name, known.iter().copied(), 3);
+        let mut diagnostic = self
+            .error(key.span(), format!("unknown config key `{name}` at {at}"))
+            .with_label("unknown key")
+            .with_note(format!(
+                "known keys here: {}",
+                known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        if let Some(help) = suggest::did_you_mean(&suggestions) {
+            diagnostic = diagnostic.with_help(help);
+        }
+        self.errors.push(diagnostic);
+    }
+
+    fn string(&mut self, value: &Spanned<DeValue<'_>>) -> Option<String> {
+        match value.get_ref().as_str() {
+            Some(text) => Some(text.to_string()),
+            None => {
+                self.expected(value, "a string");
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, value: &Spanned<DeValue<'_>>) -> Option<u64> {
+        let parsed = value
+            .get_ref()
+            .as_integer()
+            .and_then(|i| u64::from_str_radix(&i.as_str().replace('_', ""), i.radix()).ok());
+        if parsed.is_none() {
+            self.expected(value, "a non-negative integer");
+        }
+        parsed
+    }
+
+    fn table<'t, 'i>(&mut self, value: &'t Spanned<DeValue<'i>>) -> Option<&'t DeTable<'i>> {
+        let table = value.get_ref().as_table();
+        if table.is_none() {
+            self.expected(value, "a table");
+        }
+        table
+    }
+
+    fn expected(&mut self, value: &Spanned<DeValue<'_>>, what: &str) {
+        let found = value.get_ref().type_str();
+        let diagnostic = self
+            .error(value.span(), format!("expected {what}, found {found}"))
+            .with_label(format!("this is {found}"));
+        self.errors.push(diagnostic);
+    }
+
+    fn error(&self, span: Range<usize>, message: String) -> Diagnostic {
+        Diagnostic::new(rules::INVALID_CONFIG, self.display, message).at_span(span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_config_is_the_default() {
+        assert_eq!(Config::parse("", "gotchas.toml"), Ok(Config::default()));
+    }
+
+    #[test]
+    fn reads_every_key() {
+        let config = Config::parse(
+            "records = 'data'\nschemas = 'schemas'\nmax_file_size = 1_000\n\
+             [collections.gotcha]\nfolder = 'gotchas'\n[rules]\nmissing-field = 'warn'\n",
+            "gotchas.toml",
+        )
+        .unwrap();
+        assert_eq!(config.records, PathBuf::from("data"));
+        assert_eq!(config.max_file_size, 1000);
+        assert_eq!(
+            config.collections["gotcha"].folder.as_deref(),
+            Some("gotchas")
+        );
+        assert_eq!(config.level("missing-field"), Level::Warn);
+    }
+
+    #[test]
+    fn unknown_key_gets_did_you_mean_at_its_position() {
+        let errors = Config::parse("recrods = 'x'\n", "gotchas.toml").unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].anchor, crate::diagnostic::Anchor::Span(0..7));
+        assert_eq!(errors[0].help.as_deref(), Some("did you mean `records`?"));
+    }
+}

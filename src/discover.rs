@@ -1,0 +1,205 @@
+//! Discover: which files under the records root are records, and of which collection.
+//!
+//! A record is `<records>/<folder>/<stem>.<json|yaml|yml|md>` where `<folder>` belongs to a
+//! collection. Anything else under the records root is a stray and is reported, never
+//! skipped silently: a record saved as `.jsn` or in a misspelt folder would otherwise never
+//! be checked. Hidden files and git-ignored files are left alone, as git and ripgrep do.
+//! The result is sorted by path so that every later stage is deterministic.
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostic::Diagnostic;
+use crate::rules;
+use crate::schema::Schemas;
+use crate::source::{Format, display_path};
+use crate::suggest;
+
+/// A file that is a record of a collection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// Where it is.
+    pub path: PathBuf,
+    /// The path as displayed.
+    pub display: String,
+    /// Its collection's index.
+    pub collection: usize,
+    /// Its format.
+    pub format: Format,
+    /// The file name without extension: what the id must be.
+    pub stem: String,
+}
+
+/// The records found, and the problems finding them.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// Record files, sorted by path.
+    pub candidates: Vec<Candidate>,
+    /// Strays and unreadable folders.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Walks `root/records` and sorts every file into a collection or a stray.
+pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
+    let records_dir = root.join(records);
+    let mut found = Discovered::default();
+    if !records_dir.is_dir() {
+        found.diagnostics.push(
+            Diagnostic::new(
+                rules::IO_ERROR,
+                display_path(root, &records_dir),
+                "the records folder does not exist",
+            )
+            .with_help("create it, point `records` in gotchas.toml at it, or use --root"),
+        );
+        return found;
+    }
+    let walker = ignore::WalkBuilder::new(&records_dir)
+        .hidden(true)
+        .parents(false)
+        .require_git(false)
+        .follow_links(false)
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                let path = io_error_path(&err).unwrap_or(&records_dir);
+                found.diagnostics.push(Diagnostic::new(
+                    rules::IO_ERROR,
+                    display_path(root, path),
+                    format!("cannot read: {}", innermost(&err)),
+                ));
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let path = entry.path();
+        match classify(&records_dir, path, schemas) {
+            Ok((collection, format, stem)) => found.candidates.push(Candidate {
+                path: path.to_path_buf(),
+                display: display_path(root, path),
+                collection,
+                format,
+                stem,
+            }),
+            Err(why) => found
+                .diagnostics
+                .push(stray(display_path(root, path), why, schemas)),
+        }
+    }
+    found.candidates.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+        .diagnostics
+        .sort_by(|a, b| a.file.cmp(&b.file).then(a.message.cmp(&b.message)));
+    found
+}
+
+/// Why a file under the records root is not a record.
+enum Stray {
+    NotInFolder,
+    UnknownFolder(String),
+    UnknownExtension,
+    Nested(String),
+}
+
+fn classify(
+    records_dir: &Path,
+    path: &Path,
+    schemas: &Schemas,
+) -> Result<(usize, Format, String), Stray> {
+    let relative = path.strip_prefix(records_dir).unwrap_or(path);
+    let parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let (folder, nested) = match parts.as_slice() {
+        [_file] => return Err(Stray::NotInFolder),
+        [folder, _file] => (folder, false),
+        [folder, ..] => (folder, true),
+        [] => return Err(Stray::NotInFolder),
+    };
+    let Some(collection) = schemas.by_folder(folder) else {
+        return Err(Stray::UnknownFolder(folder.clone()));
+    };
+    if nested {
+        return Err(Stray::Nested(folder.clone()));
+    }
+    let format = path
+        .extension()
+        .and_then(|ext| ext.to_str())
+        .and_then(Format::from_extension)
+        .ok_or(Stray::UnknownExtension)?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok((collection, format, stem))
+}
+
+fn stray(display: String, why: Stray, schemas: &Schemas) -> Diagnostic {
+    match why {
+        Stray::NotInFolder => Diagnostic::new(
+            rules::STRAY_FILE,
+            display,
+            "this file is not in a collection folder, so it is not checked",
+        )
+        .with_help("records live in `<records>/<collection folder>/`"),
+        Stray::UnknownFolder(folder) => {
+            let folders = schemas.collections.iter().map(|c| c.folder.as_str());
+            let suggestions = suggest::suggest(&folder, folders, 3);
+            let diagnostic = Diagnostic::new(
+                rules::STRAY_FILE,
+                display,
+                format!(
+                    "the folder `{folder}` belongs to no collection, so this file is not checked"
+                ),
+            )
+            .with_note(format!(
+                "collection folders: {}",
+                schemas
+                    .collections
+                    .iter()
+                    .map(|c| format!("`{}`", c.folder))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            match suggest::did_you_mean(&suggestions) {
+                Some(help) => diagnostic.with_help(help),
+                None => diagnostic,
+            }
+        }
+        Stray::UnknownExtension => Diagnostic::new(
+            rules::STRAY_FILE,
+            display,
+            "this file's extension is not a record format, so it is not checked",
+        )
+        .with_help("records are `.json`, `.yaml`, `.yml` or `.md` files"),
+        Stray::Nested(folder) => Diagnostic::new(
+            rules::STRAY_FILE,
+            display,
+            format!("this file is in a subfolder of `{folder}`, so it is not checked"),
+        )
+        .with_help(format!("records live directly in `{folder}/`")),
+    }
+}
+
+fn io_error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            io_error_path(err)
+        }
+        _ => None,
+    }
+}
+
+fn innermost(err: &ignore::Error) -> String {
+    match err {
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => innermost(err),
+        other => other.to_string(),
+    }
+}

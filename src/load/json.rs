@@ -1,0 +1,323 @@
+//! JSON records: a fast path for every file, a position-aware pass for files with problems.
+//!
+//! The fast path is serde_json, with a value visitor of our own for one reason: serde_json's
+//! `Value` keeps the last of two duplicate keys silently, and a linter must not. The visitor
+//! keeps the first value (as the YAML loader does) and counts the duplicates; only then does
+//! [`scan`] re-read the text to find where they are. serde_json's recursion limit (128) bounds
+//! nesting, so deeply nested input is an error, not a stack overflow.
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use super::DuplicateKey;
+use crate::diagnostic::join_pointer;
+use crate::source::Span;
+use crate::sourcemap::{Node, SourceMap};
+
+/// A parse failure, at a byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// serde_json's message, without its own "at line X column Y" suffix.
+    pub message: String,
+    /// Where in the text.
+    pub offset: usize,
+    /// Whether the nesting limit was hit rather than a syntax rule.
+    pub too_deep: bool,
+}
+
+/// Parses `text`; returns the value and how many duplicate keys were dropped.
+pub fn parse(text: &str) -> Result<(Value, usize), Error> {
+    let mut duplicates = 0;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = StrictValue {
+        duplicates: &mut duplicates,
+    }
+    .deserialize(&mut deserializer)
+    .and_then(|value| deserializer.end().map(|()| value))
+    .map_err(|err| {
+        let offset =
+            crate::source::offset_of_line(text, err.line(), err.column().saturating_sub(1));
+        let message = err.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(cut) => message[..cut].to_string(),
+            None => message,
+        };
+        Error {
+            too_deep: message.contains("recursion limit"),
+            message,
+            offset,
+        }
+    })?;
+    Ok((value, duplicates))
+}
+
+/// Builds a `Value`, keeping the first of duplicate keys and counting the others.
+struct StrictValue<'a> {
+    duplicates: &'a mut usize,
+}
+
+impl<'de> DeserializeSeed<'de> for StrictValue<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictValue<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(StrictValue {
+            duplicates: &mut *self.duplicates,
+        })? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.contains_key(&key) {
+                *self.duplicates += 1;
+                access.next_value::<IgnoredAny>()?;
+            } else {
+                let value = access.next_value_seed(StrictValue {
+                    duplicates: &mut *self.duplicates,
+                })?;
+                map.insert(key, value);
+            }
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// Maps every value of a JSON text that [`parse`] accepted to its position, and finds where
+/// duplicate keys are.
+pub fn scan(text: &str) -> (SourceMap, Vec<DuplicateKey>) {
+    let mut scanner = Scanner {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        map: SourceMap::default(),
+        duplicates: Vec::new(),
+    };
+    scanner.skip_ws();
+    scanner.value(String::new(), None, 0);
+    (scanner.map, scanner.duplicates)
+}
+
+/// A minimal recursive-descent reader of valid JSON that records spans. It is only run on
+/// text serde_json already parsed, so it does not validate; it stops quietly on anything
+/// unexpected rather than panicking, and its depth is bounded like serde_json's.
+struct Scanner<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    pos: usize,
+    map: SourceMap,
+    duplicates: Vec<DuplicateKey>,
+}
+
+const MAX_DEPTH: usize = 128;
+
+impl Scanner<'_> {
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// Reads one value starting at the current position and records it under `pointer`.
+    fn value(&mut self, pointer: String, key: Option<Span>, depth: usize) {
+        let start = self.pos;
+        match self.peek() {
+            Some(b'{') if depth < MAX_DEPTH => self.object(&pointer, depth),
+            Some(b'[') if depth < MAX_DEPTH => self.array(&pointer, depth),
+            Some(b'"') => self.string(),
+            Some(_) => {
+                while let Some(b) = self.peek() {
+                    if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                        break;
+                    }
+                    self.pos += 1;
+                }
+            }
+            None => return,
+        }
+        self.map.insert(
+            pointer,
+            Node {
+                key,
+                value: start..self.pos,
+            },
+        );
+    }
+
+    fn string(&mut self) {
+        self.pos += 1;
+        while let Some(b) = self.peek() {
+            self.pos += 1;
+            match b {
+                b'\\' => self.pos += 1,
+                b'"' => return,
+                _ => {}
+            }
+        }
+    }
+
+    fn object(&mut self, pointer: &str, depth: usize) {
+        self.pos += 1;
+        let mut seen: std::collections::HashMap<String, Span> = std::collections::HashMap::new();
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b'"') => {}
+                Some(b'}') => {
+                    self.pos += 1;
+                    return;
+                }
+                _ => return,
+            }
+            let key_start = self.pos;
+            self.string();
+            let key_span = key_start..self.pos;
+            let raw = &self.text[key_span.clone()];
+            let key = serde_json::from_str::<String>(raw)
+                .unwrap_or_else(|_| raw.trim_matches('"').to_string());
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return;
+            }
+            self.pos += 1;
+            self.skip_ws();
+            match seen.get(&key) {
+                Some(first) => {
+                    self.duplicates.push(DuplicateKey {
+                        key,
+                        span: key_span,
+                        first: first.clone(),
+                    });
+                    // Scanned under a throwaway pointer: the first occurrence is the value.
+                    let mut ignored = SourceMap::default();
+                    std::mem::swap(&mut ignored, &mut self.map);
+                    self.value(String::new(), None, depth + 1);
+                    std::mem::swap(&mut ignored, &mut self.map);
+                }
+                None => {
+                    seen.insert(key.clone(), key_span.clone());
+                    self.value(join_pointer(pointer, &key), Some(key_span), depth + 1);
+                }
+            }
+            self.skip_ws();
+            if self.peek() == Some(b',') {
+                self.pos += 1;
+            }
+        }
+    }
+
+    fn array(&mut self, pointer: &str, depth: usize) {
+        self.pos += 1;
+        let mut index = 0;
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b']') => {
+                    self.pos += 1;
+                    return;
+                }
+                None => return,
+                Some(_) => {}
+            }
+            let before = self.pos;
+            self.value(format!("{pointer}/{index}"), None, depth + 1);
+            if self.pos == before {
+                return;
+            }
+            index += 1;
+            self.skip_ws();
+            if self.peek() == Some(b',') {
+                self.pos += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keeps_first_of_duplicate_keys_and_counts_them() {
+        let (value, duplicates) = parse(r#"{"a": 1, "a": 2, "b": {"c": 1, "c": 3}}"#).unwrap();
+        assert_eq!(value, json!({"a": 1, "b": {"c": 1}}));
+        assert_eq!(duplicates, 2);
+    }
+
+    #[test]
+    fn syntax_error_has_an_offset() {
+        let err = parse("{\n  \"a\": 1,\n}").unwrap_err();
+        assert_eq!(err.offset, 12);
+        assert!(!err.message.contains(" at line "));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error() {
+        let text = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert!(parse(&text).unwrap_err().too_deep);
+    }
+
+    #[test]
+    fn scan_maps_keys_values_and_duplicates() {
+        let text = r#"{"a": [1, "x\"y"], "b\u0020c": null, "a": 3}"#;
+        let (map, duplicates) = scan(text);
+        assert_eq!(&text[map.get("/a/1").unwrap().value.clone()], r#""x\"y""#);
+        assert_eq!(
+            &text[map.get("/b c").unwrap().key.clone().unwrap()],
+            r#""b\u0020c""#
+        );
+        assert_eq!(&text[map.get("").unwrap().value.clone()], text);
+        assert_eq!(duplicates.len(), 1);
+        assert_eq!(&text[duplicates[0].span.clone()], r#""a""#);
+    }
+}

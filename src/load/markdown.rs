@@ -1,0 +1,177 @@
+//! Markdown records: YAML front matter for structured fields, `## Heading` sections for the
+//! long text fields.
+//!
+//! A Markdown record is the same data as a JSON record written for people: the front matter
+//! holds the short fields, and each level-2 section whose heading, in snake_case, names a
+//! string field of the collection's schema (`## Root cause` -> `root_cause`) becomes that
+//! field. So a record converted between formats validates identically. Headings are found
+//! with pulldown-cmark, so a `## ` line inside a code block is not a section. Whatever is not
+//! a field section (an introduction, other headings) is the record's body.
+
+use std::collections::HashSet;
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use crate::source::Span;
+
+/// Front matter located in a Markdown file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrontMatter {
+    /// The YAML between the fences.
+    pub yaml: Span,
+    /// Everything after the closing fence.
+    pub body: Span,
+}
+
+/// Why front matter could not be found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrontMatterError {
+    /// The file does not start with a `---` line.
+    Missing(Span),
+    /// The opening `---` is never closed; the span is the opening fence.
+    Unterminated(Span),
+}
+
+/// Finds the front matter: a first line `---`, then YAML, then a line `---` (or `...`).
+pub fn split_front_matter(text: &str) -> Result<FrontMatter, FrontMatterError> {
+    let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
+    if text[..first_end].trim_end() != "---" {
+        return Err(FrontMatterError::Missing(
+            0..text[..first_end].trim_end().len(),
+        ));
+    }
+    let mut line_start = first_end;
+    while line_start < text.len() {
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i + 1);
+        let line = text[line_start..line_end].trim_end();
+        if line == "---" || line == "..." {
+            return Ok(FrontMatter {
+                yaml: first_end..line_start,
+                body: line_end..text.len(),
+            });
+        }
+        line_start = line_end;
+    }
+    Err(FrontMatterError::Unterminated(0..3))
+}
+
+/// A `## Heading` section that holds a field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Section {
+    /// The field name: the heading in snake_case.
+    pub field: String,
+    /// The heading line (without its line break).
+    pub heading: Span,
+    /// The section's text, trimmed of surrounding blank lines.
+    pub content: Span,
+}
+
+/// The snake_case field name for a heading text: `Root cause` -> `root_cause`.
+pub fn field_name(heading: &str) -> String {
+    let mut name = String::with_capacity(heading.len());
+    for word in heading
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        if !name.is_empty() {
+            name.push('_');
+        }
+        name.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    name
+}
+
+/// The level-2 sections of `text[body]` whose field name is in `fields`, in order.
+pub fn sections(text: &str, body: &Span, fields: &HashSet<String>) -> Vec<Section> {
+    let body_text = &text[body.clone()];
+    let mut headings: Vec<(Span, String)> = Vec::new();
+    let mut current: Option<(Span, String)> = None;
+    for (event, range) in Parser::new_ext(body_text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H2,
+                ..
+            }) => current = Some((range, String::new())),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, title)) = current.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
+                if let Some(heading) = current.take() {
+                    headings.push(heading);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut sections = Vec::new();
+    for (i, (range, title)) in headings.iter().enumerate() {
+        let field = field_name(title);
+        if !fields.contains(&field) {
+            continue;
+        }
+        let content_end = headings
+            .get(i + 1)
+            .map_or(body_text.len(), |(next, _)| next.start);
+        let heading_text = &body_text[range.clone()];
+        let heading_end = range.start + heading_text.trim_end().len();
+        let raw = &body_text[range.end.min(content_end)..content_end];
+        let leading = raw.len() - raw.trim_start().len();
+        let content_start = range.end.min(content_end) + leading;
+        let content_len = raw.trim().len();
+        sections.push(Section {
+            field,
+            heading: body.start + range.start..body.start + heading_end,
+            content: body.start + content_start..body.start + content_start + content_len,
+        });
+    }
+    sections
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn front_matter_is_split_with_crlf() {
+        let text = "---\r\nid: x\r\n---\r\n\r\n## Notes\r\n";
+        let fm = split_front_matter(text).unwrap();
+        assert_eq!(&text[fm.yaml], "id: x\r\n");
+        assert_eq!(&text[fm.body], "\r\n## Notes\r\n");
+    }
+
+    #[test]
+    fn missing_and_unterminated_front_matter() {
+        assert_eq!(
+            split_front_matter("# Title\n"),
+            Err(FrontMatterError::Missing(0..7))
+        );
+        assert_eq!(
+            split_front_matter("---\nid: x\n"),
+            Err(FrontMatterError::Unterminated(0..3))
+        );
+    }
+
+    #[test]
+    fn field_sections_become_named_spans() {
+        let text = "intro\n\n## Root cause\n\nThe key.\n\n```\n## Notes\n```\n## Other\nx\n";
+        let fields: HashSet<String> = ["root_cause", "notes"].map(String::from).into();
+        let found = sections(text, &(0..text.len()), &fields);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].field, "root_cause");
+        assert_eq!(&text[found[0].heading.clone()], "## Root cause");
+        assert_eq!(
+            &text[found[0].content.clone()],
+            "The key.\n\n```\n## Notes\n```"
+        );
+    }
+
+    #[test]
+    fn heading_to_field_name() {
+        assert_eq!(field_name("Root cause"), "root_cause");
+        assert_eq!(field_name("  Hardware-caveats "), "hardware_caveats");
+    }
+}

@@ -1,0 +1,406 @@
+//! Load: bytes on disk -> one [`Record`] model, whatever the format.
+//!
+//! Each file is loaded on its own (and in parallel, by the caller), so one bad file never
+//! stops the others: every failure becomes a diagnostic with a position and the file is
+//! simply not a record. Positions of values are not computed here; [`source_map`] computes
+//! them later for the files that turn out to have problems.
+
+pub mod json;
+pub mod markdown;
+pub mod yaml;
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::diagnostic::{Anchor, Diagnostic, Label, join_pointer};
+use crate::rules;
+use crate::source::{self, Format, SourceFile, Span};
+use crate::sourcemap::{Node, SourceMap};
+
+/// One record: a file's data as a JSON object, whatever format it was written in.
+#[derive(Clone, Debug)]
+pub struct Record {
+    /// Index of the record's collection in [`crate::schema::Schemas::collections`].
+    pub collection: usize,
+    /// The record's id: its `id` field when that is a string, else its file name.
+    pub id: String,
+    /// The file name without extension.
+    pub stem: String,
+    /// Index of the record's file in the corpus's file list.
+    pub file: usize,
+    /// The format it was read from.
+    pub format: Format,
+    /// The fields: always a JSON object, kept as a `Value` so the validator takes it as is.
+    pub value: Value,
+    /// Markdown records: the body after the front matter.
+    pub body: Option<Span>,
+}
+
+/// A key that appeared twice in one mapping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateKey {
+    /// The key.
+    pub key: String,
+    /// The later occurrence, which is ignored.
+    pub span: Span,
+    /// The first occurrence, which is kept.
+    pub first: Span,
+}
+
+/// What loading one file produced.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The file, with its text when it could be read.
+    pub file: SourceFile,
+    /// The record, when the file could be parsed into one.
+    pub record: Option<LoadedRecord>,
+    /// Problems found while loading.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A parsed record before it is given its place in the corpus.
+#[derive(Debug)]
+pub struct LoadedRecord {
+    /// The record's format.
+    pub format: Format,
+    /// The fields: always a JSON object.
+    pub value: Value,
+    /// Markdown body.
+    pub body: Option<Span>,
+}
+
+/// What the loader needs to know about the file's collection.
+pub struct LoadContext<'a> {
+    /// String fields that a Markdown `## Heading` section may hold.
+    pub text_fields: &'a HashSet<String>,
+    /// Largest file read, in bytes.
+    pub max_file_size: u64,
+}
+
+/// Reads and parses one record file.
+pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<'_>) -> Loaded {
+    let mut file = SourceFile {
+        path: path.to_path_buf(),
+        display,
+        text: None,
+        had_bom: false,
+    };
+    let mut diagnostics = Vec::new();
+    let bytes = match read_limited(path, context.max_file_size) {
+        Ok(bytes) => bytes,
+        Err(diagnostic) => {
+            diagnostics.push(diagnostic(&file.display));
+            return Loaded {
+                file,
+                record: None,
+                diagnostics,
+            };
+        }
+    };
+    match source::decode(bytes) {
+        Ok((text, had_bom)) => {
+            file.text = Some(text);
+            file.had_bom = had_bom;
+        }
+        Err(source::DecodeError::InvalidUtf8 { offset }) => {
+            diagnostics.push(
+                Diagnostic::new(
+                    rules::INVALID_UTF8,
+                    &file.display,
+                    format!("the file is not valid UTF-8 (first bad byte at offset {offset})"),
+                )
+                .with_help("re-save the file as UTF-8"),
+            );
+            return Loaded {
+                file,
+                record: None,
+                diagnostics,
+            };
+        }
+    }
+    let record = match file.text.as_deref() {
+        Some(text) => parse(text, &file.display, format, context, &mut diagnostics),
+        None => None,
+    };
+    Loaded {
+        file,
+        record,
+        diagnostics,
+    }
+}
+
+type DeferredDiagnostic = Box<dyn FnOnce(&str) -> Diagnostic>;
+
+/// Reads a file, refusing one larger than `max` bytes without reading it.
+fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, DeferredDiagnostic> {
+    let io_error = |err: std::io::Error| -> DeferredDiagnostic {
+        Box::new(move |display: &str| {
+            Diagnostic::new(
+                rules::IO_ERROR,
+                display,
+                format!("cannot read the file: {err}"),
+            )
+        })
+    };
+    let file = std::fs::File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_err(io_error)?.len();
+    if size > max {
+        return Err(Box::new(move |display: &str| {
+            Diagnostic::new(
+                rules::LIMIT_EXCEEDED,
+                display,
+                format!("the file is {size} bytes, over the limit of {max} bytes"),
+            )
+            .with_help(
+                "raise `max_file_size` in gotchas.toml if this record is meant to be this large",
+            )
+        }));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    Ok(bytes)
+}
+
+fn parse(
+    text: &str,
+    display: &str,
+    format: Format,
+    context: &LoadContext<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<LoadedRecord> {
+    if text.trim().is_empty() {
+        diagnostics.push(
+            Diagnostic::new(rules::EMPTY_FILE, display, "the record file is empty")
+                .with_help("fill in the record or delete the file"),
+        );
+        return None;
+    }
+    let (value, body) = match format {
+        Format::Json => (parse_json(text, display, diagnostics)?, None),
+        Format::Yaml => {
+            let value = parse_yaml(text, 0, display, diagnostics)?;
+            let Some(value) = value else {
+                diagnostics.push(
+                    Diagnostic::new(rules::EMPTY_FILE, display, "the YAML file has no document")
+                        .with_help("fill in the record or delete the file"),
+                );
+                return None;
+            };
+            (value, None)
+        }
+        Format::Markdown => {
+            let (value, body) = parse_markdown(text, display, context, diagnostics)?;
+            (value, Some(body))
+        }
+    };
+    match value {
+        value @ Value::Object(_) => Some(LoadedRecord {
+            format,
+            value,
+            body,
+        }),
+        other => {
+            let found = json_type(&other);
+            let diagnostic = Diagnostic::new(
+                rules::NOT_A_MAPPING,
+                display,
+                format!("a record must be a mapping of fields, found {found}"),
+            )
+            .at(Anchor::Value(String::new()))
+            .with_label(format!("this is {found}"));
+            diagnostics.push(diagnostic);
+            None
+        }
+    }
+}
+
+fn parse_json(text: &str, display: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Value> {
+    match json::parse(text) {
+        Ok((value, duplicates)) => {
+            if duplicates > 0 {
+                let (_, found) = json::scan(text);
+                diagnostics.extend(found.into_iter().map(|d| duplicate_key(display, d)));
+            }
+            Some(value)
+        }
+        Err(err) => {
+            let code = if err.too_deep {
+                rules::LIMIT_EXCEEDED
+            } else {
+                rules::SYNTAX_ERROR
+            };
+            diagnostics.push(
+                Diagnostic::new(code, display, format!("invalid JSON: {}", err.message))
+                    .at_span(err.offset..err.offset),
+            );
+            None
+        }
+    }
+}
+
+/// Parses YAML at byte `base` of the file; `Ok(None)` for a stream with no document.
+fn parse_yaml(
+    text: &str,
+    base: usize,
+    display: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Option<Value>> {
+    match yaml::parse(text, base, yaml::Limits::default(), false) {
+        Ok(parsed) => {
+            diagnostics.extend(
+                parsed
+                    .duplicates
+                    .into_iter()
+                    .map(|d| duplicate_key(display, d)),
+            );
+            Some(parsed.value)
+        }
+        Err(err) => {
+            let code = match err.kind {
+                yaml::ErrorKind::Syntax => rules::SYNTAX_ERROR,
+                yaml::ErrorKind::Limit => rules::LIMIT_EXCEEDED,
+            };
+            diagnostics.push(
+                Diagnostic::new(code, display, format!("invalid YAML: {}", err.message))
+                    .at_span(err.span),
+            );
+            None
+        }
+    }
+}
+
+fn parse_markdown(
+    text: &str,
+    display: &str,
+    context: &LoadContext<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(Value, Span)> {
+    let front = match markdown::split_front_matter(text) {
+        Ok(front) => front,
+        Err(err) => {
+            let (message, span, label) = match err {
+                markdown::FrontMatterError::Missing(span) => (
+                    "a Markdown record must start with YAML front matter",
+                    span,
+                    "expected a `---` line here",
+                ),
+                markdown::FrontMatterError::Unterminated(span) => (
+                    "the front matter is never closed",
+                    span,
+                    "opened here, but no closing `---` line follows",
+                ),
+            };
+            diagnostics.push(
+                Diagnostic::new(rules::FRONT_MATTER, display, message)
+                    .at_span(span)
+                    .with_label(label)
+                    .with_help("put the fields between two `---` lines at the top of the file"),
+            );
+            return None;
+        }
+    };
+    let yaml_text = &text[front.yaml.clone()];
+    let value = parse_yaml(yaml_text, front.yaml.start, display, diagnostics)?;
+    let mut value = match value {
+        None => Value::Object(Map::new()),
+        Some(value) => value,
+    };
+    if let Value::Object(map) = &mut value {
+        for section in markdown::sections(text, &front.body, context.text_fields) {
+            let content = text[section.content.clone()].to_string();
+            if map.contains_key(&section.field) {
+                diagnostics.push(
+                    Diagnostic::new(
+                        rules::DUPLICATE_KEY,
+                        display,
+                        format!("the field `{}` is set twice", section.field),
+                    )
+                    .at_span(section.heading.clone())
+                    .with_label("this section sets it again")
+                    .with_secondary(Label {
+                        file: display.to_string(),
+                        anchor: Anchor::Key(join_pointer("", &section.field)),
+                        message: "first set here".into(),
+                    })
+                    .with_help("keep one of the two; the first is used"),
+                );
+            } else {
+                map.insert(section.field, Value::String(content));
+            }
+        }
+    }
+    Some((value, front.body))
+}
+
+fn duplicate_key(display: &str, duplicate: DuplicateKey) -> Diagnostic {
+    Diagnostic::new(
+        rules::DUPLICATE_KEY,
+        display,
+        format!("the key `{}` appears twice in one mapping", duplicate.key),
+    )
+    .at_span(duplicate.span)
+    .with_label("duplicate key")
+    .with_secondary(Label {
+        file: display.to_string(),
+        anchor: Anchor::Span(duplicate.first),
+        message: "first defined here".into(),
+    })
+    .with_help("keep one of the two; the first value is the one used")
+}
+
+/// "a string", "an array" ...: the JSON type of a value, for messages.
+pub fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a sequence",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// Builds the source map of a record file that has problems.
+pub fn source_map(text: &str, format: Format, text_fields: &HashSet<String>) -> SourceMap {
+    match format {
+        Format::Json => json::scan(text).0,
+        Format::Yaml => yaml_map(text, 0),
+        Format::Markdown => {
+            let Ok(front) = markdown::split_front_matter(text) else {
+                return SourceMap::default();
+            };
+            let mut map = yaml_map(&text[front.yaml.clone()], front.yaml.start);
+            if map.get("").is_none() {
+                map.insert(
+                    String::new(),
+                    Node {
+                        key: None,
+                        value: 0..3,
+                    },
+                );
+            }
+            for section in markdown::sections(text, &front.body, text_fields) {
+                map.insert(
+                    join_pointer("", &section.field),
+                    Node {
+                        key: Some(section.heading),
+                        value: section.content,
+                    },
+                );
+            }
+            map
+        }
+    }
+}
+
+fn yaml_map(text: &str, base: usize) -> SourceMap {
+    yaml::parse(text, base, yaml::Limits::default(), true)
+        .ok()
+        .and_then(|parsed| parsed.source_map)
+        .unwrap_or_default()
+}

@@ -1,0 +1,509 @@
+//! YAML to JSON values, with positions and limits, on saphyr's event parser.
+//!
+//! saphyr is used instead of serde_yaml because serde_yaml is deprecated by its author and has
+//! no per-node positions. Rather than saphyr's own tree loader, this module builds values from
+//! the parser's events itself, which buys three things a linter needs: duplicate keys are
+//! reported (with both positions) instead of silently merged; nesting depth and alias
+//! expansion are bounded, so an alias bomb or 10,000 nested brackets end in a diagnostic
+//! rather than a hang or a stack overflow; and the same pass can record every node's span for
+//! the [`SourceMap`] when, and only when, a file has problems.
+//!
+//! Scalars are resolved with the YAML 1.2 core schema: `2026-10-03` stays a string (YAML 1.1
+//! would make it a timestamp), `yes` stays a string, `~`/`null` are null.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span as YamlSpan, Tag};
+use serde_json::{Map, Number, Value};
+
+use super::DuplicateKey;
+use crate::diagnostic::{escape_pointer_segment, join_pointer};
+use crate::source::{CharIndex, Span};
+use crate::sourcemap::{Node, SourceMap};
+
+/// Bounds that keep hostile input from exhausting the machine.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Deepest nesting of sequences and mappings.
+    pub max_depth: usize,
+    /// Most nodes a document may expand to, counting each alias expansion in full.
+    pub max_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 128,
+            max_nodes: 1_000_000,
+        }
+    }
+}
+
+/// Why a YAML text could not become a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Not valid YAML, or YAML that has no JSON equivalent (a mapping as a key).
+    Syntax,
+    /// Past one of the [`Limits`].
+    Limit,
+}
+
+/// A fatal problem, with the byte span in the file where it was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// Syntax or limit.
+    pub kind: ErrorKind,
+    /// What went wrong.
+    pub message: String,
+    /// Where.
+    pub span: Span,
+}
+
+/// The result of reading a YAML text.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// The document's value; `None` for a stream with no document (empty or only comments).
+    pub value: Option<Value>,
+    /// Keys repeated within a mapping; the first value is kept.
+    pub duplicates: Vec<DuplicateKey>,
+    /// Every node's position, when asked for.
+    pub source_map: Option<SourceMap>,
+}
+
+/// Parses `text`, which starts at byte `base` of its file (non-zero for front matter), so
+/// that every span is a position in the file.
+pub fn parse(
+    text: &str,
+    base: usize,
+    limits: Limits,
+    with_positions: bool,
+) -> Result<Parsed, Error> {
+    Builder::new(text, base, limits, with_positions).run()
+}
+
+enum Container {
+    Sequence(Vec<Value>),
+    Mapping {
+        map: Map<String, Value>,
+        /// The key waiting for its value, with its span.
+        pending: Option<(String, Span)>,
+        /// Spans of keys seen so far, only kept to report duplicates.
+        key_spans: HashMap<String, Span>,
+    },
+}
+
+struct Frame {
+    container: Container,
+    anchor: usize,
+    start: Span,
+    /// The pointer of this container; empty unless positions are recorded.
+    pointer: String,
+    /// Nodes inside, for sizing anchored values.
+    nodes: usize,
+}
+
+struct Builder<'t> {
+    text: &'t str,
+    base: usize,
+    limits: Limits,
+    chars: Option<CharIndex<'t>>,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, (Value, usize)>,
+    total_nodes: usize,
+    root: Option<Value>,
+    documents: usize,
+    duplicates: Vec<DuplicateKey>,
+    source_map: Option<SourceMap>,
+}
+
+impl<'t> Builder<'t> {
+    fn new(text: &'t str, base: usize, limits: Limits, with_positions: bool) -> Self {
+        Builder {
+            text,
+            base,
+            limits,
+            chars: None,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            total_nodes: 0,
+            root: None,
+            documents: 0,
+            duplicates: Vec::new(),
+            source_map: with_positions.then(SourceMap::default),
+        }
+    }
+
+    fn run(mut self) -> Result<Parsed, Error> {
+        for event in Parser::new_from_str(self.text) {
+            let (event, span) = event.map_err(|err| {
+                let at = self.byte(err.marker().index());
+                // The scanner bounds flow nesting itself, before events reach `max_depth`.
+                let kind = if err.info().contains("recursion limit") {
+                    ErrorKind::Limit
+                } else {
+                    ErrorKind::Syntax
+                };
+                Error {
+                    kind,
+                    message: err.info().to_string(),
+                    span: at..at,
+                }
+            })?;
+            self.event(event, span)?;
+        }
+        Ok(Parsed {
+            value: self.root,
+            duplicates: self.duplicates,
+            source_map: self.source_map,
+        })
+    }
+
+    /// The file byte offset of a character index of the YAML text.
+    fn byte(&mut self, char_index: usize) -> usize {
+        let text = self.text;
+        let chars = self.chars.get_or_insert_with(|| CharIndex::new(text));
+        self.base + chars.byte_offset(char_index)
+    }
+
+    fn span(&mut self, span: YamlSpan) -> Span {
+        let start = self.byte(span.start.index());
+        let end = self.byte(span.end.index());
+        start..end.max(start)
+    }
+
+    fn event(&mut self, event: Event<'_>, span: YamlSpan) -> Result<(), Error> {
+        match event {
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    let span = self.span(span);
+                    return Err(Error {
+                        kind: ErrorKind::Syntax,
+                        message: "a record holds one YAML document; found a second".into(),
+                        span,
+                    });
+                }
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let span = self.span(span);
+                let value = resolve_scalar(&text, style, tag.as_deref());
+                self.count(1, &span)?;
+                self.complete(value, anchor, span, 1)?;
+            }
+            Event::Alias(id) => {
+                let span = self.span(span);
+                let Some((value, size)) = self.anchors.get(&id).cloned() else {
+                    return Err(Error {
+                        kind: ErrorKind::Syntax,
+                        message: "alias to an unknown anchor".into(),
+                        span,
+                    });
+                };
+                self.count(size, &span)?;
+                self.complete(value, 0, span, size)?;
+            }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                let span = self.span(span);
+                if self.stack.len() >= self.limits.max_depth {
+                    return Err(Error {
+                        kind: ErrorKind::Limit,
+                        message: format!("nesting deeper than {} levels", self.limits.max_depth),
+                        span,
+                    });
+                }
+                self.count(1, &span)?;
+                let container = if matches!(event, Event::SequenceStart(..)) {
+                    Container::Sequence(Vec::new())
+                } else {
+                    Container::Mapping {
+                        map: Map::new(),
+                        pending: None,
+                        key_spans: HashMap::new(),
+                    }
+                };
+                let pointer = if self.source_map.is_some() {
+                    self.child_pointer()
+                } else {
+                    String::new()
+                };
+                self.stack.push(Frame {
+                    container,
+                    anchor,
+                    start: span,
+                    pointer,
+                    nodes: 1,
+                });
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let end = self.span(span);
+                if let Some(frame) = self.stack.pop() {
+                    let value = match frame.container {
+                        Container::Sequence(items) => Value::Array(items),
+                        Container::Mapping { map, .. } => Value::Object(map),
+                    };
+                    let whole = frame.start.start..end.end.max(frame.start.start);
+                    self.complete(value, frame.anchor, whole, frame.nodes)?;
+                }
+            }
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => {}
+        }
+        Ok(())
+    }
+
+    fn count(&mut self, nodes: usize, span: &Span) -> Result<(), Error> {
+        self.total_nodes = self.total_nodes.saturating_add(nodes);
+        if self.total_nodes > self.limits.max_nodes {
+            return Err(Error {
+                kind: ErrorKind::Limit,
+                message: format!(
+                    "the document expands to more than {} nodes (YAML aliases are expanded)",
+                    self.limits.max_nodes
+                ),
+                span: span.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The pointer of the node about to be completed in the current container.
+    fn child_pointer(&self) -> String {
+        match self.stack.last() {
+            None => String::new(),
+            Some(frame) => match &frame.container {
+                Container::Sequence(items) => format!("{}/{}", frame.pointer, items.len()),
+                Container::Mapping {
+                    pending: Some((key, _)),
+                    ..
+                } => join_pointer(&frame.pointer, key),
+                // A node in key position has no pointer of its own.
+                Container::Mapping { pending: None, .. } => {
+                    format!("{}/{}", frame.pointer, escape_pointer_segment("~key"))
+                }
+            },
+        }
+    }
+
+    /// Places a finished node into its parent (or makes it the root).
+    fn complete(
+        &mut self,
+        value: Value,
+        anchor: usize,
+        span: Span,
+        size: usize,
+    ) -> Result<(), Error> {
+        if anchor != 0 {
+            self.anchors.insert(anchor, (value.clone(), size));
+        }
+        let pointer = self.source_map.is_some().then(|| self.child_pointer());
+        let Some(frame) = self.stack.last_mut() else {
+            if let (Some(map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
+                map.insert(
+                    pointer,
+                    Node {
+                        key: None,
+                        value: span,
+                    },
+                );
+            }
+            self.root = Some(value);
+            return Ok(());
+        };
+        frame.nodes = frame.nodes.saturating_add(size);
+        match &mut frame.container {
+            Container::Sequence(items) => {
+                items.push(value);
+                if let (Some(map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
+                    map.insert(
+                        pointer,
+                        Node {
+                            key: None,
+                            value: span,
+                        },
+                    );
+                }
+            }
+            Container::Mapping {
+                map,
+                pending,
+                key_spans,
+            } => match pending.take() {
+                None => {
+                    let key = match value {
+                        Value::String(key) => key,
+                        Value::Null => "null".to_string(),
+                        Value::Bool(b) => b.to_string(),
+                        Value::Number(n) => n.to_string(),
+                        Value::Array(_) | Value::Object(_) => {
+                            return Err(Error {
+                                kind: ErrorKind::Syntax,
+                                message: "a mapping key must be a scalar; records have no \
+                                          equivalent for sequence or mapping keys"
+                                    .into(),
+                                span,
+                            });
+                        }
+                    };
+                    *pending = Some((key, span));
+                }
+                Some((key, key_span)) => {
+                    if let Some(first) = key_spans.get(&key) {
+                        self.duplicates.push(DuplicateKey {
+                            key,
+                            span: key_span,
+                            first: first.clone(),
+                        });
+                        return Ok(());
+                    }
+                    key_spans.insert(key.clone(), key_span.clone());
+                    map.insert(key, value);
+                    if let (Some(source_map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
+                        source_map.insert(
+                            pointer,
+                            Node {
+                                key: Some(key_span),
+                                value: span,
+                            },
+                        );
+                    }
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+/// Resolves a scalar with the YAML 1.2 core schema. Quoted and block scalars are strings.
+fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
+    let string = || Value::String(text.to_string());
+    if let Some(tag) = tag
+        && (tag.handle == "tag:yaml.org,2002:" || tag.handle == "!!")
+    {
+        return match tag.suffix.as_str() {
+            "str" => string(),
+            "null" => Value::Null,
+            "bool" => parse_bool(text).map_or_else(string, Value::Bool),
+            "int" | "float" => parse_number(text).unwrap_or_else(string),
+            _ => string(),
+        };
+    }
+    if style != ScalarStyle::Plain {
+        return string();
+    }
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => Value::Null,
+        _ => parse_bool(text)
+            .map(Value::Bool)
+            .or_else(|| parse_number(text))
+            .unwrap_or_else(string),
+    }
+}
+
+fn parse_bool(text: &str) -> Option<bool> {
+    match text {
+        "true" | "True" | "TRUE" => Some(true),
+        "false" | "False" | "FALSE" => Some(false),
+        _ => None,
+    }
+}
+
+/// Core-schema integers (decimal, `0o`, `0x`) and floats. Infinities and NaN have no JSON
+/// form and stay strings, as does anything else.
+fn parse_number(text: &str) -> Option<Value> {
+    let first = text.as_bytes().first()?;
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
+        return None;
+    }
+    if let Some(octal) = text.strip_prefix("0o") {
+        return u64::from_str_radix(octal, 8).ok().map(Value::from);
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        return u64::from_str_radix(hex, 16).ok().map(Value::from);
+    }
+    let digits = text.trim_start_matches(['-', '+']);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let unsigned = text.trim_start_matches('+');
+        if let Ok(i) = unsigned.parse::<i64>() {
+            return Some(Value::from(i));
+        }
+        if let Ok(u) = unsigned.parse::<u64>() {
+            return Some(Value::from(u));
+        }
+    }
+    let looks_like_float = text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
+        && text.bytes().any(|b| b.is_ascii_digit());
+    if looks_like_float {
+        return text
+            .parse::<f64>()
+            .ok()
+            .and_then(Number::from_f64)
+            .map(Value::Number);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn value(text: &str) -> Value {
+        parse(text, 0, Limits::default(), false)
+            .unwrap()
+            .value
+            .unwrap()
+    }
+
+    #[test]
+    fn core_schema_keeps_dates_and_yes_as_strings() {
+        assert_eq!(
+            value("d: 2026-10-03\ny: yes\nn: ~\nb: true\ni: 12\nf: 0.8\ns: '12'\n"),
+            json!({"d": "2026-10-03", "y": "yes", "n": null, "b": true, "i": 12, "f": 0.8, "s": "12"})
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_with_both_positions() {
+        let parsed = parse("a: 1\na: 2\n", 0, Limits::default(), false).unwrap();
+        assert_eq!(parsed.value, Some(json!({"a": 1})));
+        assert_eq!(
+            parsed.duplicates,
+            vec![DuplicateKey {
+                key: "a".into(),
+                span: 5..6,
+                first: 0..1
+            }]
+        );
+    }
+
+    #[test]
+    fn positions_are_recorded_by_pointer_with_a_base_offset() {
+        let parsed = parse("a: [x, yé]\nb: z\n", 4, Limits::default(), true).unwrap();
+        let map = parsed.source_map.unwrap();
+        assert_eq!(map.get("/a/1").unwrap().value, 11..14);
+        assert_eq!(map.get("/b").unwrap().key, Some(16..17));
+    }
+
+    #[test]
+    fn alias_bomb_hits_the_node_limit() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+        for i in 0..9 {
+            let prev = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("l{}", i - 1)
+            };
+            text.push_str(&format!("l{i}: &l{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"));
+        }
+        let err = parse(&text, 0, Limits::default(), false).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Limit);
+    }
+
+    #[test]
+    fn deep_nesting_hits_the_depth_limit() {
+        let text = "[".repeat(10_000) + &"]".repeat(10_000);
+        let err = parse(&text, 0, Limits::default(), false).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Limit);
+    }
+}

@@ -1,0 +1,138 @@
+//! A project: a corpus root, its config and its compiled schemas. The entry point of the
+//! library: open, load, check.
+//!
+//! ```no_run
+//! let project = gotchas::Project::open(std::path::Path::new("."), None).expect("valid setup");
+//! let corpus = project.load();
+//! for diagnostic in project.check(&corpus) {
+//!     println!("{}: {}", diagnostic.file, diagnostic.message);
+//! }
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::check;
+use crate::config::{self, Config, Level};
+use crate::corpus::Corpus;
+use crate::diagnostic::{Anchor, Diagnostic, Severity};
+use crate::load;
+use crate::schema::Schemas;
+use crate::source::{display_path, first_line};
+use crate::sourcemap::SourceMap;
+
+/// A corpus root with its configuration and schemas, ready to load and check.
+#[derive(Debug)]
+pub struct Project {
+    /// The corpus root.
+    pub root: PathBuf,
+    /// The configuration.
+    pub config: Config,
+    /// The collections.
+    pub schemas: Schemas,
+}
+
+impl Project {
+    /// Reads the config (`config_file`, else `gotchas.toml` at the root if present) and
+    /// compiles the schemas. Errors here are fatal: the run cannot be trusted without them.
+    pub fn open(root: &Path, config_file: Option<&Path>) -> Result<Project, Vec<Diagnostic>> {
+        let default_config = root.join(config::FILE_NAME);
+        let config = match config_file {
+            Some(path) => Config::read(path, &display_path(root, path))?,
+            None if default_config.is_file() => Config::read(&default_config, config::FILE_NAME)?,
+            None => Config::default(),
+        };
+        let schemas = Schemas::load(root, &config)?;
+        Ok(Project {
+            root: root.to_path_buf(),
+            config,
+            schemas,
+        })
+    }
+
+    /// Discovers and loads every record.
+    pub fn load(&self) -> Corpus {
+        Corpus::load(&self.root, &self.config, &self.schemas)
+    }
+
+    /// Every diagnostic for the corpus: load problems and rule findings, with rule levels
+    /// applied, positions resolved, in file and position order.
+    pub fn check(&self, corpus: &Corpus) -> Vec<Diagnostic> {
+        let mut diagnostics = corpus.diagnostics.clone();
+        diagnostics.extend(check::check(corpus, &self.schemas));
+        let mut diagnostics = self.apply_levels(diagnostics);
+        locate(&mut diagnostics, corpus, &self.schemas);
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        diagnostics
+    }
+
+    fn apply_levels(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        diagnostics
+            .into_iter()
+            .filter_map(|mut diagnostic| {
+                diagnostic.severity = match self.config.level(diagnostic.code) {
+                    Level::Allow => return None,
+                    Level::Warn => Severity::Warning,
+                    Level::Error => Severity::Error,
+                };
+                Some(diagnostic)
+            })
+            .collect()
+    }
+}
+
+/// Resolves pointer anchors to byte spans, building a source map only for the files that
+/// have a diagnostic anchored by pointer. Whole-mapping spans are cut to their first line.
+pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::schema::Schemas) {
+    let mut by_display: HashMap<&str, usize> = HashMap::new();
+    for (index, file) in corpus.files.iter().enumerate() {
+        by_display.insert(file.display.as_str(), index);
+    }
+    let mut collection_of_file: HashMap<usize, usize> = HashMap::new();
+    for record in &corpus.records {
+        collection_of_file.insert(record.file, record.collection);
+    }
+    let mut maps: HashMap<usize, SourceMap> = HashMap::new();
+    let mut resolve = |file: &str, anchor: &mut Anchor| {
+        if !matches!(anchor, Anchor::Value(_) | Anchor::Key(_)) {
+            return;
+        }
+        let Some(&index) = by_display.get(file) else {
+            return;
+        };
+        let source = &corpus.files[index];
+        let Some(text) = source.text.as_deref() else {
+            return;
+        };
+        let map = maps.entry(index).or_insert_with(|| {
+            let format = crate::source::Format::from_extension(
+                source
+                    .path
+                    .extension()
+                    .and_then(|e| e.to_str())
+                    .unwrap_or_default(),
+            );
+            let fields = collection_of_file
+                .get(&index)
+                .map(|&c| &schemas.collections[c].text_fields);
+            match (format, fields) {
+                (Some(format), Some(fields)) => load::source_map(text, format, fields),
+                _ => SourceMap::default(),
+            }
+        });
+        if let Some(span) = map.locate(anchor) {
+            *anchor = Anchor::Span(first_line(text, &span));
+        }
+    };
+    for diagnostic in diagnostics.iter_mut() {
+        resolve(&diagnostic.file, &mut diagnostic.anchor);
+        for label in &mut diagnostic.labels {
+            resolve(&label.file, &mut label.anchor);
+        }
+        if let Some(fix) = &mut diagnostic.fix {
+            for edit in &mut fix.edits {
+                resolve(&diagnostic.file, &mut edit.anchor);
+            }
+        }
+    }
+}

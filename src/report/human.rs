@@ -1,0 +1,94 @@
+//! rustc-style rendering: a title with the rule code, the source line with a caret under the
+//! offending value, secondary labels, notes and a help line.
+
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+
+use super::{Sources, Summary};
+use crate::diagnostic::{Anchor, Diagnostic, Severity};
+
+/// Renders diagnostics one after another, each followed by a blank line.
+pub fn render(diagnostics: &[Diagnostic], sources: &Sources, styled: bool) -> String {
+    let renderer = if styled {
+        Renderer::styled()
+    } else {
+        Renderer::plain()
+    };
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        out.push_str(&renderer.render(&[group(diagnostic, sources)]));
+        out.push_str("\n\n");
+    }
+    out
+}
+
+fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Group<'a> {
+    let level = match diagnostic.severity {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+    };
+    let title = level.primary_title(&diagnostic.message).id(diagnostic.code);
+    let mut group = match (&diagnostic.anchor, sources.get(&diagnostic.file)) {
+        (Anchor::Span(span), Some(text)) => {
+            let mut primary = AnnotationKind::Primary.span(span.clone());
+            if let Some(label) = &diagnostic.label {
+                primary = primary.label(label);
+            }
+            let mut snippet = Snippet::source(text)
+                .path(&diagnostic.file)
+                .annotation(primary);
+            for label in &diagnostic.labels {
+                if let (true, Anchor::Span(span)) = (label.file == diagnostic.file, &label.anchor) {
+                    snippet = snippet.annotation(
+                        AnnotationKind::Context
+                            .span(span.clone())
+                            .label(&label.message),
+                    );
+                }
+            }
+            title.element(snippet)
+        }
+        _ => title.element(Origin::path(&diagnostic.file)),
+    };
+    for label in diagnostic
+        .labels
+        .iter()
+        .filter(|l| l.file != diagnostic.file)
+    {
+        group = match (&label.anchor, sources.get(&label.file)) {
+            (Anchor::Span(span), Some(text)) => group.element(
+                Snippet::source(text).path(&label.file).annotation(
+                    AnnotationKind::Context
+                        .span(span.clone())
+                        .label(&label.message),
+                ),
+            ),
+            _ => group.element(Level::NOTE.message(format!("{}: {}", label.file, label.message))),
+        };
+    }
+    for note in &diagnostic.notes {
+        group = group.element(Level::NOTE.message(note));
+    }
+    if let Some(help) = &diagnostic.help {
+        group = group.element(Level::HELP.message(help));
+    }
+    group
+}
+
+/// The closing line: `checked 12 records in 12 files: 2 errors, 1 warning`.
+pub fn summary_line(summary: &Summary) -> String {
+    format!(
+        "checked {} in {}: {}, {}",
+        plural(summary.records, "record"),
+        plural(summary.files, "file"),
+        plural(summary.errors, "error"),
+        plural(summary.warnings, "warning"),
+    )
+}
+
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}

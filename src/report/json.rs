@@ -1,0 +1,95 @@
+//! Machine-readable output: one JSON object per diagnostic and a summary.
+//!
+//! Positions are 1-based lines and character columns, like the human output; `end_column`
+//! is exclusive. The shape is stable: fields are added, never renamed.
+
+use serde::Serialize;
+
+use super::{Sources, Summary};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
+
+#[derive(Serialize)]
+struct Report<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    code: &'a str,
+    severity: Severity,
+    message: &'a str,
+    path: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+    end_line: Option<usize>,
+    end_column: Option<usize>,
+    label: Option<&'a str>,
+    notes: &'a [String],
+    help: Option<&'a str>,
+    fix: Option<JsonFix>,
+}
+
+#[derive(Serialize)]
+struct JsonFix {
+    applicability: Applicability,
+    edits: Vec<JsonEdit>,
+}
+
+#[derive(Serialize)]
+struct JsonEdit {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    replacement: String,
+}
+
+/// Renders the whole report as one pretty-printed JSON document ending in a newline.
+pub fn render(diagnostics: &[Diagnostic], sources: &Sources, summary: Summary) -> String {
+    let report = Report {
+        diagnostics: diagnostics.iter().map(|d| convert(d, sources)).collect(),
+        summary,
+    };
+    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn convert<'a>(diagnostic: &'a Diagnostic, sources: &Sources) -> JsonDiagnostic<'a> {
+    let range = sources.range(&diagnostic.file, &diagnostic.anchor);
+    let fix = diagnostic.fix.as_ref().and_then(|fix| {
+        let edits = fix
+            .edits
+            .iter()
+            .map(|edit| {
+                let (start, end) = sources.range(&diagnostic.file, &edit.anchor)?;
+                Some(JsonEdit {
+                    line: start.line,
+                    column: start.column,
+                    end_line: end.line,
+                    end_column: end.column,
+                    replacement: edit.replacement.clone(),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(JsonFix {
+            applicability: fix.applicability,
+            edits,
+        })
+    });
+    JsonDiagnostic {
+        code: diagnostic.code,
+        severity: diagnostic.severity,
+        message: &diagnostic.message,
+        path: &diagnostic.file,
+        line: range.map(|(start, _)| start.line),
+        column: range.map(|(start, _)| start.column),
+        end_line: range.map(|(_, end)| end.line),
+        end_column: range.map(|(_, end)| end.column),
+        label: diagnostic.label.as_deref(),
+        notes: &diagnostic.notes,
+        help: diagnostic.help.as_deref(),
+        fix,
+    }
+}

@@ -1,0 +1,106 @@
+//! Report: diagnostics rendered for people ([`human`]) and for machines ([`json`]).
+//!
+//! Rendering is the last stage and the only one that turns diagnostics into text; the CLI
+//! decides where the text goes. Renderers need the text of the files they quote, which
+//! [`Sources`] gathers once.
+
+pub mod human;
+pub mod json;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::corpus::Corpus;
+use crate::diagnostic::{Anchor, Diagnostic, Severity};
+use crate::source::{LineCol, Span, line_col};
+
+/// The text of every file a report quotes, by displayed path.
+#[derive(Debug, Default)]
+pub struct Sources {
+    texts: HashMap<String, String>,
+}
+
+impl Sources {
+    /// Gathers the files the diagnostics point into: from the corpus when loaded there,
+    /// otherwise (config and schema files) read from disk relative to `root`.
+    pub fn collect(root: &Path, corpus: Option<&Corpus>, diagnostics: &[Diagnostic]) -> Sources {
+        let mut texts = HashMap::new();
+        let loaded: HashMap<&str, &str> = corpus
+            .map(|c| {
+                c.files
+                    .iter()
+                    .filter_map(|f| Some((f.display.as_str(), f.text.as_deref()?)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let files = diagnostics
+            .iter()
+            .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)));
+        for file in files {
+            if texts.contains_key(file) {
+                continue;
+            }
+            let text = match loaded.get(file.as_str()) {
+                Some(text) => Some((*text).to_string()),
+                None => std::fs::read(root.join(file))
+                    .ok()
+                    .and_then(|bytes| crate::source::decode(bytes).ok())
+                    .map(|(text, _)| text),
+            };
+            if let Some(text) = text {
+                texts.insert(file.clone(), text);
+            }
+        }
+        Sources { texts }
+    }
+
+    /// The text of a file, if it could be read.
+    pub fn get(&self, file: &str) -> Option<&str> {
+        self.texts.get(file).map(String::as_str)
+    }
+
+    /// The start and end positions of a span in a file.
+    pub fn range(&self, file: &str, anchor: &Anchor) -> Option<(LineCol, LineCol)> {
+        let (Anchor::Span(span), Some(text)) = (anchor, self.get(file)) else {
+            return None;
+        };
+        Some(positions(text, span))
+    }
+}
+
+fn positions(text: &str, span: &Span) -> (LineCol, LineCol) {
+    (line_col(text, span.start), line_col(text, span.end))
+}
+
+/// Counts for the closing line of a report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Record files read.
+    pub files: usize,
+    /// Records parsed.
+    pub records: usize,
+    /// Error-level diagnostics.
+    pub errors: usize,
+    /// Warning-level diagnostics.
+    pub warnings: usize,
+}
+
+impl Summary {
+    /// Counts the diagnostics of a checked corpus.
+    pub fn new(corpus: &Corpus, diagnostics: &[Diagnostic]) -> Summary {
+        Summary {
+            files: corpus.files.len(),
+            records: corpus.records.len(),
+            errors: diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .count(),
+            warnings: diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Warning)
+                .count(),
+        }
+    }
+}

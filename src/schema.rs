@@ -1,0 +1,353 @@
+//! Collections and their JSON Schemas: found, read, compiled once, shared by every thread.
+//!
+//! A collection is a record type (`gotcha`) with a schema (`schema/gotcha.schema.json`) and a
+//! folder of records (`records/gotchas/`). Schemas are compiled with the `jsonschema` crate
+//! built without network support; a `$ref` to another schema file is served from the schema
+//! folder by [`LocalSchemas`], so `$ref` between local files works and nothing is fetched.
+//! A schema problem is fatal (exit code 2): every verdict would depend on it.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jsonschema::{Retrieve, Uri, Validator};
+use regex::Regex;
+use serde_json::Value;
+
+use crate::config::{Config, DEFAULT_ID_PATTERN};
+use crate::diagnostic::{Anchor, Diagnostic};
+use crate::rules;
+use crate::source::display_path;
+
+/// The suffix that marks a collection schema file.
+pub const SCHEMA_SUFFIX: &str = ".schema.json";
+
+/// One record type.
+#[derive(Debug)]
+pub struct Collection {
+    /// The type name (`gotcha`), which `type` fields name.
+    pub name: String,
+    /// The folder under the records root (`gotchas`).
+    pub folder: String,
+    /// The schema file, as displayed.
+    pub schema_display: String,
+    /// The schema document.
+    pub schema: Arc<Value>,
+    /// The compiled schema.
+    pub validator: Validator,
+    /// The pattern ids must match.
+    pub id_pattern: Regex,
+    /// Top-level properties that are strings: what a Markdown `## Section` may hold.
+    pub text_fields: HashSet<String>,
+    /// Every top-level property the schema declares, for did-you-mean on unknown fields.
+    pub properties: Vec<String>,
+}
+
+/// Every collection of the corpus, in name order.
+#[derive(Debug, Default)]
+pub struct Schemas {
+    /// The collections.
+    pub collections: Vec<Collection>,
+}
+
+impl Schemas {
+    /// The collection whose records live in `folder`.
+    pub fn by_folder(&self, folder: &str) -> Option<usize> {
+        self.collections.iter().position(|c| c.folder == folder)
+    }
+
+    /// Finds, reads and compiles every collection's schema. All problems are returned together.
+    pub fn load(root: &Path, config: &Config) -> Result<Schemas, Vec<Diagnostic>> {
+        let dir = root.join(&config.schemas);
+        let mut errors = Vec::new();
+        let documents = read_schema_dir(root, &dir, &mut errors);
+        let mut sources: BTreeMap<String, (PathBuf, Option<String>)> = BTreeMap::new();
+        for path in documents.keys() {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if let Some(stem) = name.strip_suffix(SCHEMA_SUFFIX) {
+                sources.insert(stem.to_string(), (path.clone(), None));
+            }
+        }
+        for (name, collection) in &config.collections {
+            match &collection.schema {
+                Some(file) => {
+                    sources.insert(name.clone(), (dir.join(file), collection.folder.clone()));
+                }
+                None => {
+                    if let Some(entry) = sources.get_mut(name) {
+                        entry.1.clone_from(&collection.folder);
+                    } else {
+                        errors.push(Diagnostic::new(
+                            rules::INVALID_CONFIG,
+                            config_display(root, config),
+                            format!(
+                                "the collection `{name}` has no schema: expected {}",
+                                display_path(root, &dir.join(format!("{name}{SCHEMA_SUFFIX}")))
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        if sources.is_empty() && errors.is_empty() {
+            errors.push(
+                Diagnostic::new(
+                    rules::INVALID_CONFIG,
+                    display_path(root, &dir),
+                    format!("no collection schemas (`*{SCHEMA_SUFFIX}`) found"),
+                )
+                .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
+            );
+        }
+        let retriever = LocalSchemas::new(&documents);
+        let mut collections: Vec<Collection> = Vec::new();
+        for (name, (path, folder)) in sources {
+            let display = display_path(root, &path);
+            let Some(schema) = documents.get(&path) else {
+                if !errors.iter().any(|e| e.file == display) {
+                    errors.push(Diagnostic::new(
+                        rules::INVALID_SCHEMA,
+                        &display,
+                        "the schema file does not exist",
+                    ));
+                }
+                continue;
+            };
+            let settings = config.collections.get(&name);
+            let folder = folder
+                .or_else(|| {
+                    schema
+                        .get("x-collection")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                })
+                .unwrap_or_else(|| format!("{name}s"));
+            let validator = match jsonschema::options()
+                .with_base_uri(file_uri(&path))
+                .with_retriever(retriever.clone())
+                .should_validate_formats(true)
+                .build(schema)
+            {
+                Ok(validator) => validator,
+                Err(err) => {
+                    errors.push(schema_error(&display, &path, &err));
+                    continue;
+                }
+            };
+            let pattern = settings
+                .and_then(|s| s.id_pattern.as_deref())
+                .unwrap_or(DEFAULT_ID_PATTERN);
+            let id_pattern = match Regex::new(pattern) {
+                Ok(regex) => regex,
+                Err(err) => {
+                    errors.push(Diagnostic::new(
+                        rules::INVALID_CONFIG,
+                        config_display(root, config),
+                        format!(
+                            "the id pattern of `{name}` is not a valid regular expression: {err}"
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            if let Some(other) = collections.iter().find(|c| c.folder == folder) {
+                errors.push(Diagnostic::new(
+                    rules::INVALID_CONFIG,
+                    &display,
+                    format!(
+                        "the collections `{}` and `{name}` both use the folder `{folder}`",
+                        other.name
+                    ),
+                ));
+                continue;
+            }
+            let (text_fields, properties) = describe(schema);
+            collections.push(Collection {
+                name,
+                folder,
+                schema_display: display,
+                schema: Arc::new(schema.clone()),
+                validator,
+                id_pattern,
+                text_fields,
+                properties,
+            });
+        }
+        if errors.is_empty() {
+            Ok(Schemas { collections })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+fn config_display(root: &Path, config: &Config) -> String {
+    config.file.as_deref().map_or_else(
+        || crate::config::FILE_NAME.to_string(),
+        |f| display_path(root, f),
+    )
+}
+
+/// Reads every `.json` file of the schema folder (collection schemas and the shared files
+/// they `$ref`), reporting unreadable or invalid JSON.
+fn read_schema_dir(
+    root: &Path,
+    dir: &Path,
+    errors: &mut Vec<Diagnostic>,
+) -> BTreeMap<PathBuf, Value> {
+    let mut documents = BTreeMap::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) => {
+            errors.push(
+                Diagnostic::new(
+                    rules::INVALID_CONFIG,
+                    display_path(root, dir),
+                    format!("cannot read the schema folder: {err}"),
+                )
+                .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
+            );
+            return documents;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let display = display_path(root, &path);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) => {
+                errors.push(Diagnostic::new(
+                    rules::INVALID_SCHEMA,
+                    &display,
+                    format!("cannot read the schema: {err}"),
+                ));
+                continue;
+            }
+        };
+        match crate::load::json::parse(&text) {
+            Ok((value, _)) => {
+                documents.insert(path, value);
+            }
+            Err(err) => errors.push(
+                Diagnostic::new(
+                    rules::INVALID_SCHEMA,
+                    &display,
+                    format!("the schema is not valid JSON: {}", err.message),
+                )
+                .at_span(err.offset..err.offset),
+            ),
+        }
+    }
+    documents
+}
+
+/// A schema that does not compile: point at the offending keyword in the schema file.
+fn schema_error(display: &str, path: &Path, err: &jsonschema::ValidationError<'_>) -> Diagnostic {
+    let pointer = err.instance_path().as_str().to_string();
+    let diagnostic = Diagnostic::new(
+        rules::INVALID_SCHEMA,
+        display,
+        format!("the schema is not a valid JSON Schema: {err}"),
+    );
+    let located = std::fs::read_to_string(path).ok().and_then(|text| {
+        crate::load::json::scan(&text)
+            .0
+            .locate(&Anchor::Value(pointer))
+    });
+    match located {
+        Some(span) => diagnostic.at_span(span),
+        None => diagnostic,
+    }
+}
+
+/// The string fields and all property names declared at the top of a schema, following
+/// `allOf` so that composed schemas are described too.
+fn describe(schema: &Value) -> (HashSet<String>, Vec<String>) {
+    let mut text_fields = HashSet::new();
+    let mut properties = Vec::new();
+    let mut pending = vec![schema];
+    while let Some(schema) = pending.pop() {
+        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+            for (name, property) in props {
+                if !properties.contains(name) {
+                    properties.push(name.clone());
+                }
+                let is_text = match property.get("type") {
+                    Some(Value::String(t)) => t == "string",
+                    Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+                    _ => false,
+                };
+                if is_text && property.get("enum").is_none() && property.get("const").is_none() {
+                    text_fields.insert(name.clone());
+                }
+            }
+        }
+        if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+            pending.extend(parts.iter());
+        }
+    }
+    (text_fields, properties)
+}
+
+/// The `file://` URI of a path, percent-encoded, used as a schema's base URI so that relative
+/// `$id`s and `$ref`s resolve against the schema folder.
+pub fn file_uri(path: &Path) -> String {
+    const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~');
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut uri = String::from("file://");
+    for component in absolute.components() {
+        if let std::path::Component::Normal(part) = component {
+            uri.push('/');
+            uri.extend(percent_encoding::utf8_percent_encode(
+                &part.to_string_lossy(),
+                PATH_SEGMENT,
+            ));
+        }
+    }
+    uri
+}
+
+/// Serves `$ref`s to schema files of the schema folder from memory; refuses everything else,
+/// so no schema is ever fetched from the network.
+#[derive(Clone)]
+struct LocalSchemas {
+    by_uri: Arc<HashMap<String, Value>>,
+}
+
+impl LocalSchemas {
+    fn new(documents: &BTreeMap<PathBuf, Value>) -> Self {
+        let by_uri = documents
+            .iter()
+            .map(|(path, value)| (file_uri(path), value.clone()))
+            .collect();
+        LocalSchemas {
+            by_uri: Arc::new(by_uri),
+        }
+    }
+}
+
+impl Retrieve for LocalSchemas {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let wanted = uri.as_str();
+        let without_fragment = wanted.split('#').next().unwrap_or(wanted);
+        self.by_uri
+            .get(without_fragment)
+            .cloned()
+            .ok_or_else(|| format!("`{wanted}` is not a schema file of the schema folder, and schemas are never fetched from the network").into())
+    }
+}

@@ -1,0 +1,213 @@
+//! Source files as text, and the arithmetic between byte offsets and `line:col`.
+//!
+//! Every position the tool reports is a byte range into a [`SourceFile`]'s text. Lines and
+//! columns are derived only when a diagnostic is rendered, so clean files never pay for a line
+//! index. Columns count characters, not bytes, and start at 1, as rustc and editors do.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+/// A byte range into a file's text.
+pub type Span = Range<usize>;
+
+/// The on-disk format of a record, chosen by file extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// `.json`
+    Json,
+    /// `.yaml` or `.yml`
+    Yaml,
+    /// `.md`: YAML front matter and a Markdown body.
+    Markdown,
+}
+
+impl Format {
+    /// The format for a file extension, or `None` for anything the tool does not read.
+    pub fn from_extension(ext: &str) -> Option<Format> {
+        match ext {
+            "json" => Some(Format::Json),
+            "yaml" | "yml" => Some(Format::Yaml),
+            "md" => Some(Format::Markdown),
+            _ => None,
+        }
+    }
+
+    /// The lower-case name used in messages and JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Yaml => "yaml",
+            Format::Markdown => "markdown",
+        }
+    }
+}
+
+/// A file that was read, with its text decoded.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// Where the file is on disk.
+    pub path: PathBuf,
+    /// The path shown to people and written to reports: relative to the corpus root when the
+    /// file is inside it, with `/` separators on every platform.
+    pub display: String,
+    /// The decoded text, without a byte-order mark. `None` when the file could not be read or
+    /// decoded; the load stage reported why.
+    pub text: Option<String>,
+    /// Whether the file started with a UTF-8 byte-order mark, so a writer can put it back.
+    pub had_bom: bool,
+}
+
+/// What went wrong turning bytes into text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The bytes are not UTF-8; `offset` is the first bad byte.
+    InvalidUtf8 {
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+}
+
+/// Decodes file bytes as UTF-8, accepting and removing a byte-order mark.
+///
+/// CRLF line endings are kept as they are: every parser used here accepts them, and keeping
+/// the bytes unchanged is what lets a fix edit exactly the bytes of one value.
+pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
+    const BOM: &[u8] = b"\xEF\xBB\xBF";
+    let had_bom = bytes.starts_with(BOM);
+    let bytes = if had_bom {
+        bytes[BOM.len()..].to_vec()
+    } else {
+        bytes
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text, had_bom)),
+        Err(err) => Err(DecodeError::InvalidUtf8 {
+            offset: err.utf8_error().valid_up_to() + if had_bom { BOM.len() } else { 0 },
+        }),
+    }
+}
+
+/// A 1-based line and column (the column counts characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineCol {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+}
+
+/// Converts a byte offset into a 1-based line and character column.
+///
+/// An offset past the end is clamped to the end, and one inside a multi-byte character is
+/// moved back to its start, so any offset a parser reports can be rendered.
+pub fn line_col(text: &str, offset: usize) -> LineCol {
+    let offset = floor_char_boundary(text, offset);
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    LineCol {
+        line: before.bytes().filter(|&b| b == b'\n').count() + 1,
+        column: text[line_start..offset].chars().count() + 1,
+    }
+}
+
+/// The byte offset of a 1-based line and a 0-based byte column, clamped to the text.
+pub fn offset_of_line(text: &str, line: usize, byte_column: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line {
+        match text[start..].find('\n') {
+            Some(i) => start += i + 1,
+            None => return text.len(),
+        }
+    }
+    floor_char_boundary(text, start + byte_column)
+}
+
+/// The largest char boundary at or before `offset`, clamped to the text length.
+pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// Converts character indices (what the YAML parser counts) into byte offsets.
+///
+/// Built once per file, and only for files whose positions are needed. ASCII files, the common
+/// case, need no table at all.
+pub struct CharIndex<'a> {
+    text: &'a str,
+    starts: Option<Vec<usize>>,
+}
+
+impl<'a> CharIndex<'a> {
+    /// Prepares the conversion for `text`.
+    pub fn new(text: &'a str) -> Self {
+        let starts = (!text.is_ascii()).then(|| text.char_indices().map(|(i, _)| i).collect());
+        CharIndex { text, starts }
+    }
+
+    /// The byte offset of the character at `index`, or the text length past the end.
+    pub fn byte_offset(&self, index: usize) -> usize {
+        match &self.starts {
+            None => index.min(self.text.len()),
+            Some(starts) => starts.get(index).copied().unwrap_or(self.text.len()),
+        }
+    }
+}
+
+/// The path to show for `path`: relative to `root` when inside it, always with `/`.
+pub fn display_path(root: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+/// Shrinks a span to the end of its first line, so a diagnostic about a whole mapping
+/// underlines its first line rather than the whole block.
+pub fn first_line(text: &str, span: &Span) -> Span {
+    let start = floor_char_boundary(text, span.start);
+    let end = floor_char_boundary(text, span.end.max(start));
+    let cut = text[start..end]
+        .find(['\n', '\r'])
+        .map_or(end, |i| start + i);
+    start..cut.max(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_and_tolerates_crlf() {
+        let text = "a: 1\r\nbé: x\n";
+        assert_eq!(line_col(text, 0), LineCol { line: 1, column: 1 });
+        let x = text.find('x').unwrap_or_default();
+        assert_eq!(line_col(text, x), LineCol { line: 2, column: 5 });
+        assert_eq!(line_col(text, 999).line, 3);
+    }
+
+    #[test]
+    fn decode_strips_bom_and_reports_bad_bytes() {
+        assert_eq!(
+            decode(b"\xEF\xBB\xBFa".to_vec()),
+            Ok(("a".to_string(), true))
+        );
+        assert_eq!(
+            decode(b"ab\xFF".to_vec()),
+            Err(DecodeError::InvalidUtf8 { offset: 2 })
+        );
+    }
+
+    #[test]
+    fn char_index_maps_non_ascii() {
+        let text = "é: ü";
+        let index = CharIndex::new(text);
+        assert_eq!(index.byte_offset(1), 2);
+        assert_eq!(index.byte_offset(3), 4);
+        assert_eq!(index.byte_offset(10), text.len());
+    }
+}

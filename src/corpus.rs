@@ -20,6 +20,8 @@ use crate::source::SourceFile;
 pub struct Corpus {
     /// Every record file, in path order; records point into this list.
     pub files: Vec<SourceFile>,
+    /// The collection of each file in `files`, by index.
+    pub file_collections: Vec<usize>,
     /// Every record that could be parsed, in path order.
     pub records: Vec<Record>,
     /// Problems found while discovering and loading.
@@ -72,6 +74,7 @@ impl Corpus {
                 });
             }
             corpus.files.push(loaded.file);
+            corpus.file_collections.push(candidate.collection);
         }
         corpus
     }

@@ -72,10 +72,25 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
                 continue;
             }
         };
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
+        let path = entry.path();
+        if entry.path_is_symlink() {
+            // Symlinks are not followed into folders, but a link to a file is read like the
+            // file; a dangling link is an unreadable record, not a file to skip silently.
+            match std::fs::metadata(path) {
+                Ok(meta) if meta.is_file() => {}
+                Ok(_) => continue,
+                Err(err) => {
+                    found.diagnostics.push(Diagnostic::new(
+                        rules::IO_ERROR,
+                        display_path(root, path),
+                        format!("cannot read the file: {err}"),
+                    ));
+                    continue;
+                }
+            }
+        } else if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let path = entry.path();
         match classify(&records_dir, path, schemas) {
             Ok((collection, format, stem)) => found.candidates.push(Candidate {
                 path: path.to_path_buf(),

@@ -88,12 +88,8 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
     for (index, file) in corpus.files.iter().enumerate() {
         by_display.insert(file.display.as_str(), index);
     }
-    let mut collection_of_file: HashMap<usize, usize> = HashMap::new();
-    for record in &corpus.records {
-        collection_of_file.insert(record.file, record.collection);
-    }
     let mut maps: HashMap<usize, SourceMap> = HashMap::new();
-    let mut resolve = |file: &str, anchor: &mut Anchor| {
+    let mut resolve = |file: &str, anchor: &mut Anchor, shape: Shape| {
         if !matches!(anchor, Anchor::Value(_) | Anchor::Key(_)) {
             return;
         }
@@ -112,8 +108,9 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
                     .and_then(|e| e.to_str())
                     .unwrap_or_default(),
             );
-            let fields = collection_of_file
-                .get(&index)
+            let fields = corpus
+                .file_collections
+                .get(index)
                 .map(|&c| &schemas.collections[c].text_fields);
             match (format, fields) {
                 (Some(format), Some(fields)) => load::source_map(text, format, fields),
@@ -121,18 +118,43 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
             }
         });
         if let Some(span) = map.locate(anchor) {
-            *anchor = Anchor::Span(first_line(text, &span));
+            *anchor = Anchor::Span(match shape {
+                Shape::FirstLine => first_line(text, &span),
+                Shape::ScalarContent => scalar_content(text, span),
+            });
         }
     };
     for diagnostic in diagnostics.iter_mut() {
-        resolve(&diagnostic.file, &mut diagnostic.anchor);
+        resolve(&diagnostic.file, &mut diagnostic.anchor, Shape::FirstLine);
         for label in &mut diagnostic.labels {
-            resolve(&label.file, &mut label.anchor);
+            resolve(&label.file, &mut label.anchor, Shape::FirstLine);
         }
         if let Some(fix) = &mut diagnostic.fix {
             for edit in &mut fix.edits {
-                resolve(&diagnostic.file, &mut edit.anchor);
+                resolve(&diagnostic.file, &mut edit.anchor, Shape::ScalarContent);
             }
         }
+    }
+}
+
+/// How a located span is trimmed for its use.
+#[derive(Clone, Copy)]
+enum Shape {
+    /// For underlining: a multi-line value is underlined on its first line only.
+    FirstLine,
+    /// For editing: a quoted scalar's quotes are kept out of the span, so a replacement
+    /// keeps the file's quoting style.
+    ScalarContent,
+}
+
+fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::Span {
+    let slice = text.get(span.clone()).unwrap_or_default();
+    let quoted = slice.len() >= 2
+        && ((slice.starts_with('"') && slice.ends_with('"'))
+            || (slice.starts_with('\'') && slice.ends_with('\'')));
+    if quoted {
+        span.start + 1..span.end - 1
+    } else {
+        span
     }
 }

@@ -62,7 +62,7 @@ pub struct SourceFile {
 pub enum DecodeError {
     /// The bytes are not UTF-8; `offset` is the first bad byte.
     InvalidUtf8 {
-        /// Byte offset of the first invalid sequence.
+        /// Byte offset of the first invalid sequence, after any byte-order mark.
         offset: usize,
     },
 }
@@ -82,9 +82,17 @@ pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok((text, had_bom)),
         Err(err) => Err(DecodeError::InvalidUtf8 {
-            offset: err.utf8_error().valid_up_to() + if had_bom { BOM.len() } else { 0 },
+            offset: err.utf8_error().valid_up_to(),
         }),
     }
+}
+
+/// Decodes bytes for display only: a byte-order mark is dropped and invalid sequences become
+/// U+FFFD. Offsets before the first invalid byte are the same as in [`decode`]'s text, which
+/// is what lets an encoding error be shown at its position.
+pub fn decode_lossy(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A 1-based line and column (the column counts characters).
@@ -129,6 +137,17 @@ pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
         offset -= 1;
     }
     offset
+}
+
+/// Widens a span to whole characters and clamps it to the text, so that any span, even one
+/// computed on other bytes, can be sliced and rendered without panicking.
+pub fn char_span(text: &str, span: &Span) -> Span {
+    let start = floor_char_boundary(text, span.start);
+    let mut end = span.end.clamp(start, text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
 }
 
 /// Converts character indices (what the YAML parser counts) into byte offsets.
@@ -200,6 +219,14 @@ mod tests {
             decode(b"ab\xFF".to_vec()),
             Err(DecodeError::InvalidUtf8 { offset: 2 })
         );
+    }
+
+    #[test]
+    fn char_span_widens_to_whole_characters() {
+        let text = "aé b";
+        assert_eq!(char_span(text, &(2..2)), 1..3);
+        assert_eq!(char_span(text, &(1..2)), 1..3);
+        assert_eq!(char_span(text, &(3..99)), 3..text.len());
     }
 
     #[test]

@@ -110,8 +110,10 @@ pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<
                 Diagnostic::new(
                     rules::INVALID_UTF8,
                     &file.display,
-                    format!("the file is not valid UTF-8 (first bad byte at offset {offset})"),
+                    "the file is not valid UTF-8",
                 )
+                .at_span(offset..offset + 1)
+                .with_label("this byte does not start a UTF-8 character")
                 .with_help("re-save the file as UTF-8"),
             );
             return Loaded {

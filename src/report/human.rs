@@ -5,6 +5,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet}
 
 use super::{Sources, Summary};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
+use crate::source::char_span;
 
 /// Renders diagnostics one after another, each followed by a blank line.
 pub fn render(diagnostics: &[Diagnostic], sources: &Sources, styled: bool) -> String {
@@ -29,7 +30,7 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Group<'a> {
     let title = level.primary_title(&diagnostic.message).id(diagnostic.code);
     let mut group = match (&diagnostic.anchor, sources.get(&diagnostic.file)) {
         (Anchor::Span(span), Some(text)) => {
-            let mut primary = AnnotationKind::Primary.span(span.clone());
+            let mut primary = AnnotationKind::Primary.span(char_span(text, span));
             if let Some(label) = &diagnostic.label {
                 primary = primary.label(label);
             }

@@ -46,8 +46,7 @@ impl Sources {
                 Some(text) => Some((*text).to_string()),
                 None => std::fs::read(root.join(file))
                     .ok()
-                    .and_then(|bytes| crate::source::decode(bytes).ok())
-                    .map(|(text, _)| text),
+                    .map(|bytes| crate::source::decode_lossy(&bytes)),
             };
             if let Some(text) = text {
                 texts.insert(file.clone(), text);

@@ -1,0 +1,110 @@
+//! Hostile and broken input: every file gets a diagnostic with a position where one exists,
+//! nothing hangs or crashes, and the run goes on to report every other file.
+
+mod common;
+
+use common::{check, json_diagnostics, temp_corpus};
+
+const GOOD: &[u8] = b"id: good\ntype: engine\nname: Good\nstatus: draft\nconfidence: 0.5\nupdated: 2026-10-03\nsources: []\n";
+
+fn alias_bomb() -> Vec<u8> {
+    let mut text = String::from("id: bomb\na: &a [x, x, x, x, x, x, x, x, x]\n");
+    for i in 0..9 {
+        let prev = if i == 0 {
+            "a".to_string()
+        } else {
+            format!("l{}", i - 1)
+        };
+        let refs = vec![format!("*{prev}"); 9].join(", ");
+        text.push_str(&format!("l{i}: &l{i} [{refs}]\n"));
+    }
+    text.into_bytes()
+}
+
+fn nested(open: &str, close: &str, depth: usize) -> Vec<u8> {
+    format!("{}{}", open.repeat(depth), close.repeat(depth)).into_bytes()
+}
+
+#[test]
+fn every_bad_file_is_reported_and_the_run_goes_on() {
+    let bomb = alias_bomb();
+    let deep_json = nested("[", "]", 10_000);
+    let deep_yaml = nested("[", "]", 10_000);
+    let block_yaml: Vec<u8> = (0..1_000)
+        .map(|i| format!("{}k:\n", " ".repeat(i)))
+        .collect::<String>()
+        .into_bytes();
+    let corpus = temp_corpus(&[
+        ("engines/good.yaml", GOOD),
+        ("engines/bomb.yaml", &bomb),
+        ("engines/deep-json.json", &deep_json),
+        ("engines/deep-yaml.yaml", &deep_yaml),
+        ("engines/deep-block.yaml", &block_yaml),
+        ("engines/broken.json", b"{\"id\": \"broken\""),
+        ("engines/empty.yaml", b""),
+        ("gotchas/no-front.md", b"just prose\n"),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let diagnostics = json_diagnostics(&run);
+    let by_file = |file: &str| -> Vec<String> {
+        diagnostics
+            .iter()
+            .filter(|(_, path, _, _)| path == &format!("records/{file}"))
+            .map(|(code, _, _, _)| code.clone())
+            .collect()
+    };
+    assert_eq!(by_file("engines/good.yaml"), Vec::<String>::new());
+    assert_eq!(by_file("engines/bomb.yaml"), vec!["limit-exceeded"]);
+    assert_eq!(by_file("engines/deep-json.json"), vec!["limit-exceeded"]);
+    assert_eq!(by_file("engines/deep-yaml.yaml"), vec!["limit-exceeded"]);
+    assert_eq!(by_file("engines/deep-block.yaml"), vec!["limit-exceeded"]);
+    assert_eq!(by_file("engines/broken.json"), vec!["syntax-error"]);
+    assert_eq!(by_file("engines/empty.yaml"), vec!["empty-file"]);
+    assert_eq!(by_file("gotchas/no-front.md"), vec!["front-matter"]);
+    for (code, path, line, _) in &diagnostics {
+        if code != "empty-file" {
+            assert!(line.is_some(), "{code} in {path} has no position");
+        }
+    }
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_reported_not_read() {
+    let corpus = temp_corpus(&[
+        ("engines/good.yaml", GOOD),
+        ("engines/huge.yaml", &[b'#'; 4096]),
+    ]);
+    let config = corpus.path().join("gotchas.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("max_file_size = 1024\n");
+    std::fs::write(&config, text).unwrap();
+    let run = check(corpus.path(), &[]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains(
+            "error[limit-exceeded]: the file is 4096 bytes, over the limit of 1024 bytes"
+        )
+    );
+    assert!(run.stdout.contains("records/engines/huge.yaml"));
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_file_is_reported_and_the_run_goes_on() {
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    std::os::unix::fs::symlink(
+        corpus.path().join("nowhere.yaml"),
+        corpus.path().join("records/engines/ghost.yaml"),
+    )
+    .unwrap();
+    let run = check(corpus.path(), &[]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("error[io-error]: cannot read the file"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("records/engines/ghost.yaml"));
+    assert!(run.stdout.contains("checked 1 record in 1 file: 1 error"));
+}

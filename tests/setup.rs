@@ -1,0 +1,145 @@
+//! Problems with the tool's own inputs (config, schemas, arguments) stop the run with exit
+//! code 2 and a positioned diagnostic; `explain` documents every rule.
+
+mod common;
+
+use common::{check, fixture, gotchas};
+
+#[test]
+fn unknown_config_keys_get_did_you_mean_and_exit_2() {
+    let run = check(&fixture("setup/bad-config"), &[]);
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    insta::assert_snapshot!("setup-bad-config", run.stderr);
+}
+
+#[test]
+fn schema_that_is_not_json_names_file_and_position() {
+    let run = check(&fixture("setup/bad-schema-json"), &[]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("setup-bad-schema-json", run.stderr);
+}
+
+#[test]
+fn schema_that_is_not_a_schema_names_file_and_position() {
+    let run = check(&fixture("setup/bad-schema"), &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("--> schema/engine.schema.json:4:20"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn ref_between_local_schema_files_resolves() {
+    let run = check(&fixture("setup/local-ref"), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("records/engines/bad.yaml:2:11"));
+    assert!(!run.stdout.contains("ok.yaml"));
+}
+
+#[test]
+fn remote_ref_is_never_fetched() {
+    let run = check(&fixture("setup/remote-ref"), &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("never fetched from the network"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn config_kept_outside_the_corpus() {
+    let config = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(config.path(), "[rules]\nid-mismatch = \"warn\"\n").unwrap();
+    let root = fixture("rules/id-mismatch");
+    let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    std::fs::write(
+        config.path(),
+        format!(
+            "schemas = {:?}\n[rules]\nid-mismatch = \"warn\"\n",
+            schema.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let run = check(&root, &["--config", config.path().to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("warning[id-mismatch]"));
+    assert!(run.stdout.contains("0 errors, 1 warning"));
+}
+
+#[test]
+fn allow_silences_a_rule() {
+    let config = tempfile::NamedTempFile::new().unwrap();
+    let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    std::fs::write(
+        config.path(),
+        format!(
+            "schemas = {:?}\n[rules]\nid-mismatch = \"allow\"\n",
+            schema.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let run = check(
+        &fixture("rules/id-mismatch"),
+        &["--config", config.path().to_str().unwrap()],
+    );
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("0 errors, 0 warnings"));
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    assert_eq!(gotchas(&["check", "--format", "xml"]).code, 2);
+    assert_eq!(gotchas(&["frobnicate"]).code, 2);
+}
+
+#[test]
+fn missing_records_folder_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        format!("schemas = {:?}\n", schema.to_str().unwrap()),
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1);
+    assert!(run.stdout.contains("the records folder does not exist"));
+}
+
+#[test]
+fn explain_lists_and_documents_rules() {
+    let list = gotchas(&["explain"]);
+    assert_eq!(list.code, 0);
+    for code in [
+        "unknown-field",
+        "invalid-value",
+        "duplicate-key",
+        "stray-file",
+        "invalid-config",
+    ] {
+        assert!(list.stdout.contains(code), "{code}");
+    }
+    let one = gotchas(&["explain", "unknown-field"]);
+    assert_eq!(one.code, 0);
+    insta::assert_snapshot!("explain-unknown-field", one.stdout);
+    let typo = gotchas(&["explain", "unknown-feild"]);
+    assert_eq!(typo.code, 2);
+    assert!(typo.stderr.contains("did you mean `unknown-field`?"));
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let root = fixture("rules/id-mismatch");
+    let root = root.to_str().unwrap();
+    let plain = gotchas(&["check", "--root", root]);
+    assert!(
+        !plain.stdout.contains('\u{1b}'),
+        "not a terminal: no colour"
+    );
+    let coloured = gotchas(&["check", "--root", root, "--color", "always"]);
+    assert!(coloured.stdout.contains('\u{1b}'));
+}

@@ -10,9 +10,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::baseline::{self, Baseline};
 use crate::config::Level;
 use crate::diagnostic::Diagnostic;
+use crate::fix;
 use crate::project::Project;
+use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
 use crate::rules;
 use crate::suggest;
@@ -39,17 +42,34 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Check every record: syntax, schema, ids. Exit 1 if any error is found.
-    Check {
-        /// The report format.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
-        format: OutputFormat,
-    },
+    /// Check every record: syntax, schema, ids, references, links. Exit 1 if any error is
+    /// found.
+    Check(CheckArgs),
     /// Explain a rule, or list every rule.
     Explain {
         /// A rule code such as `unknown-field`.
         code: Option<String>,
     },
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// The report format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
+    /// Apply every fix that is certain (one close candidate), then check again.
+    #[arg(long)]
+    fix: bool,
+    /// Print the certain fixes as a unified diff instead of writing them.
+    #[arg(long)]
+    diff: bool,
+    /// Accept every current problem: write them to the baseline file and exit 0.
+    #[arg(long)]
+    write_baseline: bool,
+    /// The baseline file (default: the config's `baseline`, else `gotchas-baseline.json` at
+    /// the corpus root, used when it exists).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -90,31 +110,102 @@ pub fn main() -> ExitCode {
     };
     let mut stdout = std::io::stdout().lock();
     let code = match &cli.command {
-        Command::Check { format } => check(&cli, *format, styled, &mut stdout),
+        Command::Check(args) => check(&cli, args, styled, &mut stdout),
         Command::Explain { code } => explain(code.as_deref(), &mut stdout),
     };
     let _ = stdout.flush();
     code
 }
 
-fn check(cli: &Cli, format: OutputFormat, styled: bool, out: &mut impl Write) -> ExitCode {
+fn check(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Write) -> ExitCode {
     let project = match Project::open(&cli.root, cli.config.as_deref()) {
         Ok(project) => project,
         Err(errors) => return fatal(&cli.root, &errors, styled),
     };
-    let corpus = project.load();
-    let diagnostics = project.check(&corpus);
+    let mut corpus = project.load();
+    let mut diagnostics = project.check(&corpus);
+    let mut text = String::new();
+    if args.fix || args.diff {
+        let outcome = apply_fixes(&corpus, &diagnostics, args.diff);
+        text.push_str(&outcome.diffs);
+        if outcome.written > 0 {
+            corpus = project.load();
+            diagnostics = project.check(&corpus);
+        }
+        diagnostics.extend(outcome.failures);
+        if !args.diff {
+            text.push_str(&format!(
+                "fixed {} in {}\n",
+                plural(outcome.fixed, "problem"),
+                plural(outcome.written, "file")
+            ));
+        }
+    }
+    let baseline_path = args
+        .baseline
+        .clone()
+        .or_else(|| {
+            project
+                .config
+                .baseline
+                .as_ref()
+                .map(|b| project.root.join(b))
+        })
+        .unwrap_or_else(|| project.root.join(baseline::DEFAULT_FILE));
+    if args.write_baseline {
+        let baseline = Baseline::from_diagnostics(&diagnostics);
+        return match crate::write::write_atomic(&baseline_path, baseline.to_json().as_bytes()) {
+            Ok(()) => {
+                let _ = writeln!(
+                    out,
+                    "wrote {} to {}",
+                    plural(baseline.len(), "known problem"),
+                    baseline_path.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!(
+                    "error: cannot write the baseline {}: {err}",
+                    baseline_path.display()
+                );
+                ExitCode::from(2)
+            }
+        };
+    }
+    let explicit = args.baseline.is_some() || project.config.baseline.is_some();
+    let mut filtered = baseline::Filtered {
+        reported: diagnostics,
+        ..baseline::Filtered::default()
+    };
+    if explicit || baseline_path.is_file() {
+        match Baseline::read(&baseline_path) {
+            Ok(baseline) => filtered = baseline.filter(filtered.reported),
+            Err(message) => {
+                eprintln!("error: {}: {message}", baseline_path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let diagnostics = filtered.reported;
     let sources = Sources::collect(&project.root, Some(&corpus), &diagnostics);
-    let summary = Summary::new(&corpus, &diagnostics);
-    let text = match format {
+    let mut summary = Summary::new(&corpus, &diagnostics);
+    summary.known = filtered.known;
+    summary.stale = filtered.stale.iter().map(|(_, count)| count).sum();
+    match args.format {
         OutputFormat::Human => {
-            let mut text = report::human::render(&diagnostics, &sources, styled);
+            text.push_str(&report::human::render(&diagnostics, &sources, styled));
             text.push_str(&report::human::summary_line(&summary));
             text.push('\n');
-            text
+            if summary.stale > 0 {
+                text.push_str(&format!(
+                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them\n",
+                    plural(summary.stale, "known problem")
+                ));
+            }
         }
-        OutputFormat::Json => report::json::render(&diagnostics, &sources, summary),
-    };
+        OutputFormat::Json => text = report::json::render(&diagnostics, &sources, summary),
+    }
     if out.write_all(text.as_bytes()).is_err() {
         return ExitCode::from(2);
     }
@@ -123,6 +214,69 @@ fn check(cli: &Cli, format: OutputFormat, styled: bool, out: &mut impl Write) ->
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// What `--fix` or `--diff` did.
+struct FixOutcome {
+    /// Unified diffs, for `--diff`.
+    diffs: String,
+    /// Edits applied.
+    fixed: usize,
+    /// Files written.
+    written: usize,
+    /// Files that could not be written, as diagnostics naming them.
+    failures: Vec<Diagnostic>,
+}
+
+fn apply_fixes(
+    corpus: &crate::corpus::Corpus,
+    diagnostics: &[Diagnostic],
+    diff_only: bool,
+) -> FixOutcome {
+    let mut outcome = FixOutcome {
+        diffs: String::new(),
+        fixed: 0,
+        written: 0,
+        failures: Vec::new(),
+    };
+    for (display, edits) in fix::plan(diagnostics) {
+        let Some(file) = corpus.files.iter().find(|f| f.display == display) else {
+            continue;
+        };
+        let Some(old) = file.text.as_deref() else {
+            continue;
+        };
+        let (new, applied) = fix::apply(old, &edits);
+        if applied == 0 || new == old {
+            continue;
+        }
+        if diff_only {
+            outcome
+                .diffs
+                .push_str(&fix::unified_diff(&display, old, &new));
+            continue;
+        }
+        let mut bytes = Vec::with_capacity(new.len() + 3);
+        if file.had_bom {
+            bytes.extend_from_slice(b"\xEF\xBB\xBF");
+        }
+        bytes.extend_from_slice(new.as_bytes());
+        match crate::write::write_atomic(&file.path, &bytes) {
+            Ok(()) => {
+                outcome.fixed += applied;
+                outcome.written += 1;
+            }
+            Err(err) => outcome.failures.push(
+                Diagnostic::new(
+                    rules::IO_ERROR,
+                    &display,
+                    format!("cannot write the fixed file: {err}"),
+                )
+                .with_note("the file was left as it was"),
+            ),
+        }
+    }
+    outcome
 }
 
 /// Reports problems that stop the run (config, schemas) on stderr, with exit code 2.

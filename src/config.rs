@@ -17,6 +17,13 @@
 //!
 //! [rules]
 //! missing-field = "warn"         # error | warn | allow
+//!
+//! docs = ["docs/*.md"]           # (top level) prose files whose wiki-links are checked
+//! baseline = "gotchas-baseline.json"  # (top level) accepted known problems
+//!
+//! [references]                   # reference fields, for schemas without "x-ref"
+//! gotcha.affects = ["engine", "accelerator"]
+//! "*.sources" = "source"         # `*`: every collection that has the field
 //! ```
 
 use std::collections::BTreeMap;
@@ -88,6 +95,26 @@ pub struct Config {
     pub rules: BTreeMap<String, Level>,
     /// Largest record file read, in bytes.
     pub max_file_size: u64,
+    /// Glob patterns, relative to the corpus root, of prose files whose links are checked.
+    pub docs: Vec<String>,
+    /// Reference fields declared in the config: collection (or `*`) and field path, to the
+    /// collections the field may point at.
+    pub references: Vec<ReferenceConfig>,
+    /// The baseline file of accepted known problems, relative to the corpus root.
+    pub baseline: Option<PathBuf>,
+}
+
+/// One reference field declared in `[references]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReferenceConfig {
+    /// The collection name, or `*` for every collection.
+    pub collection: String,
+    /// The field path below the record: object keys; arrays on the way are looked through.
+    pub path: Vec<String>,
+    /// The collections the field may point at.
+    pub targets: Vec<String>,
+    /// Where the declaration is in the config file, for errors found later.
+    pub span: Range<usize>,
 }
 
 impl Default for Config {
@@ -99,6 +126,9 @@ impl Default for Config {
             collections: BTreeMap::new(),
             rules: BTreeMap::new(),
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            docs: Vec::new(),
+            references: Vec::new(),
+            baseline: None,
         }
     }
 }
@@ -191,6 +221,17 @@ impl Reader<'_> {
                         config.max_file_size = size;
                     }
                 }
+                "docs" => config.docs = self.strings(value),
+                "baseline" => {
+                    if let Some(path) = self.string(value) {
+                        config.baseline = Some(PathBuf::from(path));
+                    }
+                }
+                "references" => {
+                    if let Some(table) = self.table(value) {
+                        self.references(table, &mut Vec::new(), &mut config.references);
+                    }
+                }
                 "collections" => {
                     if let Some(collections) = self.table(value) {
                         for (name, value) in collections.iter() {
@@ -233,6 +274,52 @@ impl Reader<'_> {
             *slot = self.string(value);
         }
         collection
+    }
+
+    /// Flattens `[references]`: `gotcha.affects = [...]` is a nested table in TOML, and
+    /// `"*.sources" = "source"` a quoted dotted key; both mean collection then field path.
+    fn references(
+        &mut self,
+        table: &DeTable<'_>,
+        prefix: &mut Vec<String>,
+        out: &mut Vec<ReferenceConfig>,
+    ) {
+        for (key, value) in table.iter() {
+            let depth = prefix.len();
+            prefix.extend(key.get_ref().split('.').map(str::to_string));
+            if let Some(inner) = value.get_ref().as_table() {
+                self.references(inner, prefix, out);
+            } else if prefix.len() < 2 {
+                let diagnostic = self
+                    .error(key.span(), format!("`{}` names no field", prefix.join(".")))
+                    .with_label("expected `collection.field`")
+                    .with_help(
+                        "write `gotcha.affects = [\"engine\"]` or `\"*.sources\" = \"source\"`",
+                    );
+                self.errors.push(diagnostic);
+            } else {
+                let targets = self.strings(value);
+                out.push(ReferenceConfig {
+                    collection: prefix[0].clone(),
+                    path: prefix[1..].to_vec(),
+                    targets,
+                    span: key.span().start..value.span().end,
+                });
+            }
+            prefix.truncate(depth);
+        }
+    }
+
+    /// A string or an array of strings.
+    fn strings(&mut self, value: &Spanned<DeValue<'_>>) -> Vec<String> {
+        if let Some(text) = value.get_ref().as_str() {
+            return vec![text.to_string()];
+        }
+        let Some(items) = value.get_ref().as_array() else {
+            self.expected(value, "a string or an array of strings");
+            return Vec::new();
+        };
+        items.iter().filter_map(|item| self.string(item)).collect()
     }
 
     fn rule_level(&mut self, (key, value): Entry<'_, '_>, levels: &mut BTreeMap<String, Level>) {
@@ -357,6 +444,33 @@ mod tests {
             Some("gotchas")
         );
         assert_eq!(config.level("missing-field"), Level::Warn);
+    }
+
+    #[test]
+    fn references_flatten_dotted_and_nested_keys() {
+        let config = Config::parse(
+            "docs = ['docs/*.md']\n[references]\ngotcha.affects = ['engine', 'accelerator']\n\
+             \"*.sources\" = 'source'\naccelerator.flops.source_id = 'source'\n",
+            "gotchas.toml",
+        )
+        .unwrap();
+        assert_eq!(config.docs, vec!["docs/*.md"]);
+        let found: Vec<(String, Vec<String>, Vec<String>)> = config
+            .references
+            .into_iter()
+            .map(|r| (r.collection, r.path, r.targets))
+            .collect();
+        assert!(found.contains(&(
+            "gotcha".into(),
+            vec!["affects".into()],
+            vec!["engine".into(), "accelerator".into()]
+        )));
+        assert!(found.contains(&("*".into(), vec!["sources".into()], vec!["source".into()])));
+        assert!(found.contains(&(
+            "accelerator".into(),
+            vec!["flops".into(), "source_id".into()],
+            vec!["source".into()]
+        )));
     }
 
     #[test]

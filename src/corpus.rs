@@ -20,12 +20,23 @@ use crate::source::SourceFile;
 pub struct Corpus {
     /// Every record file, in path order; records point into this list.
     pub files: Vec<SourceFile>,
-    /// The collection of each file in `files`, by index.
-    pub file_collections: Vec<usize>,
+    /// The collection of each file in `files`, by index; `None` for prose files.
+    pub file_collections: Vec<Option<usize>>,
+    /// Prose files (the config's `docs`), whose links are checked too.
+    pub docs: Vec<Doc>,
     /// Every record that could be parsed, in path order.
     pub records: Vec<Record>,
     /// Problems found while discovering and loading.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A prose file.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    /// Index of its file in [`Corpus::files`].
+    pub file: usize,
+    /// The file name without extension, by which wiki-links name it.
+    pub stem: String,
 }
 
 impl Corpus {
@@ -74,9 +85,73 @@ impl Corpus {
                 });
             }
             corpus.files.push(loaded.file);
-            corpus.file_collections.push(candidate.collection);
+            corpus.file_collections.push(Some(candidate.collection));
         }
+        corpus.load_docs(root, config);
         corpus
+    }
+
+    /// Loads the prose files matched by the config's `docs` globs.
+    fn load_docs(&mut self, root: &Path, config: &Config) {
+        if config.docs.is_empty() {
+            return;
+        }
+        let mut builder = globset::GlobSetBuilder::new();
+        for pattern in &config.docs {
+            match globset::Glob::new(pattern) {
+                Ok(glob) => {
+                    builder.add(glob);
+                }
+                Err(err) => self.diagnostics.push(Diagnostic::new(
+                    crate::rules::INVALID_CONFIG,
+                    crate::config::FILE_NAME,
+                    format!("invalid docs pattern `{pattern}`: {err}"),
+                )),
+            }
+        }
+        let Ok(globs) = builder.build() else {
+            return;
+        };
+        let records = root.join(&config.records);
+        let mut paths: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(root)
+            .hidden(true)
+            .parents(false)
+            .require_git(false)
+            .build()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+            .map(ignore::DirEntry::into_path)
+            .filter(|path| !path.starts_with(&records))
+            .filter(|path| globs.is_match(path.strip_prefix(root).unwrap_or(path)))
+            .collect();
+        paths.sort();
+        let loaded: Vec<load::LoadedText> = paths
+            .par_iter()
+            .map(|path| {
+                load::load_text(
+                    path,
+                    crate::source::display_path(root, path),
+                    config.max_file_size,
+                )
+            })
+            .collect();
+        for loaded in loaded {
+            self.diagnostics.extend(loaded.diagnostics);
+            if loaded.file.text.is_some() {
+                let stem = loaded
+                    .file
+                    .path
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                self.docs.push(Doc {
+                    file: self.files.len(),
+                    stem,
+                });
+            }
+            self.files.push(loaded.file);
+            self.file_collections.push(None);
+        }
     }
 
     /// The file a record was read from.

@@ -96,6 +96,9 @@ pub struct Diagnostic {
     pub file: String,
     /// Where in the file.
     pub anchor: Anchor,
+    /// The JSON pointer of the value the diagnostic is about, kept after the anchor is
+    /// resolved to a span: baselines match on it, since line numbers move.
+    pub pointer: Option<String>,
     /// What to say under the caret.
     pub label: Option<String>,
     /// Other positions worth showing.
@@ -117,6 +120,7 @@ impl Diagnostic {
             message: message.into(),
             file: file.into(),
             anchor: Anchor::File,
+            pointer: None,
             label: None,
             labels: Vec::new(),
             notes: Vec::new(),

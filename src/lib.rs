@@ -26,20 +26,26 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![warn(missing_docs)]
 
+pub mod baseline;
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod corpus;
 pub mod diagnostic;
 pub mod discover;
+pub mod fix;
+pub mod index;
+pub mod links;
 pub mod load;
 pub mod project;
+pub mod references;
 pub mod report;
 pub mod rules;
 pub mod schema;
 pub mod source;
 pub mod sourcemap;
 pub mod suggest;
+pub mod write;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use project::Project;

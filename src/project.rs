@@ -111,7 +111,9 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
             let fields = corpus
                 .file_collections
                 .get(index)
-                .map(|&c| &schemas.collections[c].text_fields);
+                .copied()
+                .flatten()
+                .map(|c| &schemas.collections[c].text_fields);
             match (format, fields) {
                 (Some(format), Some(fields)) => load::source_map(text, format, fields),
                 _ => SourceMap::default(),
@@ -125,6 +127,9 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
         }
     };
     for diagnostic in diagnostics.iter_mut() {
+        if let Anchor::Value(pointer) | Anchor::Key(pointer) = &diagnostic.anchor {
+            diagnostic.pointer = Some(pointer.clone());
+        }
         resolve(&diagnostic.file, &mut diagnostic.anchor, Shape::FirstLine);
         for label in &mut diagnostic.labels {
             resolve(&label.file, &mut label.anchor, Shape::FirstLine);

@@ -315,6 +315,70 @@ rules! {
     /// ## How to fix
     /// Move the file to the folder of its type, or correct the type.
     TYPE_MISMATCH = "type-mismatch", Error, fatal = false, "a record's type differs from its collection";
+
+    /// ## What it finds
+    /// A value of a reference field that names no record: `affects: [mooncache]` when no
+    /// record has the id `mooncache`. Reference fields are declared with `"x-ref"` in the
+    /// schema or in `[references]` in the config. A did-you-mean suggests close ids, by typo
+    /// distance (`mooncache` -> `mooncake`) and by shared words (`radeon-w7900` ->
+    /// `amd-radeon-pro-w7900`).
+    ///
+    /// ## Why it matters
+    /// A dangling reference is a silent corruption of the knowledge base: the page shows no
+    /// link, the graph has no edge, and nobody notices until a reader looks for it.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// affects: [vllm, mooncache]   # did you mean mooncake (engines/mooncake)?
+    /// ```
+    ///
+    /// ## How to fix
+    /// Use the suggested id; `gotchas check --fix` applies it when exactly one close id exists
+    /// in the collections the field allows. Or create the missing record.
+    UNRESOLVED_REF = "unresolved-ref", Error, fatal = false, "a reference names no record";
+
+    /// ## What it finds
+    /// A reference to a record of a collection the field does not allow: an `affects` value
+    /// naming a `source` when `affects` may only point at engines.
+    ///
+    /// ## Why it matters
+    /// The record exists, so a loose check passes, but the link means something else than the
+    /// field says.
+    ///
+    /// ## How to fix
+    /// Point at a record of an allowed collection, or widen the field's `x-ref`.
+    WRONG_TARGET = "wrong-target", Error, fatal = false, "a reference names a record of the wrong collection";
+
+    /// ## What it finds
+    /// A bare id that names records in several of the collections a field allows (or, for a
+    /// wiki-link, in several collections at all). Ambiguity across collections the field
+    /// cannot point at is not reported: it resolves to the one that fits.
+    ///
+    /// ## Why it matters
+    /// Which record is meant would depend on lookup order, and adding a record elsewhere
+    /// could silently re-point the reference.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// affects: [gaudi]   # could name engines/gaudi or accelerators/gaudi
+    /// ```
+    ///
+    /// ## How to fix
+    /// Qualify the id with its folder: `accelerators/gaudi`.
+    AMBIGUOUS_REF = "ambiguous-ref", Error, fatal = false, "a bare id names records in several collections";
+
+    /// ## What it finds
+    /// A link in prose that points at nothing: a wiki-link (`[[engines/vllm]]`,
+    /// `[[engines/vllm|label]]`, `[[vllm]]`, `[[05-known-traps]]` for a prose page) naming no
+    /// record or page, or a Markdown link to a `.md` file that does not exist. Links inside
+    /// code spans and code blocks are text, not links.
+    ///
+    /// ## Why it matters
+    /// A broken link is a dead end on the site and a citation that proves nothing.
+    ///
+    /// ## How to fix
+    /// Use the suggested id, or fix the path (relative to the linking file).
+    BROKEN_LINK = "broken-link", Error, fatal = false, "a link in prose points at nothing";
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::config::{Config, DEFAULT_ID_PATTERN};
 use crate::diagnostic::{Anchor, Diagnostic};
+use crate::references::{self, Reference};
 use crate::rules;
 use crate::source::display_path;
 
@@ -41,6 +42,8 @@ pub struct Collection {
     pub text_fields: HashSet<String>,
     /// Every top-level property the schema declares, for did-you-mean on unknown fields.
     pub properties: Vec<String>,
+    /// The fields that hold references to other records.
+    pub references: Vec<Reference>,
 }
 
 /// Every collection of the corpus, in name order.
@@ -104,6 +107,7 @@ impl Schemas {
         }
         let retriever = LocalSchemas::new(&documents);
         let mut collections: Vec<Collection> = Vec::new();
+        let mut declared: Vec<Vec<references::Declared>> = Vec::new();
         for (name, (path, folder)) in sources {
             let display = display_path(root, &path);
             let Some(schema) = documents.get(&path) else {
@@ -165,6 +169,7 @@ impl Schemas {
                 continue;
             }
             let (text_fields, properties) = describe(schema);
+            declared.push(references::from_schema(schema, &path, &documents));
             collections.push(Collection {
                 name,
                 folder,
@@ -174,13 +179,104 @@ impl Schemas {
                 id_pattern,
                 text_fields,
                 properties,
+                references: Vec::new(),
             });
         }
+        resolve_references(root, config, &mut collections, declared, &mut errors);
         if errors.is_empty() {
             Ok(Schemas { collections })
         } else {
             Err(errors)
         }
+    }
+}
+
+/// Gives each collection its reference fields: the schema's `x-ref`s and the config's
+/// `[references]`, with target names checked against the known collections.
+fn resolve_references(
+    root: &Path,
+    config: &Config,
+    collections: &mut [Collection],
+    declared: Vec<Vec<references::Declared>>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let names: Vec<String> = collections.iter().map(|c| c.name.clone()).collect();
+    let index_of = |name: &str| names.iter().position(|n| n == name);
+    let unknown = |name: &str| -> String {
+        let suggestions = crate::suggest::suggest(name, names.iter().map(String::as_str), 3);
+        let mut message = format!("`{name}` is not a collection");
+        if let Some(help) = crate::suggest::did_you_mean(&suggestions) {
+            message.push_str("; ");
+            message.push_str(&help);
+        }
+        message
+    };
+    let mut fields: Vec<BTreeMap<Vec<String>, Vec<usize>>> =
+        vec![BTreeMap::new(); collections.len()];
+    for (index, found) in declared.into_iter().enumerate() {
+        for (path, targets) in found {
+            for target in targets {
+                match index_of(&target) {
+                    Some(t) => push_target(&mut fields[index], &path, t),
+                    None => errors.push(Diagnostic::new(
+                        rules::INVALID_SCHEMA,
+                        &collections[index].schema_display,
+                        format!(
+                            "the `x-ref` of `{}` names an unknown collection: {}",
+                            path.join("."),
+                            unknown(&target)
+                        ),
+                    )),
+                }
+            }
+        }
+    }
+    let display = config_display(root, config);
+    for reference in &config.references {
+        let owners: Vec<usize> = if reference.collection == "*" {
+            (0..collections.len()).collect()
+        } else {
+            match index_of(&reference.collection) {
+                Some(owner) => vec![owner],
+                None => {
+                    errors.push(
+                        Diagnostic::new(
+                            rules::INVALID_CONFIG,
+                            &display,
+                            unknown(&reference.collection),
+                        )
+                        .at_span(reference.span.clone()),
+                    );
+                    continue;
+                }
+            }
+        };
+        for target in &reference.targets {
+            match index_of(target) {
+                Some(t) => {
+                    for &owner in &owners {
+                        push_target(&mut fields[owner], &reference.path, t);
+                    }
+                }
+                None => errors.push(
+                    Diagnostic::new(rules::INVALID_CONFIG, &display, unknown(target))
+                        .at_span(reference.span.clone()),
+                ),
+            }
+        }
+    }
+    for (collection, found) in collections.iter_mut().zip(fields) {
+        collection.references = found
+            .into_iter()
+            .map(|(path, targets)| Reference { path, targets })
+            .collect();
+    }
+}
+
+fn push_target(fields: &mut BTreeMap<Vec<String>, Vec<usize>>, path: &[String], target: usize) {
+    let targets = fields.entry(path.to_vec()).or_default();
+    if !targets.contains(&target) {
+        targets.push(target);
     }
 }
 

@@ -38,37 +38,60 @@ pub fn typo_budget(len: usize) -> usize {
 
 /// Scores one candidate, or `None` when it is not close.
 pub fn score<'a>(unknown: &str, candidate: &'a str) -> Option<Suggestion<'a>> {
-    if unknown == candidate {
-        return None;
+    if let Some(typo) = score_typo(unknown, candidate, typo_budget(unknown.chars().count())) {
+        return Some(typo);
     }
-    let unknown_len = unknown.chars().count();
-    let candidate_len = candidate.chars().count();
-    let budget = typo_budget(unknown_len);
-    let similarity = strsim::jaro_winkler(unknown, candidate);
-    if unknown_len.abs_diff(candidate_len) <= budget {
-        let distance = strsim::damerau_levenshtein(unknown, candidate);
-        if distance <= budget {
-            return Some(Suggestion {
-                name: candidate,
-                kind: MatchKind::Typo,
-                distance,
-                similarity,
-            });
-        }
-    }
-    if words_contained(unknown, candidate) || words_contained(candidate, unknown) {
+    if unknown != candidate
+        && (words_contained(unknown, candidate) || words_contained(candidate, unknown))
+    {
         return Some(Suggestion {
             name: candidate,
             kind: MatchKind::Words,
             distance: strsim::damerau_levenshtein(unknown, candidate),
-            similarity,
+            similarity: strsim::jaro_winkler(unknown, candidate),
         });
     }
     None
 }
 
+/// Scores a candidate as a typo within `budget` edits, or `None`. Cheap bounds (length,
+/// letter counts) rule out most candidates before the quadratic edit distance.
+pub fn score_typo<'a>(unknown: &str, candidate: &'a str, budget: usize) -> Option<Suggestion<'a>> {
+    if unknown == candidate
+        || unknown.chars().count().abs_diff(candidate.chars().count()) > budget
+        || histogram_bound(unknown, candidate) > budget
+    {
+        return None;
+    }
+    let distance = strsim::damerau_levenshtein(unknown, candidate);
+    (distance <= budget).then(|| Suggestion {
+        name: candidate,
+        kind: MatchKind::Typo,
+        distance,
+        similarity: strsim::jaro_winkler(unknown, candidate),
+    })
+}
+
+/// A lower bound of the edit distance from letter counts, in linear time: each edit changes
+/// the counts by at most two. It rules out most candidates before the quadratic
+/// Damerau-Levenshtein.
+fn histogram_bound(a: &str, b: &str) -> usize {
+    let mut counts = [0i32; 64];
+    let bucket = |c: char| (c as usize) % 64;
+    for c in a.chars() {
+        counts[bucket(c)] += 1;
+    }
+    for c in b.chars() {
+        counts[bucket(c)] -= 1;
+    }
+    let total: usize = counts.iter().map(|n| n.unsigned_abs() as usize).sum();
+    total.div_ceil(2)
+}
+
 /// Whether every dash- or underscore-separated word of `part` is a word of `whole`, and
 /// `part` has fewer words (equal word sets are typos or the same name, not a near miss).
+/// A single word is too weak a signal (`cuda` is a word of dozens of ids), so `part` needs
+/// two.
 fn words_contained(part: &str, whole: &str) -> bool {
     let split = |s: &'_ str| -> Vec<String> {
         s.split(['-', '_'])
@@ -78,7 +101,7 @@ fn words_contained(part: &str, whole: &str) -> bool {
     };
     let part_words = split(part);
     let whole_words = split(whole);
-    !part_words.is_empty()
+    part_words.len() >= 2
         && part_words.len() < whole_words.len()
         && part_words.iter().all(|w| whole_words.contains(w))
 }
@@ -107,15 +130,49 @@ where
     found
 }
 
+/// Largest edit distance a fix is applied for without asking. Further edits are more often
+/// another name than a slip of the finger (`nvidia-rtx-4080-super` is not `nvidia-rtx-4080`).
+pub const MAX_CERTAIN_DISTANCE: usize = 2;
+
 /// The one suggestion that is certain enough to apply without asking: the only typo-distance
-/// candidate at the best distance. Ties and word matches are never certain.
-pub fn certain<'a, 'b>(suggestions: &'b [Suggestion<'a>]) -> Option<&'b Suggestion<'a>> {
+/// candidate at the best distance, at most [`MAX_CERTAIN_DISTANCE`] edits away, whose words
+/// that contain a digit are the unknown name's. Such words name models and versions
+/// (`nvidia-h200` is not a typo of `nvidia-b200`, `mi300x` not of `mi350x`), so a suggestion
+/// that changes one is shown but never applied. Ties and word matches are never certain.
+pub fn certain<'a, 'b>(
+    unknown: &str,
+    suggestions: &'b [Suggestion<'a>],
+) -> Option<&'b Suggestion<'a>> {
     let mut typos = suggestions.iter().filter(|s| s.kind == MatchKind::Typo);
     let best = typos.next()?;
-    match typos.next() {
-        Some(second) if second.distance == best.distance => None,
-        _ => Some(best),
+    if let Some(second) = typos.next()
+        && second.distance == best.distance
+    {
+        return None;
     }
+    (best.distance <= MAX_CERTAIN_DISTANCE
+        && model_codes(unknown) == model_codes(best.name)
+        && one_long_word_differs(unknown, best.name))
+    .then_some(best)
+}
+
+/// Whether the two names have the same words but one, and that one is long enough for a slip
+/// to be a slip: `mooncache`/`mooncake` is a typo, `mlc-llm`/`mlx-lm` two other projects.
+fn one_long_word_differs(a: &str, b: &str) -> bool {
+    let a: Vec<&str> = a.split(['-', '_']).collect();
+    let b: Vec<&str> = b.split(['-', '_']).collect();
+    if a.len() != b.len() {
+        return false;
+    }
+    let differing: Vec<(&&str, &&str)> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
+    matches!(differing.as_slice(), [(x, y)] if x.chars().count().max(y.chars().count()) >= 5)
+}
+
+/// The words of a name that contain a digit: model numbers and versions.
+fn model_codes(name: &str) -> Vec<&str> {
+    name.split(['-', '_'])
+        .filter(|word| word.bytes().any(|b| b.is_ascii_digit()))
+        .collect()
 }
 
 /// "did you mean `a`?" or "did you mean one of `a`, `b`?", for a help line.
@@ -142,7 +199,10 @@ mod tests {
         let found = suggest("mooncache", ["mooncake", "vllm", "nixl"], 3);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].name, "mooncake");
-        assert_eq!(certain(&found).map(|s| s.name), Some("mooncake"));
+        assert_eq!(
+            certain("mooncache", &found).map(|s| s.name),
+            Some("mooncake")
+        );
     }
 
     #[test]
@@ -157,13 +217,32 @@ mod tests {
         let found = suggest("radeon-w7900", ["amd-radeon-pro-w7900", "nvidia-h100"], 3);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].kind, MatchKind::Words);
-        assert!(certain(&found).is_none());
+        assert!(certain("radeon-w7900", &found).is_none());
+        assert!(
+            suggest("cuda", ["cuda-graphs-break-fp8"], 3).is_empty(),
+            "one word is too weak"
+        );
     }
 
     #[test]
     fn ties_are_not_certain() {
         let found = suggest("cat", ["bat", "hat"], 3);
         assert_eq!(found.len(), 2);
-        assert!(certain(&found).is_none());
+        assert!(certain("cat", &found).is_none());
+    }
+
+    #[test]
+    fn changed_digits_and_long_edits_are_not_certain() {
+        let found = suggest("nvidia-h200", ["nvidia-b200"], 3);
+        assert_eq!(found.len(), 1);
+        assert!(certain("nvidia-h200", &found).is_none());
+        let found = suggest("amd-mi300x", ["amd-mi350x"], 3);
+        assert!(certain("amd-mi300x", &found).is_none());
+        let found = suggest("engine-mlc-llm-github", ["engine-mlx-lm-github"], 3);
+        assert!(certain("engine-mlc-llm-github", &found).is_none());
+        let found = suggest("root_casue", ["root_cause"], 3);
+        assert!(certain("root_casue", &found).is_some());
+        let found = suggest("nvidia-rtx-4080-super", ["nvidia-rtx-4080"], 3);
+        assert!(certain("nvidia-rtx-4080-super", &found).is_none());
     }
 }

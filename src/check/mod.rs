@@ -2,6 +2,7 @@
 //! diagnostics; none prints, none depends on another's output.
 
 mod ids;
+mod refs;
 mod schema;
 
 use std::collections::HashSet;
@@ -10,6 +11,7 @@ use rayon::prelude::*;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
+use crate::index::IdIndex;
 use crate::rules;
 use crate::schema::Schemas;
 
@@ -27,6 +29,9 @@ pub fn check(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
         })
         .collect();
     diagnostics.extend(ids::duplicate_ids(corpus, schemas));
+    let index = IdIndex::new(corpus, schemas);
+    let resolved = index.resolve_all();
+    diagnostics.extend(refs::check(corpus, schemas, &index, &resolved.unresolved));
     diagnostics
 }
 

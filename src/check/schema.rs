@@ -158,7 +158,7 @@ fn unknown_field(field: &str, pointer: &str, declared: &[String], display: &str)
         diagnostic =
             diagnostic.with_note(format!("declared fields: {}", quoted_list(declared.iter())));
     }
-    if let Some(best) = suggest::certain(&suggestions) {
+    if let Some(best) = suggest::certain(field, &suggestions) {
         diagnostic = diagnostic.with_fix(Fix {
             applicability: Applicability::MachineApplicable,
             edits: vec![Edit {
@@ -202,7 +202,7 @@ fn invalid_value(instance: &Value, pointer: &str, allowed: &[&Value], display: &
         if let Some(help) = suggest::did_you_mean(&suggestions) {
             diagnostic = diagnostic.with_help(help);
         }
-        if let Some(best) = suggest::certain(&suggestions) {
+        if let Some(best) = suggest::certain(text, &suggestions) {
             diagnostic = diagnostic.with_fix(Fix {
                 applicability: Applicability::MachineApplicable,
                 edits: vec![Edit {

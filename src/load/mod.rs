@@ -80,8 +80,18 @@ pub struct LoadContext<'a> {
     pub max_file_size: u64,
 }
 
-/// Reads and parses one record file.
-pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<'_>) -> Loaded {
+/// A text file that was read (or could not be), with the problems reading it.
+#[derive(Debug)]
+pub struct LoadedText {
+    /// The file; `text` is `None` when it could not be read or decoded.
+    pub file: SourceFile,
+    /// Problems reading it.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads and decodes a text file: the size limit, I/O errors and invalid UTF-8 become
+/// diagnostics.
+pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText {
     let mut file = SourceFile {
         path: path.to_path_buf(),
         display,
@@ -89,24 +99,14 @@ pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<
         had_bom: false,
     };
     let mut diagnostics = Vec::new();
-    let bytes = match read_limited(path, context.max_file_size) {
-        Ok(bytes) => bytes,
-        Err(diagnostic) => {
-            diagnostics.push(diagnostic(&file.display));
-            return Loaded {
-                file,
-                record: None,
-                diagnostics,
-            };
-        }
-    };
-    match source::decode(bytes) {
-        Ok((text, had_bom)) => {
-            file.text = Some(text);
-            file.had_bom = had_bom;
-        }
-        Err(source::DecodeError::InvalidUtf8 { offset }) => {
-            diagnostics.push(
+    match read_limited(path, max_file_size) {
+        Err(diagnostic) => diagnostics.push(diagnostic(&file.display)),
+        Ok(bytes) => match source::decode(bytes) {
+            Ok((text, had_bom)) => {
+                file.text = Some(text);
+                file.had_bom = had_bom;
+            }
+            Err(source::DecodeError::InvalidUtf8 { offset }) => diagnostics.push(
                 Diagnostic::new(
                     rules::INVALID_UTF8,
                     &file.display,
@@ -115,14 +115,18 @@ pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<
                 .at_span(offset..offset + 1)
                 .with_label("this byte does not start a UTF-8 character")
                 .with_help("re-save the file as UTF-8"),
-            );
-            return Loaded {
-                file,
-                record: None,
-                diagnostics,
-            };
-        }
+            ),
+        },
     }
+    LoadedText { file, diagnostics }
+}
+
+/// Reads and parses one record file.
+pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<'_>) -> Loaded {
+    let LoadedText {
+        file,
+        mut diagnostics,
+    } = load_text(path, display, context.max_file_size);
     let record = match file.text.as_deref() {
         Some(text) => parse(text, &file.display, format, context, &mut diagnostics),
         None => None,

@@ -77,8 +77,16 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Group<'a> {
 
 /// The closing line: `checked 12 records in 12 files: 2 errors, 1 warning`.
 pub fn summary_line(summary: &Summary) -> String {
+    let known = if summary.known > 0 {
+        format!(
+            " ({} in the baseline)",
+            plural(summary.known, "known problem")
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "checked {} in {}: {}, {}",
+        "checked {} in {}: {}, {}{known}",
         plural(summary.records, "record"),
         plural(summary.files, "file"),
         plural(summary.errors, "error"),
@@ -86,7 +94,8 @@ pub fn summary_line(summary: &Summary) -> String {
     )
 }
 
-fn plural(count: usize, noun: &str) -> String {
+/// `1 record`, `2 records`.
+pub fn plural(count: usize, noun: &str) -> String {
     if count == 1 {
         format!("1 {noun}")
     } else {

@@ -84,6 +84,10 @@ pub struct Summary {
     pub errors: usize,
     /// Warning-level diagnostics.
     pub warnings: usize,
+    /// Diagnostics the baseline accounted for (not reported).
+    pub known: usize,
+    /// Baseline entries that no longer occur.
+    pub stale: usize,
 }
 
 impl Summary {
@@ -100,6 +104,8 @@ impl Summary {
                 .iter()
                 .filter(|d| d.severity == Severity::Warning)
                 .count(),
+            known: 0,
+            stale: 0,
         }
     }
 }

@@ -1,0 +1,380 @@
+//! Index: every record by qualified id (`engines/vllm`) and bare id (`vllm`), every prose page
+//! by stem, and the resolution of every reference and link in the corpus against them.
+//!
+//! One resolver serves reference fields and prose links, so both get the same verdicts, the
+//! same suggestions and the same edges. A bare id is resolved among the collections the field
+//! allows: ambiguity across collections the field cannot point at is no ambiguity
+//! (`affects: [sglang]` is the engine even when a `papers/sglang` record exists).
+//! Suggestions for unknown ids are looked up by length bucket and by word, so they cost in
+//! proportion to the few unresolved ids, never the square of the corpus.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use crate::corpus::Corpus;
+use crate::links::{self, LinkKind};
+use crate::schema::Schemas;
+use crate::source::Span;
+use crate::suggest::{self, Suggestion};
+
+/// What a reference or link points at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Target {
+    /// A record, by index in [`Corpus::records`].
+    Record(usize),
+    /// A prose page, by index in [`Corpus::docs`].
+    Doc(usize),
+    /// Another file that exists (a Markdown link to a file outside the docs).
+    File,
+}
+
+/// Where a reference is written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// A record's field, at a JSON pointer.
+    Field {
+        /// The record's index.
+        record: usize,
+        /// The field (`affects`, `flops.source_id`).
+        field: String,
+        /// The value's JSON pointer.
+        pointer: String,
+    },
+    /// A link in prose: a record's Markdown body or a prose page.
+    Link {
+        /// The file's index in [`Corpus::files`].
+        file: usize,
+        /// The target text's span.
+        span: Span,
+        /// Wiki-link or file link.
+        kind: LinkKind,
+    },
+}
+
+/// A resolved reference: an edge of the corpus graph.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// Where it is written.
+    pub source: Source,
+    /// What it points at.
+    pub target: Target,
+}
+
+/// Why a reference did not resolve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// Names nothing.
+    Unresolved,
+    /// Names only records of collections the field does not allow.
+    WrongTarget(Vec<usize>),
+    /// A bare id that names records in several allowed collections.
+    Ambiguous(Vec<usize>),
+}
+
+/// A reference that did not resolve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unresolved {
+    /// Where it is written.
+    pub source: Source,
+    /// The id or path as written.
+    pub text: String,
+    /// The collections the field allows (every collection for wiki-links).
+    pub allowed: Vec<usize>,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// Every reference of the corpus, resolved.
+#[derive(Clone, Debug, Default)]
+pub struct Resolved {
+    /// References that resolved, in corpus order.
+    pub edges: Vec<Edge>,
+    /// References that did not.
+    pub unresolved: Vec<Unresolved>,
+}
+
+/// Records by id and prose pages by stem.
+pub struct IdIndex<'c> {
+    corpus: &'c Corpus,
+    schemas: &'c Schemas,
+    /// `(collection, id)` -> the first record with that id.
+    qualified: HashMap<(usize, &'c str), usize>,
+    /// Bare id -> one record per collection that has it, in collection order.
+    bare: HashMap<&'c str, Vec<usize>>,
+    /// Prose page stem -> page.
+    docs: HashMap<&'c str, usize>,
+    /// Prose page path -> page.
+    doc_paths: HashMap<&'c Path, usize>,
+    /// Bare ids by length in characters, for typo suggestions.
+    by_length: BTreeMap<usize, Vec<&'c str>>,
+    /// Bare ids by dash-separated word, for naming near-miss suggestions.
+    by_word: HashMap<String, Vec<&'c str>>,
+}
+
+impl<'c> IdIndex<'c> {
+    /// Indexes a loaded corpus.
+    pub fn new(corpus: &'c Corpus, schemas: &'c Schemas) -> Self {
+        let mut index = IdIndex {
+            corpus,
+            schemas,
+            qualified: HashMap::new(),
+            bare: HashMap::new(),
+            docs: HashMap::new(),
+            doc_paths: HashMap::new(),
+            by_length: BTreeMap::new(),
+            by_word: HashMap::new(),
+        };
+        for (i, record) in corpus.records.iter().enumerate() {
+            if index
+                .qualified
+                .contains_key(&(record.collection, record.id.as_str()))
+            {
+                continue;
+            }
+            index.qualified.insert((record.collection, &record.id), i);
+            let owners = index.bare.entry(&record.id).or_default();
+            if owners.is_empty() {
+                index
+                    .by_length
+                    .entry(record.id.chars().count())
+                    .or_default()
+                    .push(&record.id);
+                for word in words(&record.id) {
+                    index.by_word.entry(word).or_default().push(&record.id);
+                }
+            }
+            owners.push(i);
+        }
+        for owners in index.bare.values_mut() {
+            owners.sort_by_key(|&r| corpus.records[r].collection);
+        }
+        for (i, doc) in corpus.docs.iter().enumerate() {
+            index.docs.entry(&doc.stem).or_insert(i);
+            index.doc_paths.insert(&corpus.files[doc.file].path, i);
+        }
+        index
+    }
+
+    /// Resolves an id (`vllm` or `engines/vllm`) for a field that allows `allowed`.
+    pub fn resolve(&self, text: &str, allowed: &[usize]) -> Result<usize, Problem> {
+        if let Some((folder, id)) = text.split_once('/') {
+            let Some(collection) = self.schemas.by_folder(folder) else {
+                return Err(Problem::Unresolved);
+            };
+            return match self.qualified.get(&(collection, id)) {
+                None => Err(Problem::Unresolved),
+                Some(&record) if allowed.contains(&collection) => Ok(record),
+                Some(&record) => Err(Problem::WrongTarget(vec![record])),
+            };
+        }
+        let Some(owners) = self.bare.get(text) else {
+            return Err(Problem::Unresolved);
+        };
+        let fitting: Vec<usize> = owners
+            .iter()
+            .copied()
+            .filter(|&r| allowed.contains(&self.corpus.records[r].collection))
+            .collect();
+        match fitting.as_slice() {
+            [one] => Ok(*one),
+            [] => Err(Problem::WrongTarget(owners.clone())),
+            _ => Err(Problem::Ambiguous(fitting)),
+        }
+    }
+
+    /// The qualified id of a record: `engines/vllm`.
+    pub fn qualified_id(&self, record: usize) -> String {
+        let record = &self.corpus.records[record];
+        format!(
+            "{}/{}",
+            self.schemas.collections[record.collection].folder, record.id
+        )
+    }
+
+    /// Up to three records whose id is close to `unknown`, best first, preferring the allowed
+    /// collections: suggestions from other collections are offered only when none fits.
+    pub fn suggest(&self, unknown: &str, allowed: &[usize]) -> Vec<(Suggestion<'c>, usize)> {
+        let (folder, id) = match unknown.split_once('/') {
+            Some((folder, id)) => (self.schemas.by_folder(folder), id),
+            None => (None, unknown),
+        };
+        let budget = suggest::typo_budget(id.chars().count());
+        let length = id.chars().count();
+        let mut candidates: Vec<&'c str> = self
+            .by_length
+            .range(length.saturating_sub(budget)..=length + budget)
+            .flat_map(|(_, ids)| ids.iter().copied())
+            .collect();
+        // A naming near miss shares at least two words with the unknown id; counting shared
+        // words over the posting lists finds those without scoring every id with a common
+        // word such as `nvidia`.
+        let mut shared: HashMap<&'c str, usize> = HashMap::new();
+        for word in words(id) {
+            for &candidate in self.by_word.get(&word).into_iter().flatten() {
+                *shared.entry(candidate).or_insert(0) += 1;
+            }
+        }
+        candidates.extend(shared.into_iter().filter(|&(_, n)| n >= 2).map(|(c, _)| c));
+        candidates.sort_unstable();
+        candidates.dedup();
+        let owners = |candidate: &str| -> Vec<usize> {
+            self.bare
+                .get(candidate)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&r| folder.is_none_or(|f| f == self.corpus.records[r].collection))
+                .collect()
+        };
+        let is_allowed = |record: usize| allowed.contains(&self.corpus.records[record].collection);
+        let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
+        for &candidate in &candidates {
+            let fitting: Vec<usize> = owners(candidate)
+                .into_iter()
+                .filter(|&r| is_allowed(r))
+                .collect();
+            if fitting.is_empty() {
+                continue;
+            }
+            if let Some(found) = suggest::score(id, candidate) {
+                best.extend(fitting.into_iter().map(|r| (found.clone(), r)));
+            }
+        }
+        // Outside the allowed collections only close typos are worth showing (a record of the
+        // wrong collection, misspelt); a shared word with a record the field cannot point at
+        // is noise. The tighter distance also keeps this fallback cheap.
+        if best.is_empty() {
+            for &candidate in &candidates {
+                let Some(found) = suggest::score_typo(id, candidate, suggest::MAX_CERTAIN_DISTANCE)
+                else {
+                    continue;
+                };
+                best.extend(owners(candidate).into_iter().map(|r| (found.clone(), r)));
+            }
+        }
+        best.sort_by(|a, b| suggest::rank(&a.0, &b.0).then(a.1.cmp(&b.1)));
+        best.truncate(3);
+        best
+    }
+
+    /// Resolves every reference field of every record and every link in prose.
+    pub fn resolve_all(&self) -> Resolved {
+        let mut resolved = Resolved::default();
+        let all: Vec<usize> = (0..self.schemas.collections.len()).collect();
+        for (index, record) in self.corpus.records.iter().enumerate() {
+            let collection = &self.schemas.collections[record.collection];
+            for reference in &collection.references {
+                for (pointer, text) in reference.values(&record.value) {
+                    let source = Source::Field {
+                        record: index,
+                        field: reference.field(),
+                        pointer,
+                    };
+                    match self.resolve(text, &reference.targets) {
+                        Ok(target) => resolved.edges.push(Edge {
+                            source,
+                            target: Target::Record(target),
+                        }),
+                        Err(problem) => resolved.unresolved.push(Unresolved {
+                            source,
+                            text: text.to_string(),
+                            allowed: reference.targets.clone(),
+                            problem,
+                        }),
+                    }
+                }
+            }
+            if let (Some(body), Some(text)) =
+                (&record.body, self.corpus.files[record.file].text.as_deref())
+            {
+                self.resolve_links(record.file, text, body, &all, &mut resolved);
+            }
+        }
+        for doc in &self.corpus.docs {
+            if let Some(text) = self.corpus.files[doc.file].text.as_deref() {
+                self.resolve_links(doc.file, text, &(0..text.len()), &all, &mut resolved);
+            }
+        }
+        resolved
+    }
+
+    fn resolve_links(
+        &self,
+        file: usize,
+        text: &str,
+        range: &Span,
+        all: &[usize],
+        resolved: &mut Resolved,
+    ) {
+        for link in links::extract(text, range) {
+            let source = Source::Link {
+                file,
+                span: link.span.clone(),
+                kind: link.kind,
+            };
+            let outcome = match link.kind {
+                LinkKind::Wiki => self.resolve_wiki(&link.target, all),
+                LinkKind::File => self.resolve_file(file, &link.target),
+            };
+            match outcome {
+                Ok(target) => resolved.edges.push(Edge { source, target }),
+                Err(problem) => resolved.unresolved.push(Unresolved {
+                    source,
+                    text: link.target,
+                    allowed: all.to_vec(),
+                    problem,
+                }),
+            }
+        }
+    }
+
+    /// A wiki-link names a record (qualified or bare) or, when bare, a prose page by stem.
+    fn resolve_wiki(&self, target: &str, all: &[usize]) -> Result<Target, Problem> {
+        if !target.contains('/')
+            && let Some(&doc) = self.docs.get(target)
+        {
+            return Ok(Target::Doc(doc));
+        }
+        self.resolve(target, all).map(Target::Record)
+    }
+
+    /// A Markdown link names a file relative to the linking file.
+    fn resolve_file(&self, file: usize, target: &str) -> Result<Target, Problem> {
+        let from = &self.corpus.files[file].path;
+        let path = from
+            .parent()
+            .map(|dir| dir.join(target))
+            .unwrap_or_default();
+        let normal = normalize(&path);
+        if let Some(&doc) = self.doc_paths.get(normal.as_path()) {
+            return Ok(Target::Doc(doc));
+        }
+        if normal.is_file() {
+            Ok(Target::File)
+        } else {
+            Err(Problem::Unresolved)
+        }
+    }
+}
+
+/// Removes `.` and `..` components without touching the file system.
+fn normalize(path: &Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn words(id: &str) -> Vec<String> {
+    id.split(['-', '_'])
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}

@@ -1,0 +1,121 @@
+//! Links in Markdown prose: wiki-links (`[[engines/vllm]]`, `[[engines/vllm|vLLM]]`,
+//! `[[vllm]]`) and ordinary links to other Markdown files (`[traps](05-known-traps.md)`).
+//!
+//! pulldown-cmark finds them (wiki-links are built in since 0.13), so a link inside a code span
+//! or a code block is text, not a link, exactly as a reader of the rendered page sees it.
+
+use pulldown_cmark::{Event, LinkType, Options, Parser, Tag};
+
+use crate::source::Span;
+
+/// What kind of link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LinkKind {
+    /// `[[target]]` or `[[target|label]]`: a record id or a prose page's stem.
+    Wiki,
+    /// `[text](path.md)`: a path to another Markdown file, relative to the linking file.
+    File,
+}
+
+/// One link found in prose.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    /// Wiki or file link.
+    pub kind: LinkKind,
+    /// The target as written, without any `#fragment`.
+    pub target: String,
+    /// Where the target text is in the file (what a fix would replace).
+    pub span: Span,
+}
+
+/// The links in `text[range]`, with spans in `text`.
+pub fn extract(text: &str, range: &Span) -> Vec<Link> {
+    let Some(prose) = text.get(range.clone()) else {
+        return Vec::new();
+    };
+    let mut links = Vec::new();
+    for (event, at) in Parser::new_ext(prose, Options::ENABLE_WIKILINKS).into_offset_iter() {
+        let Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            ..
+        }) = event
+        else {
+            continue;
+        };
+        let kind = match link_type {
+            LinkType::WikiLink { .. } => LinkKind::Wiki,
+            LinkType::Inline | LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
+                if is_markdown_file(&dest_url) =>
+            {
+                LinkKind::File
+            }
+            _ => continue,
+        };
+        let written = prose.get(at.clone()).unwrap_or_default();
+        let target_start = written
+            .find(dest_url.as_ref())
+            .map_or(at.start, |i| at.start + i);
+        let target = dest_url.split('#').next().unwrap_or_default().to_string();
+        if target.is_empty() {
+            continue;
+        }
+        links.push(Link {
+            kind,
+            span: range.start + target_start..range.start + target_start + target.len(),
+            target,
+        });
+    }
+    links
+}
+
+/// A relative link to a `.md` file: no scheme, no absolute path.
+fn is_markdown_file(url: &str) -> bool {
+    let path = url.split('#').next().unwrap_or_default();
+    path.ends_with(".md") && !path.contains("://") && !path.starts_with('/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(text: &str) -> Vec<(LinkKind, String, String)> {
+        extract(text, &(0..text.len()))
+            .into_iter()
+            .map(|l| (l.kind, l.target, text[l.span].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn finds_every_wiki_form_and_markdown_file_links() {
+        let text = "See [[engines/vllm]], [[engines/vllm|vLLM]], [[mooncake]] and \
+                    [traps](05-known-traps.md#tier-0) but not [site](https://x.org/a.md).";
+        assert_eq!(
+            targets(text),
+            vec![
+                (LinkKind::Wiki, "engines/vllm".into(), "engines/vllm".into()),
+                (LinkKind::Wiki, "engines/vllm".into(), "engines/vllm".into()),
+                (LinkKind::Wiki, "mooncake".into(), "mooncake".into()),
+                (
+                    LinkKind::File,
+                    "05-known-traps.md".into(),
+                    "05-known-traps.md".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn links_in_code_are_not_links() {
+        let text = "`[[engines/vllm]]`\n\n```\n[[mooncake]]\n```\n\n    [[indented]]\n";
+        assert!(targets(text).is_empty());
+    }
+
+    #[test]
+    fn spans_are_offsets_in_the_whole_file() {
+        let text = "---\nid: x\n---\nA [[vllm]].\n";
+        let body = 14..text.len();
+        let links = extract(text, &body);
+        assert_eq!(&text[links[0].span.clone()], "vllm");
+    }
+}

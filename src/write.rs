@@ -1,0 +1,57 @@
+//! Writing files without ever leaving a half-written one.
+//!
+//! Every file the tool writes (fixes now; converted records and built sites later) goes
+//! through [`write_atomic`]: the new content is written to a temporary file in the same
+//! folder, flushed to disk, given the original's permissions, and renamed over the target.
+//! A rename within a folder is atomic, so a reader sees the old file or the new one, never a
+//! mix, and a failure at any step leaves the original untouched.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".gotchas-")
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    temporary.write_all(bytes)?;
+    temporary.as_file().sync_all()?;
+    if let Some(permissions) = permissions {
+        temporary.as_file().set_permissions(permissions)?;
+    }
+    temporary.persist(path).map_err(|err| err.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_content_and_keeps_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yaml");
+        std::fs::write(&path, "old").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        }
+        write_atomic(&path, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o640);
+        }
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+}

@@ -165,7 +165,7 @@ fn one_long_word_differs(a: &str, b: &str) -> bool {
         return false;
     }
     let differing: Vec<(&&str, &&str)> = a.iter().zip(&b).filter(|(x, y)| x != y).collect();
-    matches!(differing.as_slice(), [(x, y)] if x.chars().count().max(y.chars().count()) >= 5)
+    matches!(differing.as_slice(), [(x, y)] if x.chars().count().max(y.chars().count()) >= 4)
 }
 
 /// The words of a name that contain a digit: model numbers and versions.

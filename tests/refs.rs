@@ -1,0 +1,221 @@
+//! Cross-references through the binary: reference fields in every format, every wiki-link
+//! form, did-you-mean, `--fix`, `--diff` and the baseline.
+
+mod common;
+
+use std::path::Path;
+
+use common::{check, copy_dir, fixture, json_diagnostics};
+
+#[test]
+fn reference_rules_in_every_format() {
+    let root = fixture("refs");
+    let human = check(&root, &[]);
+    assert_eq!(human.code, 1);
+    insta::assert_snapshot!("refs", human.stdout);
+    let diagnostics = json_diagnostics(&check(&root, &["--format", "json"]));
+    let codes_in = |file: &str| -> Vec<String> {
+        diagnostics
+            .iter()
+            .filter(|d| d.1 == file)
+            .map(|d| d.0.clone())
+            .collect()
+    };
+    for file in ["bad-json.json", "bad-yaml.yaml", "bad-md.md"] {
+        let codes = codes_in(&format!("records/gotchas/{file}"));
+        for code in ["unresolved-ref", "wrong-target", "ambiguous-ref"] {
+            assert!(
+                codes.contains(&code.to_string()),
+                "{code} in {file}: {codes:?}"
+            );
+        }
+    }
+    assert!(
+        codes_in("records/gotchas/clean.json").is_empty(),
+        "qualified ids, nulls and cross-collection bare ids resolve"
+    );
+    for (_, path, line, column) in &diagnostics {
+        assert!(line.is_some() && column.is_some(), "{path}");
+    }
+}
+
+#[test]
+fn every_wiki_link_form_and_code_is_not_a_link() {
+    let run = check(&fixture("refs"), &[]);
+    // Resolving forms produce nothing; each broken form is reported where it is written.
+    assert!(
+        run.stdout
+            .contains("the wiki-link `[[engines/moonkake]]` names no record or page")
+    );
+    assert!(
+        run.stdout
+            .contains("`vllm` in a link could name any of engines/vllm, sources/vllm")
+    );
+    assert!(
+        run.stdout
+            .contains("the wiki-link `[[nothing-here]]` names no record or page")
+    );
+    assert!(
+        run.stdout
+            .contains("the link to `../../docs/missing.md` points at no file")
+    );
+    assert!(!run.stdout.contains("[[engines/vllm|"));
+    assert!(!run.stdout.contains("guide.md` points"));
+    assert!(
+        !run.stdout.contains("nope"),
+        "a link in a code span is text"
+    );
+    assert!(
+        !run.stdout.contains("also-not-a-link"),
+        "a link in a code block is text"
+    );
+}
+
+/// A copy of the bundled corpus with the user's historical typo put back.
+fn corpus_with_mooncache() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_dir(&main.join("schema"), &dir.path().join("schema"));
+    copy_dir(&main.join("records"), &dir.path().join("records"));
+    let record = dir
+        .path()
+        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    let original = std::fs::read_to_string(&record).unwrap();
+    let broken = original.replace(
+        "affects: [vllm, nixl, mooncake, nvidia-dynamo]",
+        "affects: [vllm, nixl, mooncache, nvidia-dynamo]",
+    );
+    assert_ne!(broken, original);
+    std::fs::write(&record, &broken).unwrap();
+    (dir, record, original)
+}
+
+#[test]
+fn mooncache_is_reported_suggested_and_fixed() {
+    let (dir, record, original) = corpus_with_mooncache();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1);
+    insta::assert_snapshot!("mooncache", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "--> records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md:6:23"
+        )
+    );
+    assert!(
+        run.stdout
+            .contains("help: did you mean mooncake (engines/mooncake)")
+    );
+
+    let diff = check(dir.path(), &["--diff"]);
+    assert!(
+        diff.stdout
+            .contains("-affects: [vllm, nixl, mooncache, nvidia-dynamo]")
+    );
+    assert!(
+        diff.stdout
+            .contains("+affects: [vllm, nixl, mooncake, nvidia-dynamo]")
+    );
+    assert_ne!(
+        std::fs::read_to_string(&record).unwrap(),
+        original,
+        "--diff writes nothing"
+    );
+
+    let fixed = check(dir.path(), &["--fix"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert!(fixed.stdout.contains("fixed 1 problem in 1 file"));
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap(),
+        original,
+        "every other byte is unchanged"
+    );
+    assert_eq!(check(dir.path(), &[]).code, 0);
+
+    let again = check(dir.path(), &["--fix"]);
+    assert!(
+        again.stdout.contains("fixed 0 problems in 0 files"),
+        "--fix is idempotent"
+    );
+}
+
+#[test]
+fn fixes_keep_json_quotes_and_yaml_comments() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    let json = dir.path().join("records/gotchas/bad-json.json");
+    let yaml = dir.path().join("records/gotchas/bad-yaml.yaml");
+    let yaml_before = std::fs::read_to_string(&yaml)
+        .unwrap()
+        .replace("name: Bad YAML", "name: Bad YAML # kept");
+    std::fs::write(&yaml, &yaml_before).unwrap();
+    let json_before = std::fs::read_to_string(&json).unwrap();
+    check(dir.path(), &["--fix"]);
+    let json_after = std::fs::read_to_string(&json).unwrap();
+    assert_eq!(
+        json_after,
+        json_before
+            .replace("\"mooncache\"", "\"mooncake\"")
+            .replace("\"vllm-doc\"", "\"vllm-docs\"")
+    );
+    let yaml_after = std::fs::read_to_string(&yaml).unwrap();
+    assert_eq!(
+        yaml_after,
+        yaml_before
+            .replace("- mooncache", "- mooncake")
+            .replace("[vllm-doc]", "[vllm-docs]")
+            .replace("cleen", "clean")
+    );
+    // Ambiguous and wrong-target references are never fixed automatically.
+    assert!(yaml_after.contains("- gaudi") && yaml_after.contains("- vllm-docs"));
+}
+
+#[test]
+fn baseline_accepts_known_problems_and_fails_on_new_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    let write = check(dir.path(), &["--write-baseline"]);
+    assert_eq!(write.code, 0);
+    assert!(write.stdout.contains("wrote 17 known problems to"));
+    let baseline = std::fs::read_to_string(dir.path().join("gotchas-baseline.json")).unwrap();
+    assert!(
+        baseline.contains("\"pointer\": \"/affects/*\""),
+        "array indices are not part of a fingerprint"
+    );
+
+    let known = check(dir.path(), &[]);
+    assert_eq!(known.code, 0, "{}", known.stdout);
+    assert!(
+        known
+            .stdout
+            .contains("0 errors, 0 warnings (17 known problems in the baseline)")
+    );
+
+    // Edits above a known problem move its line but not its fingerprint; a new problem fails.
+    let yaml = dir.path().join("records/gotchas/bad-yaml.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    std::fs::write(
+        &yaml,
+        format!(
+            "# a new first line\n{}",
+            text.replace("- gaudi", "- gaudi\n  - sglang")
+        ),
+    )
+    .unwrap();
+    let new = check(dir.path(), &["--format", "json"]);
+    assert_eq!(new.code, 1);
+    let reported = json_diagnostics(&new);
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert_eq!(reported[0].0, "unresolved-ref");
+
+    // A known problem that is fixed is reported as stale, so the baseline can shrink.
+    std::fs::write(&yaml, text.replace("cleen", "clean")).unwrap();
+    let shrunk = check(dir.path(), &[]);
+    assert_eq!(shrunk.code, 0);
+    assert!(
+        shrunk
+            .stdout
+            .contains("1 known problem in the baseline no longer occur"),
+        "{}",
+        shrunk.stdout
+    );
+}

@@ -1,0 +1,136 @@
+//! Writes never lose data: `--fix` replaces files atomically, and a write that fails leaves
+//! the original intact and names the file.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use common::{check, copy_dir};
+
+const RECORD: &str = "records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md";
+
+fn corpus() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_dir(&main.join("schema"), &dir.path().join("schema"));
+    copy_dir(&main.join("records"), &dir.path().join("records"));
+    dir
+}
+
+/// Replaces a file the way an editor that saves safely would: temp file, then rename.
+fn replace(path: &Path, text: &str) {
+    let temporary = path.with_extension("tmp-test");
+    std::fs::write(&temporary, text).unwrap();
+    std::fs::rename(&temporary, path).unwrap();
+}
+
+#[test]
+fn a_reader_never_sees_a_half_written_file() {
+    let dir = corpus();
+    let path = dir.path().join(RECORD);
+    let fixed = std::fs::read_to_string(&path).unwrap();
+    let broken = fixed.replace("nixl, mooncake,", "nixl, mooncache,");
+    let stop = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (path, stop) = (path.clone(), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                if let Ok(text) = std::fs::read_to_string(&path)
+                    && !seen.contains(&text)
+                {
+                    seen.push(text);
+                }
+            }
+            seen
+        })
+    };
+    for _ in 0..5 {
+        replace(&path, &broken);
+        assert_eq!(check(dir.path(), &["--fix"]).code, 0);
+    }
+    stop.store(true, Ordering::Relaxed);
+    let seen = reader.join().unwrap();
+    for text in &seen {
+        assert!(
+            text == &fixed || text == &broken,
+            "a reader saw a partial file:\n{text}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), fixed);
+}
+
+/// Makes a folder unwritable, even for root (which ignores permission bits): the immutable
+/// attribute where the file system has it. Returns a guard that undoes it.
+struct ReadOnly<'a>(&'a Path, bool);
+
+impl<'a> ReadOnly<'a> {
+    fn new(dir: &'a Path) -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        if std::fs::write(dir.join("probe"), "x").is_ok() {
+            std::fs::remove_file(dir.join("probe")).unwrap();
+            let status = std::process::Command::new("chattr")
+                .arg("+i")
+                .arg(dir)
+                .status();
+            assert!(
+                status.is_ok_and(|s| s.success()),
+                "running as root: `chattr +i` is needed to make a folder unwritable"
+            );
+            return ReadOnly(dir, true);
+        }
+        ReadOnly(dir, false)
+    }
+}
+
+impl Drop for ReadOnly<'_> {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        if self.1 {
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(self.0)
+                .status();
+        }
+        let _ = std::fs::set_permissions(self.0, std::fs::Permissions::from_mode(0o755));
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_failed_write_leaves_the_original_and_names_the_file() {
+    let dir = corpus();
+    let path = dir.path().join(RECORD);
+    let broken = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("nixl, mooncake,", "nixl, mooncache,");
+    std::fs::write(&path, &broken).unwrap();
+    let run = {
+        let _guard = ReadOnly::new(path.parent().unwrap());
+        check(dir.path(), &["--fix"])
+    };
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("error[io-error]: cannot write the fixed file"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(RECORD));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        broken,
+        "the original is intact"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".gotchas-"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file is left behind");
+}

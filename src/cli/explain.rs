@@ -1,0 +1,61 @@
+//! `gotchas explain`: a rule's documentation, or the list of rules.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use crate::config::Level;
+use crate::rules;
+use crate::suggest;
+
+pub(crate) fn run(code: Option<&str>, out: &mut impl Write) -> ExitCode {
+    let text = match code {
+        None => {
+            let width = rules::ALL.iter().map(|r| r.code.len()).max().unwrap_or(0);
+            let mut text = String::new();
+            for rule in rules::ALL {
+                text.push_str(&format!(
+                    "{:width$}  {:5}  {}\n",
+                    rule.code,
+                    level_name(rule.default_level),
+                    rule.summary
+                ));
+            }
+            text
+        }
+        Some(code) => match rules::find(code) {
+            Some(rule) => format!(
+                "# {}\n\nDefault level: {}{}\n\n{}",
+                rule.code,
+                level_name(rule.default_level),
+                if rule.fatal {
+                    " (stops the run, exit code 2)"
+                } else {
+                    ""
+                },
+                rule.explanation
+            ),
+            None => {
+                let suggestions = suggest::suggest(code, rules::ALL.iter().map(|r| r.code), 3);
+                let help = suggest::did_you_mean(&suggestions)
+                    .map(|h| format!("\nhelp: {h}"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "error: unknown rule `{code}`{help}\nnote: `gotchas explain` lists every rule"
+                );
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+fn level_name(level: Level) -> &'static str {
+    match level {
+        Level::Error => "error",
+        Level::Warn => "warn",
+        Level::Allow => "allow",
+    }
+}

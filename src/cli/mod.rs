@@ -1,0 +1,103 @@
+//! The command line: flags in, text and an exit code out. The only module that prints.
+//!
+//! Exit codes follow the linters people already script around: 0 when no error-level
+//! diagnostic was found, 1 when one was, 2 when the tool could not run (bad arguments, an
+//! unusable config or schema).
+
+mod check;
+mod explain;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::diagnostic::Diagnostic;
+use crate::report::{self, Sources};
+
+/// Lint, graph and publish a knowledge base of records kept as files.
+#[derive(Debug, Parser)]
+#[command(name = "gotchas", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// The corpus root (holds `records/`, `schema/` and `gotchas.toml`).
+    #[arg(long, global = true, default_value = ".", value_name = "DIR")]
+    pub(crate) root: PathBuf,
+
+    /// A config file to use instead of `<root>/gotchas.toml`.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// When to colour the output. `auto` colours only a terminal, and never with NO_COLOR set.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check every record: syntax, schema, ids, references, links. Exit 1 if any error is
+    /// found.
+    Check(check::CheckArgs),
+    /// Explain a rule, or list every rule.
+    Explain {
+        /// A rule code such as `unknown-field`.
+        code: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let styled = match cli.color {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let code = match &cli.command {
+        Command::Check(args) => check::run(&cli, args, styled, &mut stdout),
+        Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
+    };
+    let _ = stdout.flush();
+    code
+}
+
+/// Reports problems that stop the run (config, schemas) on stderr, with exit code 2.
+pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCode {
+    let sources = Sources::collect(root, None, errors);
+    let text = report::human::render(errors, &sources, styled);
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(
+        stderr,
+        "{text}gotchas could not run: {} in the setup",
+        if errors.len() == 1 {
+            "1 problem".to_string()
+        } else {
+            format!("{} problems", errors.len())
+        }
+    );
+    ExitCode::from(2)
+}

@@ -34,6 +34,7 @@ pub mod corpus;
 pub mod diagnostic;
 pub mod discover;
 pub mod fix;
+pub mod graph;
 pub mod index;
 pub mod links;
 pub mod load;
@@ -44,6 +45,7 @@ pub mod rules;
 pub mod schema;
 pub mod source;
 pub mod sourcemap;
+pub mod stats;
 pub mod suggest;
 pub mod write;
 

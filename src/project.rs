@@ -59,7 +59,7 @@ impl Project {
     /// applied, positions resolved, in file and position order.
     pub fn check(&self, corpus: &Corpus) -> Vec<Diagnostic> {
         let mut diagnostics = corpus.diagnostics.clone();
-        diagnostics.extend(check::check(corpus, &self.schemas));
+        diagnostics.extend(check::check(corpus, &self.schemas, &self.config));
         let mut diagnostics = self.apply_levels(diagnostics);
         locate(&mut diagnostics, corpus, &self.schemas);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

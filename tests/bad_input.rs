@@ -76,9 +76,8 @@ fn a_file_over_the_size_limit_is_reported_not_read() {
         ("engines/huge.yaml", &[b'#'; 4096]),
     ]);
     let config = corpus.path().join("gotchas.toml");
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    text.push_str("max_file_size = 1024\n");
-    std::fs::write(&config, text).unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("max_file_size = 1024\n{text}")).unwrap();
     let run = check(corpus.path(), &[]);
     assert_eq!(run.code, 1);
     assert!(

@@ -6,6 +6,7 @@
 
 mod check;
 mod explain;
+mod graph;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -41,6 +42,12 @@ enum Command {
     /// Check every record: syntax, schema, ids, references, links. Exit 1 if any error is
     /// found.
     Check(check::CheckArgs),
+    /// Export the graph of records and references: DOT, JSON, Mermaid or SVG.
+    Graph(graph::GraphArgs),
+    /// Show what a record references and what references it.
+    Refs(graph::RefsArgs),
+    /// Count records, enum values and references.
+    Stats(graph::StatsArgs),
     /// Explain a rule, or list every rule.
     Explain {
         /// A rule code such as `unknown-field`.
@@ -79,6 +86,9 @@ pub fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let code = match &cli.command {
         Command::Check(args) => check::run(&cli, args, styled, &mut stdout),
+        Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
+        Command::Refs(args) => graph::refs(&cli, args, styled, &mut stdout),
+        Command::Stats(args) => graph::stats(&cli, args, styled, &mut stdout),
         Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
     };
     let _ = stdout.flush();

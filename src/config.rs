@@ -9,6 +9,8 @@
 //! records = "records"            # the records root, relative to the corpus root
 //! schemas = "schema"             # where `<type>.schema.json` files live
 //! max_file_size = 10485760       # bytes; larger records are reported, not read
+//! docs = ["docs/*.md"]           # prose files whose links are checked
+//! baseline = "gotchas-baseline.json"  # accepted known problems
 //!
 //! [collections.gotcha]
 //! folder = "gotchas"             # default: the schema's "x-collection", else type + "s"
@@ -18,12 +20,17 @@
 //! [rules]
 //! missing-field = "warn"         # error | warn | allow
 //!
-//! docs = ["docs/*.md"]           # (top level) prose files whose wiki-links are checked
-//! baseline = "gotchas-baseline.json"  # (top level) accepted known problems
-//!
 //! [references]                   # reference fields, for schemas without "x-ref"
 //! gotcha.affects = ["engine", "accelerator"]
 //! "*.sources" = "source"         # `*`: every collection that has the field
+//!
+//! [graph]
+//! leaf_collections = ["source"]  # exempt from `orphan`
+//! acyclic_fields = ["supersedes"]
+//! must_be_cited = ["source"]
+//!
+//! [site]
+//! base_url = "/"
 //! ```
 
 use std::collections::BTreeMap;

@@ -27,9 +27,11 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod convert;
 pub mod corpus;
 pub mod diagnostic;
 pub mod discover;
@@ -39,10 +41,13 @@ pub mod index;
 pub mod links;
 pub mod load;
 pub mod project;
+pub mod query;
 pub mod references;
 pub mod report;
 pub mod rules;
 pub mod schema;
+pub mod serialize;
+pub mod skeleton;
 pub mod source;
 pub mod sourcemap;
 pub mod stats;

@@ -35,7 +35,7 @@ pub fn check(
     let citing_broken: HashSet<usize> = unresolved
         .iter()
         .filter_map(|u| match &u.source {
-            Source::Field { record, .. } => Some(*record),
+            Source::Field { record, .. } | Source::FieldLink { record, .. } => Some(*record),
             Source::Link { file, .. } => record_of_file.get(file).copied(),
         })
         .collect();

@@ -4,9 +4,11 @@
 //! diagnostic was found, 1 when one was, 2 when the tool could not run (bad arguments, an
 //! unusable config or schema).
 
+mod author;
 mod check;
 mod explain;
 mod graph;
+mod query;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -48,6 +50,14 @@ enum Command {
     Refs(graph::RefsArgs),
     /// Count records, enum values and references.
     Stats(graph::StatsArgs),
+    /// Create a record skeleton that already validates.
+    New(author::NewArgs),
+    /// Rewrite records in another format, losslessly.
+    Convert(author::ConvertArgs),
+    /// List, get and search records.
+    Query(query::QueryArgs),
+    /// Write (or `--check`) a Markdown index of the corpus.
+    Index(query::IndexArgs),
     /// Explain a rule, or list every rule.
     Explain {
         /// A rule code such as `unknown-field`.
@@ -89,6 +99,10 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
         Command::Refs(args) => graph::refs(&cli, args, styled, &mut stdout),
         Command::Stats(args) => graph::stats(&cli, args, styled, &mut stdout),
+        Command::New(args) => author::new(&cli, args, styled, &mut stdout),
+        Command::Convert(args) => author::convert(&cli, args, styled, &mut stdout),
+        Command::Query(args) => query::query(&cli, args, styled, &mut stdout),
+        Command::Index(args) => query::index(&cli, args, styled, &mut stdout),
         Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
     };
     let _ = stdout.flush();

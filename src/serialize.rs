@@ -27,6 +27,7 @@ pub fn to_yaml(value: &Value) -> String {
     let mut out = String::new();
     match value {
         Value::Object(map) if !map.is_empty() => mapping(&mut out, map, 0),
+        Value::Array(items) if !items.is_empty() => sequence(&mut out, items, 0),
         other => {
             out.push_str(&inline(other));
             out.push('\n');
@@ -122,32 +123,61 @@ fn plain_is_safe(text: &str) -> bool {
 
 /// Markdown with front matter: the schema's text fields (`text_fields`) whose value is long or
 /// spans lines become `## Heading` sections, in their order; the rest is front matter.
+///
+/// Each section is checked on its own, then the whole document is read back: one section's
+/// text can change how the next is read (an HTML block or code fence left open swallows the
+/// next heading), so a section that does not come back exactly moves to the front matter
+/// and the document is tried again.
 pub fn to_markdown(value: &Value, text_fields: &HashSet<String>) -> String {
     let Value::Object(map) = value else {
         return to_yaml(value);
     };
-    let mut front = Map::new();
-    let mut sections: Vec<(&str, &str)> = Vec::new();
-    for (key, field) in map {
-        match field.as_str() {
-            Some(text)
-                if text_fields.contains(key)
-                    && is_long(text)
-                    && section_round_trips(key, text, text_fields) =>
-            {
-                sections.push((key, text));
+    let mut as_section: Vec<&str> = map
+        .iter()
+        .filter_map(|(key, field)| {
+            let text = field.as_str()?;
+            (text_fields.contains(key)
+                && is_long(text)
+                && section_round_trips(key, text, text_fields))
+            .then_some(key.as_str())
+        })
+        .collect();
+    loop {
+        let document = render_markdown(map, &as_section);
+        let Ok(front) = markdown::split_front_matter(&document) else {
+            return document;
+        };
+        let found = markdown::sections(&document, &front.body, text_fields);
+        let mismatch = as_section.iter().enumerate().position(|(i, key)| {
+            found.get(i).is_none_or(|section| {
+                section.field != *key
+                    || document.get(section.content.clone())
+                        != map.get(*key).and_then(Value::as_str)
+            })
+        });
+        match mismatch {
+            None if found.len() == as_section.len() => return document,
+            Some(i) => {
+                as_section.remove(i);
             }
-            _ => {
-                front.insert(key.clone(), field.clone());
-            }
+            None => as_section.clear(),
         }
     }
+}
+
+fn render_markdown(map: &Map<String, Value>, as_section: &[&str]) -> String {
+    let front: Map<String, Value> = map
+        .iter()
+        .filter(|(key, _)| !as_section.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
     let mut out = String::from("---\n");
     if !front.is_empty() {
         mapping(&mut out, &front, 0);
     }
     out.push_str("---\n");
-    for (key, text) in sections {
+    for key in as_section {
+        let text = map.get(*key).and_then(Value::as_str).unwrap_or_default();
         out.push_str(&format!("\n## {}\n\n{text}\n", heading(key)));
     }
     out

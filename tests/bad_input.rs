@@ -107,3 +107,36 @@ fn an_unreadable_file_is_reported_and_the_run_goes_on() {
     assert!(run.stdout.contains("records/engines/ghost.yaml"));
     assert!(run.stdout.contains("checked 1 record in 1 file: 1 error"));
 }
+
+#[cfg(unix)]
+#[test]
+fn hostile_file_systems_are_reported_and_the_run_goes_on() {
+    use std::os::unix::ffi::OsStrExt;
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    let engines = corpus.path().join("records/engines");
+    // A symlink loop, a symlink out of the corpus, and a file name that is not UTF-8.
+    std::os::unix::fs::symlink(&engines, engines.join("loop")).unwrap();
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(outside.path(), "id: secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), engines.join("escape.yaml")).unwrap();
+    let bad_name = std::ffi::OsStr::from_bytes(b"caf\xe9.yaml");
+    std::fs::write(engines.join(bad_name), GOOD).unwrap();
+    let run = check(corpus.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("this symlink points outside the corpus, so it is not followed"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("the file name is not valid UTF-8"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("secret"),
+        "the file outside the corpus is never read"
+    );
+    assert!(run.stdout.contains("checked 1 record"), "{}", run.stdout);
+}

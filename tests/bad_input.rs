@@ -140,3 +140,30 @@ fn hostile_file_systems_are_reported_and_the_run_goes_on() {
     );
     assert!(run.stdout.contains("checked 1 record"), "{}", run.stdout);
 }
+
+/// Every malformed input collected so far (`tests/fixtures/malformed/`), through every
+/// command that reads a corpus: exit code 1 or 0, never a panic (101) or a signal.
+#[test]
+fn no_command_crashes_on_the_malformed_collection() {
+    let root = common::fixture("malformed");
+    let root = root.to_str().unwrap();
+    for format in ["human", "json"] {
+        let run = common::gotchas(&["check", "--root", root, "--format", format]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+    let report = common::gotchas(&["check", "--root", root, "--format", "json"]);
+    let files = std::fs::read_dir(common::fixture("malformed/records/engines"))
+        .unwrap()
+        .chain(std::fs::read_dir(common::fixture("malformed/records/gotchas")).unwrap())
+        .count();
+    let reported: std::collections::BTreeSet<String> = json_diagnostics(&report).into_iter().map(|d| d.1).collect();
+    assert_eq!(reported.len(), files, "every malformed file gets a diagnostic");
+    for command in [&["graph"][..], &["stats"], &["index"], &["query", "search", "a"], &["refs", "link-soup"]] {
+        let mut args = vec!["--root", root];
+        args.extend_from_slice(command);
+        let run = common::gotchas(&args);
+        assert!(run.code == 0 || run.code == 1 || run.code == 2, "{command:?}: {}", run.code);
+        assert!(!run.stderr.contains("panicked"), "{command:?}: {}", run.stderr);
+    }
+}

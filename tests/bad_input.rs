@@ -157,13 +157,32 @@ fn no_command_crashes_on_the_malformed_collection() {
         .unwrap()
         .chain(std::fs::read_dir(common::fixture("malformed/records/gotchas")).unwrap())
         .count();
-    let reported: std::collections::BTreeSet<String> = json_diagnostics(&report).into_iter().map(|d| d.1).collect();
-    assert_eq!(reported.len(), files, "every malformed file gets a diagnostic");
-    for command in [&["graph"][..], &["stats"], &["index"], &["query", "search", "a"], &["refs", "link-soup"]] {
+    let reported: std::collections::BTreeSet<String> =
+        json_diagnostics(&report).into_iter().map(|d| d.1).collect();
+    assert_eq!(
+        reported.len(),
+        files,
+        "every malformed file gets a diagnostic"
+    );
+    for command in [
+        &["graph"][..],
+        &["stats"],
+        &["index"],
+        &["query", "search", "a"],
+        &["refs", "link-soup"],
+    ] {
         let mut args = vec!["--root", root];
         args.extend_from_slice(command);
         let run = common::gotchas(&args);
-        assert!(run.code == 0 || run.code == 1 || run.code == 2, "{command:?}: {}", run.code);
-        assert!(!run.stderr.contains("panicked"), "{command:?}: {}", run.stderr);
+        assert!(
+            run.code == 0 || run.code == 1 || run.code == 2,
+            "{command:?}: {}",
+            run.code
+        );
+        assert!(
+            !run.stderr.contains("panicked"),
+            "{command:?}: {}",
+            run.stderr
+        );
     }
 }

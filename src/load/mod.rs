@@ -97,6 +97,25 @@ pub struct LoadedText {
 /// Reads and decodes a text file: the size limit, I/O errors and invalid UTF-8 become
 /// diagnostics.
 pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText {
+    match read_limited(path, max_file_size) {
+        Err(diagnostic) => {
+            let diagnostics = vec![diagnostic(&display)];
+            LoadedText {
+                file: SourceFile {
+                    path: path.to_path_buf(),
+                    display,
+                    text: None,
+                    had_bom: false,
+                },
+                diagnostics,
+            }
+        }
+        Ok(bytes) => decode_text(path, display, bytes),
+    }
+}
+
+/// Decodes bytes already read (from disk, or from an editor's buffer).
+pub fn decode_text(path: &Path, display: String, bytes: Vec<u8>) -> LoadedText {
     let mut file = SourceFile {
         path: path.to_path_buf(),
         display,
@@ -104,26 +123,56 @@ pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText
         had_bom: false,
     };
     let mut diagnostics = Vec::new();
-    match read_limited(path, max_file_size) {
-        Err(diagnostic) => diagnostics.push(diagnostic(&file.display)),
-        Ok(bytes) => match source::decode(bytes) {
-            Ok((text, had_bom)) => {
-                file.text = Some(text);
-                file.had_bom = had_bom;
-            }
-            Err(source::DecodeError::InvalidUtf8 { offset }) => diagnostics.push(
-                Diagnostic::new(
-                    rules::INVALID_UTF8,
-                    &file.display,
-                    "the file is not valid UTF-8",
-                )
-                .at_span(offset..offset + 1)
-                .with_label("this byte does not start a UTF-8 character")
-                .with_help("re-save the file as UTF-8"),
-            ),
-        },
+    match source::decode(bytes) {
+        Ok((text, had_bom)) => {
+            file.text = Some(text);
+            file.had_bom = had_bom;
+        }
+        Err(source::DecodeError::InvalidUtf8 { offset }) => diagnostics.push(
+            Diagnostic::new(
+                rules::INVALID_UTF8,
+                &file.display,
+                "the file is not valid UTF-8",
+            )
+            .at_span(offset..offset + 1)
+            .with_label("this byte does not start a UTF-8 character")
+            .with_help("re-save the file as UTF-8"),
+        ),
     }
     LoadedText { file, diagnostics }
+}
+
+/// Parses a record from bytes that are already in memory: what [`load`] does after reading,
+/// and what a fuzzer or an editor integration calls directly.
+pub fn load_bytes(
+    path: &Path,
+    display: String,
+    bytes: Vec<u8>,
+    format: Format,
+    context: &LoadContext<'_>,
+) -> Loaded {
+    let LoadedText {
+        file,
+        mut diagnostics,
+    } = decode_text(path, display, bytes);
+    finish(file, &mut diagnostics, format, context)
+}
+
+fn finish(
+    file: SourceFile,
+    diagnostics: &mut Vec<Diagnostic>,
+    format: Format,
+    context: &LoadContext<'_>,
+) -> Loaded {
+    let record = match file.text.as_deref() {
+        Some(text) => parse(text, &file.display, format, context, diagnostics),
+        None => None,
+    };
+    Loaded {
+        file,
+        record,
+        diagnostics: std::mem::take(diagnostics),
+    }
 }
 
 /// Reads and parses one record file.
@@ -132,15 +181,7 @@ pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<
         file,
         mut diagnostics,
     } = load_text(path, display, context.max_file_size);
-    let record = match file.text.as_deref() {
-        Some(text) => parse(text, &file.display, format, context, &mut diagnostics),
-        None => None,
-    };
-    Loaded {
-        file,
-        record,
-        diagnostics,
-    }
+    finish(file, &mut diagnostics, format, context)
 }
 
 type DeferredDiagnostic = Box<dyn FnOnce(&str) -> Diagnostic>;

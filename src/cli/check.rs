@@ -8,6 +8,7 @@ use clap::ValueEnum;
 
 use super::{Cli, fatal};
 use crate::baseline::{self, Baseline};
+use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
 use crate::fix;
 use crate::project::Project;
@@ -20,6 +21,10 @@ pub(crate) struct CheckArgs {
     /// The report format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
+    /// Write the report to FILE (replaced atomically) and only the summary line to the
+    /// terminal.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
     /// Apply every fix that is certain (one close candidate), then check again.
     #[arg(long)]
     fix: bool,
@@ -41,6 +46,12 @@ enum OutputFormat {
     Human,
     /// One JSON document: every diagnostic and a summary.
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other dashboards.
+    Sarif,
+    /// GitHub Actions workflow commands: an annotation per diagnostic.
+    Github,
+    /// JUnit XML: a test case per record.
+    Junit,
 }
 
 pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Write) -> ExitCode {
@@ -118,19 +129,29 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     let mut summary = Summary::new(&corpus, &diagnostics);
     summary.known = filtered.known;
     summary.stale = filtered.stale.iter().map(|(_, count)| count).sum();
-    match args.format {
-        OutputFormat::Human => {
-            text.push_str(&report::human::render(&diagnostics, &sources, styled));
+    let rendered = render(
+        args.format,
+        &Rendering {
+            project: &project,
+            corpus: &corpus,
+            diagnostics: &diagnostics,
+            sources: &sources,
+            summary,
+            styled: styled && args.output.is_none(),
+        },
+    );
+    match &args.output {
+        Some(path) => {
+            if let Err(err) = crate::write::write_atomic(path, rendered.as_bytes()) {
+                eprintln!("error: cannot write the report {}: {err}", path.display());
+                return ExitCode::from(2);
+            }
             text.push_str(&report::human::summary_line(&summary));
             text.push('\n');
-            if summary.stale > 0 {
-                text.push_str(&format!(
-                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them\n",
-                    plural(summary.stale, "known problem")
-                ));
-            }
         }
-        OutputFormat::Json => text = report::json::render(&diagnostics, &sources, summary),
+        // Machine formats own standard output, so nothing may come before them.
+        None if args.format != OutputFormat::Human => text = rendered,
+        None => text.push_str(&rendered),
     }
     if out.write_all(text.as_bytes()).is_err() {
         return ExitCode::from(2);
@@ -139,6 +160,47 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Everything a report is rendered from.
+struct Rendering<'a> {
+    project: &'a Project,
+    corpus: &'a Corpus,
+    diagnostics: &'a [Diagnostic],
+    sources: &'a Sources,
+    summary: Summary,
+    styled: bool,
+}
+
+/// The report in the chosen format.
+fn render(format: OutputFormat, r: &Rendering<'_>) -> String {
+    let prefix = || crate::git::worktree_prefix(&r.project.root);
+    match format {
+        OutputFormat::Human => {
+            let mut text = report::human::render(r.diagnostics, r.sources, r.styled);
+            text.push_str(&report::human::summary_line(&r.summary));
+            text.push('\n');
+            if r.summary.stale > 0 {
+                text.push_str(&format!(
+                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them\n",
+                    plural(r.summary.stale, "known problem")
+                ));
+            }
+            text
+        }
+        OutputFormat::Json => report::json::render(r.diagnostics, r.sources, r.summary),
+        OutputFormat::Sarif => report::sarif::render(r.diagnostics, r.sources, &prefix()),
+        OutputFormat::Github => report::github::render(r.diagnostics, r.sources, &prefix()),
+        OutputFormat::Junit => {
+            let records: Vec<&str> = r
+                .corpus
+                .records
+                .iter()
+                .map(|record| r.corpus.file_of(record).display.as_str())
+                .collect();
+            report::junit::render(&records, r.diagnostics, r.sources, &prefix())
+        }
     }
 }
 
@@ -154,11 +216,7 @@ struct FixOutcome {
     failures: Vec<Diagnostic>,
 }
 
-fn apply_fixes(
-    corpus: &crate::corpus::Corpus,
-    diagnostics: &[Diagnostic],
-    diff_only: bool,
-) -> FixOutcome {
+fn apply_fixes(corpus: &Corpus, diagnostics: &[Diagnostic], diff_only: bool) -> FixOutcome {
     let mut outcome = FixOutcome {
         diffs: String::new(),
         fixed: 0,

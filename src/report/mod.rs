@@ -1,11 +1,16 @@
-//! Report: diagnostics rendered for people ([`human`]) and for machines ([`json`]).
+//! Report: diagnostics rendered for people ([`human`]), for scripts ([`json`]) and for the
+//! tools CI runs them through: code scanning ([`sarif`]), pull-request annotations
+//! ([`github`]) and test dashboards ([`junit`]).
 //!
 //! Rendering is the last stage and the only one that turns diagnostics into text; the CLI
 //! decides where the text goes. Renderers need the text of the files they quote, which
 //! [`Sources`] gathers once.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -108,4 +113,27 @@ impl Summary {
             stale: 0,
         }
     }
+}
+
+/// The path other tools should show for a displayed path. GitHub and CI dashboards resolve
+/// paths against the repository root, while the tool displays them relative to the corpus
+/// root; `prefix` is the corpus root's folder inside the repository (`kb/`), or empty (see
+/// [`crate::git::worktree_prefix`]).
+pub fn repository_path(prefix: &str, file: &str) -> String {
+    format!("{prefix}{file}")
+}
+
+/// The message with its notes and help, one per line, for formats that carry no snippet:
+/// the did-you-mean is often the most useful line.
+pub fn full_message(diagnostic: &Diagnostic) -> String {
+    let mut text = diagnostic.message.clone();
+    for note in &diagnostic.notes {
+        text.push_str("\nnote: ");
+        text.push_str(note);
+    }
+    if let Some(help) = &diagnostic.help {
+        text.push_str("\nhelp: ");
+        text.push_str(help);
+    }
+    text
 }

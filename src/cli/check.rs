@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::ValueEnum;
 
@@ -38,6 +39,18 @@ pub(crate) struct CheckArgs {
     /// the corpus root, used when it exists).
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
+    /// Print only the problems: no summary line, no notes.
+    #[arg(long, short, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print how long each stage took, on standard error.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Exit 1 when there are more than N warnings, as for an error.
+    #[arg(long, value_name = "N")]
+    max_warnings: Option<usize>,
+    /// Exit 0 even when problems are found (2 still means the tool could not run).
+    #[arg(long)]
+    exit_zero: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -55,12 +68,16 @@ enum OutputFormat {
 }
 
 pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let mut stages = Stages::new(args.verbose);
     let project = match Project::open(&cli.root, cli.config.as_deref()) {
         Ok(project) => project,
         Err(errors) => return fatal(&cli.root, &errors, styled),
     };
+    stages.done("config and schemas");
     let mut corpus = project.load();
+    stages.done("load");
     let mut diagnostics = project.check(&corpus);
+    stages.done("check");
     let mut text = String::new();
     if args.fix || args.diff {
         let outcome = apply_fixes(&corpus, &diagnostics, args.diff);
@@ -70,7 +87,8 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             diagnostics = project.check(&corpus);
         }
         diagnostics.extend(outcome.failures);
-        if !args.diff {
+        stages.done("fix");
+        if !args.diff && !args.quiet {
             text.push_str(&format!(
                 "fixed {} in {}\n",
                 plural(outcome.fixed, "problem"),
@@ -125,6 +143,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         }
     }
     let diagnostics = filtered.reported;
+    stages.done("baseline");
     let sources = Sources::collect(&project.root, Some(&corpus), &diagnostics);
     let mut summary = Summary::new(&corpus, &diagnostics);
     summary.known = filtered.known;
@@ -138,16 +157,20 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             sources: &sources,
             summary,
             styled: styled && args.output.is_none(),
+            quiet: args.quiet,
         },
     );
+    stages.done("render");
     match &args.output {
         Some(path) => {
             if let Err(err) = crate::write::write_atomic(path, rendered.as_bytes()) {
                 eprintln!("error: cannot write the report {}: {err}", path.display());
                 return ExitCode::from(2);
             }
-            text.push_str(&report::human::summary_line(&summary));
-            text.push('\n');
+            if !args.quiet {
+                text.push_str(&report::human::summary_line(&summary));
+                text.push('\n');
+            }
         }
         // Machine formats own standard output, so nothing may come before them.
         None if args.format != OutputFormat::Human => text = rendered,
@@ -156,10 +179,47 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     if out.write_all(text.as_bytes()).is_err() {
         return ExitCode::from(2);
     }
-    if summary.errors > 0 {
-        ExitCode::from(1)
-    } else {
+    stages.done("write");
+    exit_code(args, &summary)
+}
+
+/// 1 when an error was found or the warnings exceed `--max-warnings`; 0 with `--exit-zero`.
+fn exit_code(args: &CheckArgs, summary: &Summary) -> ExitCode {
+    let too_many_warnings = args.max_warnings.filter(|&max| summary.warnings > max);
+    if let Some(max) = too_many_warnings {
+        eprintln!(
+            "error: {} found, more than --max-warnings {max}",
+            plural(summary.warnings, "warning")
+        );
+    }
+    if args.exit_zero || (summary.errors == 0 && too_many_warnings.is_none()) {
         ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `--verbose`: the time each stage took, on standard error so that the report is the same
+/// with and without it.
+struct Stages {
+    verbose: bool,
+    last: Instant,
+}
+
+impl Stages {
+    fn new(verbose: bool) -> Stages {
+        Stages {
+            verbose,
+            last: Instant::now(),
+        }
+    }
+
+    fn done(&mut self, stage: &str) {
+        let now = Instant::now();
+        if self.verbose {
+            eprintln!("timing: {stage}: {:.1?}", now - self.last);
+        }
+        self.last = now;
     }
 }
 
@@ -171,6 +231,7 @@ struct Rendering<'a> {
     sources: &'a Sources,
     summary: Summary,
     styled: bool,
+    quiet: bool,
 }
 
 /// The report in the chosen format.
@@ -179,6 +240,9 @@ fn render(format: OutputFormat, r: &Rendering<'_>) -> String {
     match format {
         OutputFormat::Human => {
             let mut text = report::human::render(r.diagnostics, r.sources, r.styled);
+            if r.quiet {
+                return text;
+            }
             text.push_str(&report::human::summary_line(&r.summary));
             text.push('\n');
             if r.summary.stale > 0 {

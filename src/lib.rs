@@ -44,6 +44,7 @@ pub mod references;
 pub mod report;
 pub mod rules;
 pub mod schema;
+pub mod scope;
 pub mod source;
 pub mod sourcemap;
 pub mod suggest;

@@ -1,4 +1,5 @@
-//! `gotchas check`: load, check, optionally fix or baseline, and report.
+//! `gotchas check`: load, check, optionally narrow to changed files, fix or baseline, and
+//! report.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,9 +17,18 @@ use crate::project::Project;
 use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
 use crate::rules;
+use crate::scope::Scope;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
+    /// Report only on these files and on the records that cite what they define; the whole
+    /// corpus is still loaded, so references resolve. Names outside the corpus are ignored.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Also report on what the git index changes, and on the records that cite a file it
+    /// deletes or renames (for pre-commit hooks).
+    #[arg(long)]
+    staged: bool,
     /// The report format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
@@ -33,7 +43,7 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     diff: bool,
     /// Accept every current problem: write them to the baseline file and exit 0.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["files", "staged"])]
     write_baseline: bool,
     /// The baseline file (default: the config's `baseline`, else `gotchas-baseline.json` at
     /// the corpus root, used when it exists).
@@ -74,9 +84,32 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         Err(errors) => return fatal(&cli.root, &errors, styled),
     };
     stages.done("config and schemas");
+    let staged = if args.staged {
+        match crate::git::staged() {
+            Ok(staged) => Some(staged),
+            Err(message) => {
+                eprintln!("error: --staged needs the git index: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
+    if staged.is_some() {
+        stages.done("git index");
+    }
+    let scoped = !args.files.is_empty() || args.staged;
+    let check_in_scope = |corpus: &Corpus| -> (Vec<Diagnostic>, Option<Scope>) {
+        let diagnostics = project.check(corpus);
+        if !scoped {
+            return (diagnostics, None);
+        }
+        let scope = Scope::new(&project, corpus, &args.files, staged.as_ref());
+        (scope.select(diagnostics), Some(scope))
+    };
     let mut corpus = project.load();
     stages.done("load");
-    let mut diagnostics = project.check(&corpus);
+    let (mut diagnostics, mut scope) = check_in_scope(&corpus);
     stages.done("check");
     let mut text = String::new();
     if args.fix || args.diff {
@@ -84,7 +117,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         text.push_str(&outcome.diffs);
         if outcome.written > 0 {
             corpus = project.load();
-            diagnostics = project.check(&corpus);
+            (diagnostics, scope) = check_in_scope(&corpus);
         }
         diagnostics.extend(outcome.failures);
         stages.done("fix");
@@ -147,12 +180,27 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     let sources = Sources::collect(&project.root, Some(&corpus), &diagnostics);
     let mut summary = Summary::new(&corpus, &diagnostics);
     summary.known = filtered.known;
-    summary.stale = filtered.stale.iter().map(|(_, count)| count).sum();
+    // In changed-files mode the baseline's entries for files out of scope are not stale.
+    summary.stale = filtered
+        .stale
+        .iter()
+        .filter(|(known, _)| scope.as_ref().is_none_or(|s| s.contains(&known.file)))
+        .map(|(_, count)| count)
+        .sum();
+    if let Some(scope) = &scope {
+        summary = scope.narrow(summary, &corpus);
+        if !args.quiet {
+            for note in &scope.notes {
+                eprintln!("note: {note}");
+            }
+        }
+    }
     let rendered = render(
         args.format,
         &Rendering {
             project: &project,
             corpus: &corpus,
+            scope: scope.as_ref(),
             diagnostics: &diagnostics,
             sources: &sources,
             summary,
@@ -227,6 +275,7 @@ impl Stages {
 struct Rendering<'a> {
     project: &'a Project,
     corpus: &'a Corpus,
+    scope: Option<&'a Scope>,
     diagnostics: &'a [Diagnostic],
     sources: &'a Sources,
     summary: Summary,
@@ -262,6 +311,7 @@ fn render(format: OutputFormat, r: &Rendering<'_>) -> String {
                 .records
                 .iter()
                 .map(|record| r.corpus.file_of(record).display.as_str())
+                .filter(|file| r.scope.is_none_or(|scope| scope.contains(file)))
                 .collect();
             report::junit::render(&records, r.diagnostics, r.sources, &prefix())
         }

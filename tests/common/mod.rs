@@ -22,9 +22,14 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// Runs `gotchas ARGS` with colour off and `NO_COLOR` cleared, from the crate root.
 pub fn gotchas(args: &[&str]) -> Run {
+    gotchas_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Runs `gotchas ARGS` in the folder `dir`, with `NO_COLOR` cleared.
+pub fn gotchas_in(dir: &Path, args: &[&str]) -> Run {
     let output = Command::cargo_bin("gotchas")
         .expect("the binary is built")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .env_remove("NO_COLOR")
         .args(args)
         .output()

@@ -37,6 +37,7 @@ pub mod discover;
 pub mod fix;
 pub mod git;
 pub mod index;
+pub mod init;
 pub mod links;
 pub mod load;
 pub mod project;

@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Run, copy_dir, fixture, gotchas_in};
+use common::{Run, copy_dir, fixture, gotchas_in, hermetic_git};
 
 fn corpus() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -156,15 +156,7 @@ fn the_baseline_applies_and_entries_out_of_scope_are_not_stale() {
 }
 
 fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+    let status = hermetic_git(Command::new("git").args(args).current_dir(dir))
         .status()
         .expect("git runs");
     assert!(status.success(), "git {args:?}");

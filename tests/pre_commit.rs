@@ -6,9 +6,13 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::{copy_dir, hermetic_git};
 
 const GOTCHA: &str = "records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md";
 
@@ -60,17 +64,9 @@ impl Sandbox {
     /// Runs a program in `dir` with the sandbox's PATH, a private pre-commit cache, and git
     /// configured by the environment alone.
     fn run(&self, dir: &Path, program: &str, args: &[&str]) -> Output {
-        Command::new(program)
-            .args(args)
-            .current_dir(dir)
+        hermetic_git(Command::new(program).args(args).current_dir(dir))
             .env("PATH", &self.path)
             .env("PRE_COMMIT_HOME", self.dir.path().join("cache"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-            .env("GIT_COMMITTER_NAME", "test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
             .env_remove("NO_COLOR")
             .output()
             .unwrap_or_else(|err| panic!("{program} runs: {err}"))
@@ -128,18 +124,6 @@ fn text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to.join(entry.file_name()));
-        } else {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-        }
-    }
 }
 
 fn edit(path: &Path, from: &str, to: &str) {

@@ -72,6 +72,34 @@ impl Sources {
         };
         Some(positions(text, span))
     }
+
+    /// The edits of a diagnostic's fix with their positions; `None` when there is no fix or
+    /// an edit could not be located, since half a fix must not be offered.
+    pub fn fix_edits<'d>(&self, diagnostic: &'d Diagnostic) -> Option<Vec<LocatedEdit<'d>>> {
+        let fix = diagnostic.fix.as_ref()?;
+        fix.edits
+            .iter()
+            .map(|edit| {
+                let (start, end) = self.range(&diagnostic.file, &edit.anchor)?;
+                Some(LocatedEdit {
+                    start,
+                    end,
+                    replacement: &edit.replacement,
+                })
+            })
+            .collect()
+    }
+}
+
+/// An edit of a fix, with the positions it replaces (the end is exclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocatedEdit<'d> {
+    /// Where the replaced text starts.
+    pub start: LineCol,
+    /// Where it ends.
+    pub end: LineCol,
+    /// The new text.
+    pub replacement: &'d str,
 }
 
 fn positions(text: &str, span: &Span) -> (LineCol, LineCol) {

@@ -260,31 +260,26 @@ fn fix(
     sources: &Sources,
     artifact: &ArtifactLocation,
 ) -> Option<SarifFix> {
-    let fix = diagnostic.fix.as_ref()?;
-    if fix.applicability != Applicability::MachineApplicable {
+    if diagnostic.fix.as_ref()?.applicability != Applicability::MachineApplicable {
         return None;
     }
-    let replacements = fix
-        .edits
-        .iter()
-        .map(|edit| {
-            let (start, end) = sources.range(&diagnostic.file, &edit.anchor)?;
-            Some(Replacement {
-                deleted_region: Region::between(start, end),
-                inserted_content: Text {
-                    text: edit.replacement.clone(),
-                },
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let inserted: Vec<&str> = fix.edits.iter().map(|e| e.replacement.as_str()).collect();
+    let edits = sources.fix_edits(diagnostic)?;
+    let inserted: Vec<&str> = edits.iter().map(|e| e.replacement).collect();
     Some(SarifFix {
         description: Text {
             text: format!("replace with `{}`", inserted.join("`, `")),
         },
         artifact_changes: [ArtifactChange {
             artifact_location: artifact.clone(),
-            replacements,
+            replacements: edits
+                .iter()
+                .map(|edit| Replacement {
+                    deleted_region: Region::between(edit.start, edit.end),
+                    inserted_content: Text {
+                        text: edit.replacement.to_string(),
+                    },
+                })
+                .collect(),
         }],
     })
 }

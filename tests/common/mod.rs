@@ -98,3 +98,15 @@ pub fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// Makes a git (or git-running) command independent of the machine's git config, with a
+/// fixed identity for commits.
+pub fn hermetic_git(command: &mut std::process::Command) -> &mut std::process::Command {
+    command
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+}

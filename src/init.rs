@@ -1,8 +1,9 @@
 //! `gotchas init`: a new corpus to start from, which checks clean.
 //!
 //! It writes a commented `gotchas.toml`, one example collection whose schema declares a
-//! reference field with `x-ref`, and one example record, all kept as plain files in
-//! `src/init/` so that they read like what they produce. It never overwrites: when any of its
+//! reference field with `x-ref`, one example record, and a prose page that links to it (a
+//! record nothing cites would be an orphan), all kept as plain files in `src/init/` so that
+//! they read like what they produce. It never overwrites: when any of its
 //! targets exists, nothing at all is written, so running it twice, or in an existing corpus,
 //! cannot lose anyone's work.
 
@@ -20,6 +21,7 @@ pub const FILES: &[(&str, &str)] = &[
         "records/gotchas/example-gotcha.md",
         include_str!("init/example-gotcha.md"),
     ),
+    ("docs/index.md", include_str!("init/index.md")),
 ];
 
 /// Why nothing was written.
@@ -34,8 +36,8 @@ pub enum InitError {
 }
 
 /// Writes the example corpus into `dir` (created if missing) and returns the files written.
-/// The targets are the config file and the `schema/` and `records/` folders: if any exists,
-/// nothing is written.
+/// The targets are the config file and the `schema/`, `records/` and `docs/` folders: if any
+/// exists, nothing is written.
 pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     let mut targets: Vec<&str> = FILES
         .iter()

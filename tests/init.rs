@@ -35,6 +35,7 @@ fn init_then_check_passes_and_a_second_init_changes_nothing() {
     assert_eq!(
         tree(&root).keys().collect::<Vec<_>>(),
         [
+            "docs/index.md",
             "gotchas.toml",
             "records/gotchas/example-gotcha.md",
             "schema/gotcha.schema.json"
@@ -44,7 +45,7 @@ fn init_then_check_passes_and_a_second_init_changes_nothing() {
     assert_eq!(checked.code, 0, "{}", checked.stdout);
     assert_eq!(
         checked.stdout,
-        "checked 1 record in 1 file: 0 errors, 0 warnings\n"
+        "checked 1 record in 2 files: 0 errors, 0 warnings\n"
     );
 
     let before = tree(&root);

@@ -9,6 +9,8 @@
 //! records = "records"            # the records root, relative to the corpus root
 //! schemas = "schema"             # where `<type>.schema.json` files live
 //! max_file_size = 10485760       # bytes; larger records are reported, not read
+//! docs = ["docs/*.md"]           # prose files whose links are checked
+//! baseline = "gotchas-baseline.json"  # accepted known problems
 //!
 //! [collections.gotcha]
 //! folder = "gotchas"             # default: the schema's "x-collection", else type + "s"
@@ -18,12 +20,17 @@
 //! [rules]
 //! missing-field = "warn"         # error | warn | allow
 //!
-//! docs = ["docs/*.md"]           # (top level) prose files whose wiki-links are checked
-//! baseline = "gotchas-baseline.json"  # (top level) accepted known problems
-//!
 //! [references]                   # reference fields, for schemas without "x-ref"
 //! gotcha.affects = ["engine", "accelerator"]
 //! "*.sources" = "source"         # `*`: every collection that has the field
+//!
+//! [graph]
+//! leaf_collections = ["source"]  # exempt from `orphan`
+//! acyclic_fields = ["supersedes"]
+//! must_be_cited = ["source"]
+//!
+//! [site]
+//! base_url = "/"
 //! ```
 
 use std::collections::BTreeMap;
@@ -102,6 +109,42 @@ pub struct Config {
     pub references: Vec<ReferenceConfig>,
     /// The baseline file of accepted known problems, relative to the corpus root.
     pub baseline: Option<PathBuf>,
+    /// Settings of the graph rules.
+    pub graph: GraphConfig,
+    /// Settings of the published site (also used for links in graph exports).
+    pub site: SiteConfig,
+}
+
+/// `[graph]`: what the graph rules expect of the corpus.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GraphConfig {
+    /// Collections whose records are expected to be leaves: exempt from `orphan`.
+    pub leaf_collections: Vec<String>,
+    /// Fields that must not form a cycle (`supersedes`).
+    pub acyclic_fields: Vec<String>,
+    /// Collections whose every record must be cited at least once (`unreferenced`).
+    pub must_be_cited: Vec<String>,
+}
+
+/// `[site]`: where the site is published.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SiteConfig {
+    /// The URL prefix of every page, ending in `/` (`/` or `/my-repo/` under GitHub Pages).
+    pub base_url: String,
+    /// The site's title.
+    pub title: String,
+    /// The repository's web address, for links to each record's file.
+    pub repo_url: Option<String>,
+}
+
+impl Default for SiteConfig {
+    fn default() -> Self {
+        SiteConfig {
+            base_url: "/".into(),
+            title: "gotchas".into(),
+            repo_url: None,
+        }
+    }
 }
 
 /// One reference field declared in `[references]`.
@@ -129,6 +172,8 @@ impl Default for Config {
             docs: Vec::new(),
             references: Vec::new(),
             baseline: None,
+            graph: GraphConfig::default(),
+            site: SiteConfig::default(),
         }
     }
 }
@@ -201,8 +246,13 @@ impl Reader<'_> {
             "records",
             "schemas",
             "max_file_size",
+            "docs",
+            "baseline",
             "collections",
             "rules",
+            "references",
+            "graph",
+            "site",
         ];
         for (key, value) in table.iter() {
             match key.get_ref().as_ref() {
@@ -230,6 +280,16 @@ impl Reader<'_> {
                 "references" => {
                     if let Some(table) = self.table(value) {
                         self.references(table, &mut Vec::new(), &mut config.references);
+                    }
+                }
+                "graph" => {
+                    if let Some(table) = self.table(value) {
+                        config.graph = self.graph(table);
+                    }
+                }
+                "site" => {
+                    if let Some(table) = self.table(value) {
+                        config.site = self.site(table);
                     }
                 }
                 "collections" => {
@@ -308,6 +368,50 @@ impl Reader<'_> {
             }
             prefix.truncate(depth);
         }
+    }
+
+    fn graph(&mut self, table: &DeTable<'_>) -> GraphConfig {
+        const KEYS: &[&str] = &["leaf_collections", "acyclic_fields", "must_be_cited"];
+        let mut graph = GraphConfig::default();
+        for (key, value) in table.iter() {
+            let slot = match key.get_ref().as_ref() {
+                "leaf_collections" => &mut graph.leaf_collections,
+                "acyclic_fields" => &mut graph.acyclic_fields,
+                "must_be_cited" => &mut graph.must_be_cited,
+                _ => {
+                    self.unknown_key(key, KEYS, "[graph]");
+                    continue;
+                }
+            };
+            *slot = self.strings(value);
+        }
+        graph
+    }
+
+    fn site(&mut self, table: &DeTable<'_>) -> SiteConfig {
+        const KEYS: &[&str] = &["base_url", "title", "repo_url"];
+        let mut site = SiteConfig::default();
+        for (key, value) in table.iter() {
+            match key.get_ref().as_ref() {
+                "base_url" => {
+                    if let Some(url) = self.string(value) {
+                        site.base_url = if url.ends_with('/') {
+                            url
+                        } else {
+                            format!("{url}/")
+                        };
+                    }
+                }
+                "title" => {
+                    if let Some(title) = self.string(value) {
+                        site.title = title;
+                    }
+                }
+                "repo_url" => site.repo_url = self.string(value),
+                _ => self.unknown_key(key, KEYS, "[site]"),
+            }
+        }
+        site
     }
 
     /// A string or an array of strings.

@@ -82,6 +82,7 @@ impl Corpus {
                     format: record.format,
                     value: record.value,
                     body: record.body,
+                    sections: record.sections,
                 });
             }
             corpus.files.push(loaded.file);

@@ -40,6 +40,16 @@ pub enum Source {
         /// The value's JSON pointer.
         pointer: String,
     },
+    /// A link in a string field of a record (JSON, YAML, or Markdown front matter), where
+    /// prose such as `notes` cites records too.
+    FieldLink {
+        /// The record's index.
+        record: usize,
+        /// The string value's JSON pointer.
+        pointer: String,
+        /// Wiki-link or file link.
+        kind: LinkKind,
+    },
     /// A link in prose: a record's Markdown body or a prose page.
     Link {
         /// The file's index in [`Corpus::files`].
@@ -284,6 +294,14 @@ impl<'c> IdIndex<'c> {
                     }
                 }
             }
+            self.resolve_value_links(
+                index,
+                &record.value,
+                String::new(),
+                &record.sections,
+                &all,
+                &mut resolved,
+            );
             if let (Some(body), Some(text)) =
                 (&record.body, self.corpus.files[record.file].text.as_deref())
             {
@@ -296,6 +314,77 @@ impl<'c> IdIndex<'c> {
             }
         }
         resolved
+    }
+
+    /// Links in the record's string values, wherever they are; top-level fields that came
+    /// from Markdown sections are skipped, their links being found in the body.
+    fn resolve_value_links(
+        &self,
+        record: usize,
+        value: &serde_json::Value,
+        pointer: String,
+        skip: &[String],
+        all: &[usize],
+        resolved: &mut Resolved,
+    ) {
+        match value {
+            serde_json::Value::String(text) if text.contains("[[") || text.contains(".md") => {
+                for link in links::extract(text, &(0..text.len())) {
+                    let source = Source::FieldLink {
+                        record,
+                        pointer: pointer.clone(),
+                        kind: link.kind,
+                    };
+                    let outcome = match link.kind {
+                        LinkKind::Wiki => self.resolve_wiki(&link.target, all),
+                        LinkKind::File => {
+                            self.resolve_file(self.corpus.records[record].file, &link.target)
+                        }
+                    };
+                    self.record_outcome(source, link.target, all, outcome, resolved);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.resolve_value_links(
+                        record,
+                        item,
+                        format!("{pointer}/{i}"),
+                        &[],
+                        all,
+                        resolved,
+                    );
+                }
+            }
+            serde_json::Value::Object(map) => {
+                for (key, item) in map {
+                    if !skip.contains(key) {
+                        let child = crate::diagnostic::join_pointer(&pointer, key);
+                        self.resolve_value_links(record, item, child, &[], all, resolved);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn record_outcome(
+        &self,
+        source: Source,
+        text: String,
+        all: &[usize],
+        outcome: Result<Target, Problem>,
+        resolved: &mut Resolved,
+    ) {
+        match outcome {
+            Ok(target) => resolved.edges.push(Edge { source, target }),
+            Err(problem) => resolved.unresolved.push(Unresolved {
+                source,
+                text,
+                allowed: all.to_vec(),
+                problem,
+            }),
+        }
     }
 
     fn resolve_links(
@@ -316,15 +405,7 @@ impl<'c> IdIndex<'c> {
                 LinkKind::Wiki => self.resolve_wiki(&link.target, all),
                 LinkKind::File => self.resolve_file(file, &link.target),
             };
-            match outcome {
-                Ok(target) => resolved.edges.push(Edge { source, target }),
-                Err(problem) => resolved.unresolved.push(Unresolved {
-                    source,
-                    text: link.target,
-                    allowed: all.to_vec(),
-                    problem,
-                }),
-            }
+            self.record_outcome(source, link.target, all, outcome, resolved);
         }
     }
 

@@ -28,26 +28,33 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod convert;
 pub mod corpus;
 pub mod diagnostic;
 pub mod discover;
 pub mod fix;
 pub mod git;
+pub mod graph;
 pub mod index;
 pub mod init;
 pub mod links;
 pub mod load;
 pub mod project;
+pub mod query;
 pub mod references;
 pub mod report;
 pub mod rules;
 pub mod schema;
 pub mod scope;
+pub mod serialize;
+pub mod skeleton;
 pub mod source;
 pub mod sourcemap;
+pub mod stats;
 pub mod suggest;
 pub mod write;
 

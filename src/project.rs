@@ -59,7 +59,7 @@ impl Project {
     /// applied, positions resolved, in file and position order.
     pub fn check(&self, corpus: &Corpus) -> Vec<Diagnostic> {
         let mut diagnostics = corpus.diagnostics.clone();
-        diagnostics.extend(check::check(corpus, &self.schemas));
+        diagnostics.extend(check::check(corpus, &self.schemas, &self.config));
         let mut diagnostics = self.apply_levels(diagnostics);
         locate(&mut diagnostics, corpus, &self.schemas);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -90,7 +90,7 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
     }
     let mut maps: HashMap<usize, SourceMap> = HashMap::new();
     let mut resolve = |file: &str, anchor: &mut Anchor, shape: Shape| {
-        if !matches!(anchor, Anchor::Value(_) | Anchor::Key(_)) {
+        if matches!(anchor, Anchor::File | Anchor::Span(_)) {
             return;
         }
         let Some(&index) = by_display.get(file) else {
@@ -120,6 +120,10 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
             }
         });
         if let Some(span) = map.locate(anchor) {
+            let span = match anchor {
+                Anchor::Within { needle, .. } => within(text, span, needle),
+                _ => span,
+            };
             *anchor = Anchor::Span(match shape {
                 Shape::FirstLine => first_line(text, &span),
                 Shape::ScalarContent => scalar_content(text, span),
@@ -127,7 +131,9 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
         }
     };
     for diagnostic in diagnostics.iter_mut() {
-        if let Anchor::Value(pointer) | Anchor::Key(pointer) = &diagnostic.anchor {
+        if let Anchor::Value(pointer) | Anchor::Key(pointer) | Anchor::Within { pointer, .. } =
+            &diagnostic.anchor
+        {
             diagnostic.pointer = Some(pointer.clone());
         }
         resolve(&diagnostic.file, &mut diagnostic.anchor, Shape::FirstLine);
@@ -139,6 +145,16 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
                 resolve(&diagnostic.file, &mut edit.anchor, Shape::ScalarContent);
             }
         }
+    }
+}
+
+/// Narrows a value's span to a wiki-link target inside it: the first `[[needle` (as written
+/// in the file; a target with escaped characters is not found and the value is shown).
+fn within(text: &str, span: crate::source::Span, needle: &str) -> crate::source::Span {
+    let value = text.get(span.clone()).unwrap_or_default();
+    match value.find(&format!("[[{needle}")) {
+        Some(at) => span.start + at + 2..span.start + at + 2 + needle.len(),
+        None => span,
     }
 }
 

@@ -379,6 +379,44 @@ rules! {
     /// ## How to fix
     /// Use the suggested id, or fix the path (relative to the linking file).
     BROKEN_LINK = "broken-link", Error, fatal = false, "a link in prose points at nothing";
+
+    /// ## What it finds
+    /// A record that references nothing and that nothing references: no reference field, no
+    /// link in prose, in either direction. Collections whose records are expected to be
+    /// leaves can be exempted: `[graph] leaf_collections = ["source"]`.
+    ///
+    /// ## Why it matters
+    /// An orphan is invisible from every other page and adds nothing to any: it is usually a
+    /// record whose references were lost in an edit, or one nobody finished.
+    ///
+    /// ## How to fix
+    /// Link it from where it belongs, or give it the references it should have.
+    ORPHAN = "orphan", Warn, fatal = false, "a record is cut off from the graph";
+
+    /// ## What it finds
+    /// A loop through fields the config marks acyclic (`[graph] acyclic_fields =
+    /// ["supersedes"]`): `a` supersedes `b`, which supersedes `a`. Reported once per strongly
+    /// connected component, with the whole loop in the message.
+    ///
+    /// ## Why it matters
+    /// A supersession (or dependency) chain that loops has no current record: readers and
+    /// tools following it never arrive.
+    ///
+    /// ## How to fix
+    /// One reference of the loop points the wrong way; remove or reverse it.
+    CYCLE = "cycle", Error, fatal = false, "references form a loop through an acyclic field";
+
+    /// ## What it finds
+    /// A record that no other record or page cites, in a collection the config says must be
+    /// cited: `[graph] must_be_cited = ["source"]`.
+    ///
+    /// ## Why it matters
+    /// A source that backs no claim is dead weight, or a sign that the claim citing it lost
+    /// its reference. Off (`allow`) unless enabled in `[rules]`.
+    ///
+    /// ## How to fix
+    /// Cite it where it is used, or delete it.
+    UNREFERENCED = "unreferenced", Allow, fatal = false, "a record that must be cited is not";
 }
 
 #[cfg(test)]

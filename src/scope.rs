@@ -211,7 +211,9 @@ impl Scope {
 /// The file a reference is written in.
 fn source_file(corpus: &Corpus, source: &Source) -> usize {
     match source {
-        Source::Field { record, .. } => corpus.records[*record].file,
+        Source::Field { record, .. } | Source::FieldLink { record, .. } => {
+            corpus.records[*record].file
+        }
         Source::Link { file, .. } => *file,
     }
 }
@@ -222,6 +224,10 @@ fn cited_stem(reference: &Unresolved) -> &str {
     let text = reference.text.as_str();
     match reference.source {
         Source::Link {
+            kind: LinkKind::File,
+            ..
+        }
+        | Source::FieldLink {
             kind: LinkKind::File,
             ..
         } => file_stem(text),

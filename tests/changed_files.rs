@@ -211,7 +211,11 @@ fn staged_rename_reports_the_records_citing_the_old_id() {
     let run = check_in(dir.path(), &["--staged"]);
     assert_eq!(
         reported(&run),
-        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+        pairs(&[
+            ("records/engines/mooncake-store.yaml", "orphan"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ]),
+        "the renamed engine is staged, and nothing cites it any more"
     );
     assert!(
         run.stdout

@@ -53,13 +53,12 @@ fn remote_ref_is_never_fetched() {
 #[test]
 fn config_kept_outside_the_corpus() {
     let config = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(config.path(), "[rules]\nid-mismatch = \"warn\"\n").unwrap();
     let root = fixture("rules/id-mismatch");
     let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
     std::fs::write(
         config.path(),
         format!(
-            "schemas = {:?}\n[rules]\nid-mismatch = \"warn\"\n",
+            "schemas = {:?}\n[rules]\nid-mismatch = \"warn\"\norphan = \"allow\"\n",
             schema.to_str().unwrap()
         ),
     )
@@ -77,7 +76,7 @@ fn allow_silences_a_rule() {
     std::fs::write(
         config.path(),
         format!(
-            "schemas = {:?}\n[rules]\nid-mismatch = \"allow\"\n",
+            "schemas = {:?}\n[rules]\nid-mismatch = \"allow\"\norphan = \"allow\"\n",
             schema.to_str().unwrap()
         ),
     )

@@ -1,6 +1,7 @@
 //! Check: the rules that run on loaded records. Each rule is a function from the corpus to
 //! diagnostics; none prints, none depends on another's output.
 
+mod graph;
 mod ids;
 mod refs;
 mod schema;
@@ -9,14 +10,16 @@ use std::collections::HashSet;
 
 use rayon::prelude::*;
 
+use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
+use crate::graph::CorpusGraph;
 use crate::index::IdIndex;
 use crate::rules;
 use crate::schema::Schemas;
 
 /// Runs every record rule and returns their diagnostics, in record order.
-pub fn check(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
+pub fn check(corpus: &Corpus, schemas: &Schemas, config: &Config) -> Vec<Diagnostic> {
     let mut diagnostics: Vec<Diagnostic> = corpus
         .records
         .par_iter()
@@ -32,6 +35,14 @@ pub fn check(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
     let index = IdIndex::new(corpus, schemas);
     let resolved = index.resolve_all();
     diagnostics.extend(refs::check(corpus, schemas, &index, &resolved.unresolved));
+    let corpus_graph = CorpusGraph::build(corpus, schemas, &resolved);
+    diagnostics.extend(graph::check(
+        corpus,
+        schemas,
+        &config.graph,
+        &corpus_graph,
+        &resolved.unresolved,
+    ));
     diagnostics
 }
 

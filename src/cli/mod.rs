@@ -4,10 +4,13 @@
 //! diagnostic was found, 1 when one was, 2 when the tool could not run (bad arguments, an
 //! unusable config or schema).
 
+mod author;
 mod check;
 mod explain;
 mod generate;
+mod graph;
 mod init;
+mod query;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -43,6 +46,20 @@ enum Command {
     /// Check every record: syntax, schema, ids, references, links. Exit 1 if any error is
     /// found.
     Check(check::CheckArgs),
+    /// Export the graph of records and references: DOT, JSON, Mermaid or SVG.
+    Graph(graph::GraphArgs),
+    /// Show what a record references and what references it.
+    Refs(graph::RefsArgs),
+    /// Count records, enum values and references.
+    Stats(graph::StatsArgs),
+    /// Create a record skeleton that already validates.
+    New(author::NewArgs),
+    /// Rewrite records in another format, losslessly.
+    Convert(author::ConvertArgs),
+    /// List, get and search records.
+    Query(query::QueryArgs),
+    /// Write (or `--check`) a Markdown index of the corpus.
+    Index(query::IndexArgs),
     /// Explain a rule, or list every rule.
     Explain {
         /// A rule code such as `unknown-field`.
@@ -97,6 +114,13 @@ pub fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let code = match &cli.command {
         Command::Check(args) => check::run(&cli, args, styled, &mut stdout),
+        Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
+        Command::Refs(args) => graph::refs(&cli, args, styled, &mut stdout),
+        Command::Stats(args) => graph::stats(&cli, args, styled, &mut stdout),
+        Command::New(args) => author::new(&cli, args, styled, &mut stdout),
+        Command::Convert(args) => author::convert(&cli, args, styled, &mut stdout),
+        Command::Query(args) => query::query(&cli, args, styled, &mut stdout),
+        Command::Index(args) => query::index(&cli, args, styled, &mut stdout),
         Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
         Command::Init { dir } => init::run(dir.as_ref().unwrap_or(&cli.root), &mut stdout),
         Command::Completions { shell } => generate::completions(*shell, &mut stdout),

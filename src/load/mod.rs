@@ -37,6 +37,9 @@ pub struct Record {
     pub value: Value,
     /// Markdown records: the body after the front matter.
     pub body: Option<Span>,
+    /// Markdown records: the fields read from `## Heading` sections (their links are found
+    /// in the body, with exact positions).
+    pub sections: Vec<String>,
 }
 
 /// A key that appeared twice in one mapping.
@@ -70,6 +73,8 @@ pub struct LoadedRecord {
     pub value: Value,
     /// Markdown body.
     pub body: Option<Span>,
+    /// Fields read from Markdown sections.
+    pub sections: Vec<String>,
 }
 
 /// What the loader needs to know about the file's collection.
@@ -186,8 +191,8 @@ fn parse(
         );
         return None;
     }
-    let (value, body) = match format {
-        Format::Json => (parse_json(text, display, diagnostics)?, None),
+    let (value, body, sections) = match format {
+        Format::Json => (parse_json(text, display, diagnostics)?, None, Vec::new()),
         Format::Yaml => {
             let value = parse_yaml(text, 0, display, diagnostics)?;
             let Some(value) = value else {
@@ -197,11 +202,11 @@ fn parse(
                 );
                 return None;
             };
-            (value, None)
+            (value, None, Vec::new())
         }
         Format::Markdown => {
-            let (value, body) = parse_markdown(text, display, context, diagnostics)?;
-            (value, Some(body))
+            let (value, body, sections) = parse_markdown(text, display, context, diagnostics)?;
+            (value, Some(body), sections)
         }
     };
     match value {
@@ -209,6 +214,7 @@ fn parse(
             format,
             value,
             body,
+            sections,
         }),
         other => {
             let found = json_type(&other);
@@ -285,7 +291,7 @@ fn parse_markdown(
     display: &str,
     context: &LoadContext<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<(Value, Span)> {
+) -> Option<(Value, Span, Vec<String>)> {
     let front = match markdown::split_front_matter(text) {
         Ok(front) => front,
         Err(err) => {
@@ -316,6 +322,7 @@ fn parse_markdown(
         None => Value::Object(Map::new()),
         Some(value) => value,
     };
+    let mut fields = Vec::new();
     if let Value::Object(map) = &mut value {
         for section in markdown::sections(text, &front.body, context.text_fields) {
             let content = text[section.content.clone()].to_string();
@@ -336,11 +343,12 @@ fn parse_markdown(
                     .with_help("keep one of the two; the first is used"),
                 );
             } else {
+                fields.push(section.field.clone());
                 map.insert(section.field, Value::String(content));
             }
         }
     }
-    Some((value, front.body))
+    Some((value, front.body, fields))
 }
 
 fn duplicate_key(display: &str, duplicate: DuplicateKey) -> Diagnostic {

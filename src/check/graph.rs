@@ -1,0 +1,222 @@
+//! Graph rules: records cut off from the web (`orphan`), loops through fields that must not
+//! loop (`cycle`), and records nobody cites in collections that must be cited
+//! (`unreferenced`).
+
+use std::collections::{BTreeSet, HashSet, VecDeque};
+
+use petgraph::Direction;
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+
+use crate::config::GraphConfig;
+use crate::corpus::Corpus;
+use crate::diagnostic::{Anchor, Diagnostic};
+use crate::graph::{CorpusGraph, NodeKind};
+use crate::index::{Source, Unresolved};
+use crate::rules;
+use crate::schema::Schemas;
+
+/// Runs the graph rules.
+pub fn check(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    config: &GraphConfig,
+    graph: &CorpusGraph,
+    unresolved: &[Unresolved],
+) -> Vec<Diagnostic> {
+    // A record whose references are all broken is reported for those; calling it an orphan
+    // too would be a cascade, not news.
+    let record_of_file: std::collections::HashMap<usize, usize> = corpus
+        .records
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.file, i))
+        .collect();
+    let citing_broken: HashSet<usize> = unresolved
+        .iter()
+        .filter_map(|u| match &u.source {
+            Source::Field { record, .. } | Source::FieldLink { record, .. } => Some(*record),
+            Source::Link { file, .. } => record_of_file.get(file).copied(),
+        })
+        .collect();
+    let folder_of = |names: &[String]| -> HashSet<String> {
+        schemas
+            .collections
+            .iter()
+            .filter(|c| names.contains(&c.name))
+            .map(|c| c.folder.clone())
+            .collect()
+    };
+    let leaves = folder_of(&config.leaf_collections);
+    let must_be_cited = folder_of(&config.must_be_cited);
+    let mut diagnostics = Vec::new();
+    for node in graph.graph.node_indices() {
+        let weight = &graph.graph[node];
+        let NodeKind::Record(record) = weight.kind else {
+            continue;
+        };
+        let Some(folder) = &weight.collection else {
+            continue;
+        };
+        let file = &corpus.files[corpus.records[record].file].display;
+        let cited = graph
+            .graph
+            .edges_directed(node, Direction::Incoming)
+            .next()
+            .is_some();
+        let cites = graph
+            .graph
+            .edges_directed(node, Direction::Outgoing)
+            .next()
+            .is_some();
+        if !cited && !cites && !leaves.contains(folder) && !citing_broken.contains(&record) {
+            diagnostics.push(
+                Diagnostic::new(
+                    rules::ORPHAN,
+                    file,
+                    format!(
+                        "`{}` references nothing and nothing references it",
+                        weight.id
+                    ),
+                )
+                .at(Anchor::Value(String::new()))
+                .with_label("an orphan record")
+                .with_help(
+                    "cite it from a related record or page, or give it references of its own",
+                ),
+            );
+        }
+        if !cited && must_be_cited.contains(folder) {
+            diagnostics.push(
+                Diagnostic::new(
+                    rules::UNREFERENCED,
+                    file,
+                    format!("no record cites `{}`", weight.id),
+                )
+                .at(Anchor::Value(String::new()))
+                .with_label("never cited")
+                .with_note(format!(
+                    "every record in `{folder}/` must be cited at least once"
+                ))
+                .with_help("cite it where it is used, or delete it"),
+            );
+        }
+    }
+    diagnostics.extend(cycles(corpus, config, graph));
+    diagnostics
+}
+
+/// One diagnostic per strongly connected component of the acyclic fields' edges.
+fn cycles(corpus: &Corpus, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Diagnostic> {
+    if config.acyclic_fields.is_empty() {
+        return Vec::new();
+    }
+    let acyclic = graph.filter(None, &[], &config.acyclic_fields);
+    let mut diagnostics = Vec::new();
+    let mut components: Vec<Vec<NodeIndex>> = petgraph::algo::tarjan_scc(&acyclic.graph)
+        .into_iter()
+        .filter(|component| match component.as_slice() {
+            [one] => acyclic.graph.contains_edge(*one, *one),
+            _ => true,
+        })
+        .collect();
+    for component in &mut components {
+        component.sort_by(|a, b| acyclic.graph[*a].id.cmp(&acyclic.graph[*b].id));
+    }
+    components.sort_by(|a, b| acyclic.graph[a[0]].id.cmp(&acyclic.graph[b[0]].id));
+    for component in components {
+        let members: HashSet<NodeIndex> = component.iter().copied().collect();
+        let start = component[0];
+        let path = shortest_cycle(&acyclic, start, &members);
+        let names: Vec<&str> = path.iter().map(|&n| acyclic.graph[n].id.as_str()).collect();
+        let first_edge = path
+            .get(1)
+            .and_then(|&next| acyclic.graph.edges_connecting(start, next).next());
+        let fields: BTreeSet<&str> = component
+            .iter()
+            .flat_map(|&n| acyclic.graph.edges(n))
+            .filter(|e| members.contains(&e.target()))
+            .map(|e| e.weight().field.as_str())
+            .collect();
+        let NodeKind::Record(record) = acyclic.graph[start].kind else {
+            continue;
+        };
+        let file = &corpus.files[corpus.records[record].file].display;
+        let anchor = match first_edge.map(|e| &e.weight().source) {
+            Some(Source::Field { pointer, .. }) => Anchor::Value(pointer.clone()),
+            _ => Anchor::Value(String::new()),
+        };
+        let mut diagnostic = Diagnostic::new(
+            rules::CYCLE,
+            file,
+            format!(
+                "{} {} a cycle: {}",
+                fields
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                if fields.len() == 1 { "forms" } else { "form" },
+                names.join(" -> ")
+            ),
+        )
+        .at(anchor)
+        .with_label("the cycle starts here");
+        if component.len() + 1 > path.len() {
+            diagnostic = diagnostic.with_note(format!(
+                "the loop is part of a tangle of {} records: {}",
+                component.len(),
+                component
+                    .iter()
+                    .map(|&n| acyclic.graph[n].id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        diagnostics.push(
+            diagnostic.with_help("break the loop: one of these references points the wrong way"),
+        );
+    }
+    diagnostics
+}
+
+/// The shortest path from `start` back to itself within `members`, as a node list that ends
+/// where it starts.
+fn shortest_cycle(
+    graph: &CorpusGraph,
+    start: NodeIndex,
+    members: &HashSet<NodeIndex>,
+) -> Vec<NodeIndex> {
+    let mut previous: std::collections::HashMap<NodeIndex, NodeIndex> =
+        std::collections::HashMap::new();
+    let mut queue = VecDeque::from([start]);
+    while let Some(node) = queue.pop_front() {
+        let mut next: Vec<NodeIndex> = graph
+            .graph
+            .neighbors_directed(node, Direction::Outgoing)
+            .filter(|n| members.contains(n))
+            .collect();
+        next.sort_by(|a, b| graph.graph[*a].id.cmp(&graph.graph[*b].id));
+        for neighbour in next {
+            if neighbour == start {
+                let mut back = vec![start];
+                let mut at = node;
+                while at != start {
+                    back.push(at);
+                    match previous.get(&at) {
+                        Some(&before) => at = before,
+                        None => break,
+                    }
+                }
+                back.push(start);
+                back.reverse();
+                return back;
+            }
+            if let std::collections::hash_map::Entry::Vacant(entry) = previous.entry(neighbour) {
+                entry.insert(node);
+                queue.push_back(neighbour);
+            }
+        }
+    }
+    vec![start, start]
+}

@@ -1,0 +1,299 @@
+//! `gotchas graph`, `gotchas refs` and `gotchas stats`: the corpus as a web.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use petgraph::Direction;
+use petgraph::graph::NodeIndex;
+use petgraph::visit::EdgeRef;
+use serde::Serialize;
+
+use super::{Cli, fatal};
+use crate::corpus::Corpus;
+use crate::graph::{CorpusGraph, export};
+use crate::index::{IdIndex, Resolved};
+use crate::project::Project;
+use crate::stats::Stats;
+use crate::suggest;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct GraphArgs {
+    /// The export format.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    format: GraphFormat,
+    /// Only the neighbourhood of this record (`engines/vllm` or `vllm`), both directions.
+    #[arg(long, value_name = "ID")]
+    around: Option<String>,
+    /// How many steps from `--around` to include.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    depth: usize,
+    /// Only records of this collection folder (repeatable).
+    #[arg(long, value_name = "NAME")]
+    collection: Vec<String>,
+    /// Only edges of this field (repeatable; `link` for prose links).
+    #[arg(long, value_name = "NAME")]
+    field: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    /// Graphviz DOT.
+    Dot,
+    /// `{nodes, edges}` JSON.
+    Json,
+    /// A Mermaid flowchart (renders on GitHub).
+    Mermaid,
+    /// An SVG picture.
+    Svg,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RefsArgs {
+    /// The record (`engines/vllm`, or `vllm` when unambiguous) or page.
+    id: String,
+    /// The output format.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Human)]
+    format: TextOrJson,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct StatsArgs {
+    /// The output format.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Human)]
+    format: TextOrJson,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TextOrJson {
+    /// Text for people.
+    Human,
+    /// JSON for scripts.
+    Json,
+}
+
+/// The loaded corpus and its web.
+struct Web {
+    project: Project,
+    corpus: Corpus,
+}
+
+impl Web {
+    fn load(cli: &Cli, styled: bool) -> Result<Web, ExitCode> {
+        let project = Project::open(&cli.root, cli.config.as_deref())
+            .map_err(|errors| fatal(&cli.root, &errors, styled))?;
+        let corpus = project.load();
+        if !corpus.diagnostics.is_empty() {
+            eprintln!(
+                "note: {} problems while loading; the graph shows what loaded (run `gotchas check`)",
+                corpus.diagnostics.len()
+            );
+        }
+        Ok(Web { project, corpus })
+    }
+
+    fn resolve(&self) -> (Resolved, CorpusGraph) {
+        let index = IdIndex::new(&self.corpus, &self.project.schemas);
+        let resolved = index.resolve_all();
+        let graph = CorpusGraph::build(&self.corpus, &self.project.schemas, &resolved);
+        (resolved, graph)
+    }
+}
+
+/// Finds a node or explains, with did-you-mean, why not.
+fn find(graph: &CorpusGraph, id: &str) -> Result<NodeIndex, ExitCode> {
+    match graph.lookup(id) {
+        Ok(node) => Ok(node),
+        Err(candidates) if !candidates.is_empty() => {
+            let names: Vec<String> = candidates
+                .iter()
+                .map(|&n| format!("`{}`", graph.graph[n].id))
+                .collect();
+            eprintln!(
+                "error: `{id}` could be any of {}\nhelp: qualify it with its folder",
+                names.join(", ")
+            );
+            Err(ExitCode::from(2))
+        }
+        Err(_) => {
+            // Compare bare ids with bare ids, then name the qualified one.
+            let bare_of = |qualified: &'_ str| {
+                qualified
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(qualified)
+                    .to_string()
+            };
+            let ids: Vec<&str> = graph.ids().collect();
+            let bare: Vec<String> = ids.iter().map(|q| bare_of(q)).collect();
+            let suggestions = suggest::suggest(&bare_of(id), bare.iter().map(String::as_str), 3);
+            let qualified: Vec<suggest::Suggestion<'_>> = suggestions
+                .iter()
+                .filter_map(|s| {
+                    let position = bare.iter().position(|b| b == s.name)?;
+                    Some(suggest::Suggestion {
+                        name: ids[position],
+                        ..s.clone()
+                    })
+                })
+                .collect();
+            let help = suggest::did_you_mean(&qualified)
+                .map(|h| format!("\nhelp: {h}"))
+                .unwrap_or_default();
+            eprintln!("error: no record or page has the id `{id}`{help}");
+            Err(ExitCode::from(2))
+        }
+    }
+}
+
+pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let web = match Web::load(cli, styled) {
+        Ok(web) => web,
+        Err(code) => return code,
+    };
+    let (_, full) = web.resolve();
+    let around = match &args.around {
+        None => None,
+        Some(id) => match find(&full, id) {
+            Ok(node) => Some((node, args.depth)),
+            Err(code) => return code,
+        },
+    };
+    let graph = full.filter(around, &args.collection, &args.field);
+    let site = &web.project.config.site;
+    let text = match args.format {
+        GraphFormat::Dot => export::dot(&graph, site),
+        GraphFormat::Json => export::json(&graph, site),
+        GraphFormat::Mermaid => export::mermaid(&graph),
+        GraphFormat::Svg => {
+            let center = around.and_then(|(node, _)| graph.find(&full.graph[node].id));
+            match export::svg(&graph, site, center) {
+                Ok(svg) => svg,
+                Err(err) => {
+                    eprintln!("error: {}", err.0);
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    };
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+#[derive(Serialize)]
+struct RefsReport<'a> {
+    id: &'a str,
+    name: &'a str,
+    collection: Option<&'a str>,
+    /// Field -> ids it points at.
+    references: BTreeMap<&'a str, Vec<&'a str>>,
+    /// Citing collection (`pages` for prose) -> field -> citing ids.
+    referenced_by: BTreeMap<&'a str, BTreeMap<&'a str, Vec<&'a str>>>,
+}
+
+pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let web = match Web::load(cli, styled) {
+        Ok(web) => web,
+        Err(code) => return code,
+    };
+    let (_, graph) = web.resolve();
+    let node = match find(&graph, &args.id) {
+        Ok(node) => node,
+        Err(code) => return code,
+    };
+    let weight = &graph.graph[node];
+    let mut report = RefsReport {
+        id: &weight.id,
+        name: &weight.name,
+        collection: weight.collection.as_deref(),
+        references: BTreeMap::new(),
+        referenced_by: BTreeMap::new(),
+    };
+    for edge in graph.graph.edges_directed(node, Direction::Outgoing) {
+        report
+            .references
+            .entry(edge.weight().field.as_str())
+            .or_default()
+            .push(&graph.graph[edge.target()].id);
+    }
+    for edge in graph.graph.edges_directed(node, Direction::Incoming) {
+        let from = &graph.graph[edge.source()];
+        report
+            .referenced_by
+            .entry(from.collection.as_deref().unwrap_or("pages"))
+            .or_default()
+            .entry(edge.weight().field.as_str())
+            .or_default()
+            .push(&from.id);
+    }
+    for ids in report.references.values_mut() {
+        ids.sort_unstable();
+    }
+    for fields in report.referenced_by.values_mut() {
+        for ids in fields.values_mut() {
+            ids.sort_unstable();
+        }
+    }
+    let text = match args.format {
+        TextOrJson::Json => {
+            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        TextOrJson::Human => render_refs(&report),
+    };
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+fn render_refs(report: &RefsReport<'_>) -> String {
+    let mut out = format!("{}: {}\n\nreferences\n", report.id, report.name);
+    if report.references.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    for (field, ids) in &report.references {
+        out.push_str(&format!("  {field}\n"));
+        for id in ids {
+            out.push_str(&format!("    {id}\n"));
+        }
+    }
+    out.push_str("\nreferenced by\n");
+    if report.referenced_by.is_empty() {
+        out.push_str("  (none)\n");
+    }
+    for (collection, fields) in &report.referenced_by {
+        for (field, ids) in fields {
+            out.push_str(&format!("  {collection} ({field})\n"));
+            for id in ids {
+                out.push_str(&format!("    {id}\n"));
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn stats(cli: &Cli, args: &StatsArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let web = match Web::load(cli, styled) {
+        Ok(web) => web,
+        Err(code) => return code,
+    };
+    let (resolved, graph) = web.resolve();
+    let stats = Stats::compute(&web.corpus, &web.project.schemas, &resolved, &graph);
+    let text = match args.format {
+        TextOrJson::Json => {
+            let mut text = serde_json::to_string_pretty(&stats).unwrap_or_default();
+            text.push('\n');
+            text
+        }
+        TextOrJson::Human => stats.render(),
+    };
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}

@@ -1,0 +1,255 @@
+//! The corpus as a graph: a node per record and per prose page, an edge per resolved
+//! reference, labelled with its field (`affects`, `sources` ...; `link` for prose links).
+//!
+//! Built once from the index's resolution with `petgraph`, in corpus order (records by path,
+//! then pages), with repeated edges (the same field from the same node to the same node)
+//! kept once, so every export and every analysis is deterministic.
+
+pub mod export;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+
+use crate::config::SiteConfig;
+use crate::corpus::Corpus;
+use crate::index::{Resolved, Source, Target};
+use crate::schema::Schemas;
+
+/// The field name of edges that come from links in prose.
+pub const LINK_FIELD: &str = "link";
+
+/// What a node stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    /// A record, by index in [`Corpus::records`].
+    Record(usize),
+    /// A prose page, by index in [`Corpus::docs`].
+    Page(usize),
+}
+
+/// A node: a record or a prose page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// `engines/vllm` for a record, the path without `.md` for a page (`docs/05-known-traps`).
+    pub id: String,
+    /// The record's collection folder; `None` for a page.
+    pub collection: Option<String>,
+    /// The record's `name` (or its id); a page's first heading (or its stem).
+    pub name: String,
+    /// What it stands for.
+    pub kind: NodeKind,
+}
+
+impl Node {
+    /// The node's page on the site, relative to the site root: `engines/vllm/`.
+    pub fn page(&self) -> String {
+        format!("{}/", self.id)
+    }
+
+    /// The node's page URL under the configured base URL.
+    pub fn url(&self, site: &SiteConfig) -> String {
+        format!("{}{}", site.base_url, self.page())
+    }
+}
+
+/// An edge: one reference.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// The field, or [`LINK_FIELD`].
+    pub field: String,
+    /// Where the (first) reference is written.
+    pub source: Source,
+}
+
+/// The corpus graph.
+#[derive(Clone, Debug, Default)]
+pub struct CorpusGraph {
+    /// The graph itself.
+    pub graph: DiGraph<Node, Edge>,
+    by_id: HashMap<String, NodeIndex>,
+}
+
+impl CorpusGraph {
+    /// Builds the graph of a loaded corpus from its resolved references.
+    pub fn build(corpus: &Corpus, schemas: &Schemas, resolved: &Resolved) -> CorpusGraph {
+        let mut built = CorpusGraph::default();
+        let mut record_nodes: HashMap<usize, NodeIndex> = HashMap::new();
+        let mut page_nodes: HashMap<usize, NodeIndex> = HashMap::new();
+        let mut file_nodes: HashMap<usize, NodeIndex> = HashMap::new();
+        for (index, record) in corpus.records.iter().enumerate() {
+            let folder = &schemas.collections[record.collection].folder;
+            let id = format!("{folder}/{}", record.id);
+            if built.by_id.contains_key(&id) {
+                continue;
+            }
+            let name = record
+                .value
+                .get("name")
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or(&record.id)
+                .to_string();
+            let node = built.add(Node {
+                id,
+                collection: Some(folder.clone()),
+                name,
+                kind: NodeKind::Record(index),
+            });
+            record_nodes.insert(index, node);
+            file_nodes.insert(record.file, node);
+        }
+        for (index, doc) in corpus.docs.iter().enumerate() {
+            let file = &corpus.files[doc.file];
+            let id = file
+                .display
+                .strip_suffix(".md")
+                .unwrap_or(&file.display)
+                .to_string();
+            let name = file
+                .text
+                .as_deref()
+                .and_then(first_heading)
+                .unwrap_or_else(|| doc.stem.clone());
+            let node = built.add(Node {
+                id,
+                collection: None,
+                name,
+                kind: NodeKind::Page(index),
+            });
+            page_nodes.insert(index, node);
+            file_nodes.insert(doc.file, node);
+        }
+        let mut seen: HashSet<(NodeIndex, NodeIndex, String)> = HashSet::new();
+        for edge in &resolved.edges {
+            let (from, field) = match &edge.source {
+                Source::Field { record, field, .. } => (record_nodes.get(record), field.clone()),
+                Source::FieldLink { record, .. } => {
+                    (record_nodes.get(record), LINK_FIELD.to_string())
+                }
+                Source::Link { file, .. } => (file_nodes.get(file), LINK_FIELD.to_string()),
+            };
+            let to = match edge.target {
+                Target::Record(record) => record_nodes.get(&record),
+                Target::Doc(doc) => page_nodes.get(&doc),
+                Target::File => None,
+            };
+            if let (Some(&from), Some(&to)) = (from, to)
+                && seen.insert((from, to, field.clone()))
+            {
+                built.graph.add_edge(
+                    from,
+                    to,
+                    Edge {
+                        field,
+                        source: edge.source.clone(),
+                    },
+                );
+            }
+        }
+        built
+    }
+
+    fn add(&mut self, node: Node) -> NodeIndex {
+        let id = node.id.clone();
+        let index = self.graph.add_node(node);
+        self.by_id.insert(id, index);
+        index
+    }
+
+    /// The node with this id (`engines/vllm`, or a page path without `.md`).
+    pub fn find(&self, id: &str) -> Option<NodeIndex> {
+        self.by_id.get(id).copied()
+    }
+
+    /// Every node id, for did-you-mean.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.graph.node_weights().map(|n| n.id.as_str())
+    }
+
+    /// Looks a node up by qualified id, or by bare id when exactly one record has it.
+    pub fn lookup(&self, id: &str) -> Result<NodeIndex, Vec<NodeIndex>> {
+        if let Some(node) = self.find(id) {
+            return Ok(node);
+        }
+        let matching: Vec<NodeIndex> = self
+            .graph
+            .node_indices()
+            .filter(|&n| self.graph[n].id.rsplit('/').next() == Some(id))
+            .collect();
+        match matching.as_slice() {
+            [one] => Ok(*one),
+            _ => Err(matching),
+        }
+    }
+
+    /// A subgraph: only edges of the given fields (all when empty), only nodes of the given
+    /// collections (all when empty), and, with `around`, only nodes within `depth` steps of
+    /// that node, following edges both ways. Node and edge order is kept.
+    pub fn filter(
+        &self,
+        around: Option<(NodeIndex, usize)>,
+        collections: &[String],
+        fields: &[String],
+    ) -> CorpusGraph {
+        let field_ok = |field: &str| fields.is_empty() || fields.iter().any(|f| f == field);
+        let node_ok = |node: NodeIndex| {
+            collections.is_empty()
+                || self.graph[node]
+                    .collection
+                    .as_ref()
+                    .is_some_and(|c| collections.contains(c))
+                || around.is_some_and(|(center, _)| center == node)
+        };
+        let mut keep: HashSet<NodeIndex> =
+            self.graph.node_indices().filter(|&n| node_ok(n)).collect();
+        if let Some((center, depth)) = around {
+            let mut reached: HashSet<NodeIndex> = HashSet::from([center]);
+            let mut queue = VecDeque::from([(center, 0)]);
+            while let Some((node, distance)) = queue.pop_front() {
+                if distance == depth {
+                    continue;
+                }
+                for direction in [Direction::Outgoing, Direction::Incoming] {
+                    for edge in self.graph.edges_directed(node, direction) {
+                        let next = if direction == Direction::Outgoing {
+                            edge.target()
+                        } else {
+                            edge.source()
+                        };
+                        if field_ok(&edge.weight().field)
+                            && keep.contains(&next)
+                            && reached.insert(next)
+                        {
+                            queue.push_back((next, distance + 1));
+                        }
+                    }
+                }
+            }
+            keep = reached;
+        }
+        let mut filtered = CorpusGraph::default();
+        let mut mapping: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+        for node in self.graph.node_indices().filter(|n| keep.contains(n)) {
+            mapping.insert(node, filtered.add(self.graph[node].clone()));
+        }
+        for edge in self.graph.edge_references() {
+            if let (Some(&from), Some(&to)) =
+                (mapping.get(&edge.source()), mapping.get(&edge.target()))
+                && field_ok(&edge.weight().field)
+            {
+                filtered.graph.add_edge(from, to, edge.weight().clone());
+            }
+        }
+        filtered
+    }
+}
+
+/// The text of a Markdown file's first `# ` heading.
+fn first_heading(text: &str) -> Option<String> {
+    text.lines()
+        .find_map(|line| line.strip_prefix("# "))
+        .map(|title| title.trim().to_string())
+        .filter(|title| !title.is_empty())
+}

@@ -1,0 +1,266 @@
+//! The graph: rules in `check`, exports, `refs` and `stats`, through the binary.
+
+mod common;
+
+use std::path::Path;
+
+use common::{check, fixture, gotchas, json_diagnostics};
+
+fn run_in(root: &Path, args: &[&str]) -> common::Run {
+    let mut all = vec!["--root", root.to_str().unwrap()];
+    all.extend_from_slice(args);
+    gotchas(&all)
+}
+
+#[test]
+fn graph_rules_orphan_cycle_unreferenced() {
+    let root = fixture("graph");
+    let human = check(&root, &[]);
+    assert_eq!(human.code, 1, "cycles are errors");
+    insta::assert_snapshot!("graph-rules", human.stdout);
+    let codes: Vec<(String, String)> = json_diagnostics(&check(&root, &["--format", "json"]))
+        .into_iter()
+        .map(|d| (d.0, d.1))
+        .collect();
+    assert_eq!(
+        codes,
+        vec![
+            (
+                "orphan".to_string(),
+                "records/engines/lonely.yaml".to_string()
+            ),
+            ("cycle".to_string(), "records/gotchas/a.yaml".to_string()),
+            ("cycle".to_string(), "records/gotchas/d.yaml".to_string()),
+            (
+                "unreferenced".to_string(),
+                "records/sources/unused.yaml".to_string()
+            ),
+        ],
+        "leaf collections are not orphans; a loop is reported once, not per member"
+    );
+    assert!(
+        human.stdout.contains(
+            "`supersedes` forms a cycle: gotchas/a -> gotchas/b -> gotchas/c -> gotchas/a"
+        )
+    );
+}
+
+#[test]
+fn passing_corpus_has_no_graph_findings() {
+    let run = check(Path::new(env!("CARGO_MANIFEST_DIR")), &["--format", "json"]);
+    assert!(json_diagnostics(&run).is_empty());
+}
+
+#[test]
+fn every_export_format_matches_its_snapshot() {
+    let root = fixture("graph");
+    for format in ["dot", "json", "mermaid", "svg"] {
+        let run = run_in(&root, &["graph", "--format", format]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        insta::assert_snapshot!(format!("graph-{format}"), run.stdout);
+    }
+}
+
+#[test]
+fn filters_narrow_the_graph() {
+    let root = fixture("graph");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let mut all = vec!["graph", "--format", "json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&run_in(&root, &all).stdout).unwrap()
+    };
+    let ids = |graph: &serde_json::Value| -> Vec<String> {
+        graph["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let around = json(&["--around", "sglang", "--depth", "1"]);
+    assert_eq!(
+        ids(&around),
+        vec!["engines/sglang", "gotchas/b", "gotchas/e"]
+    );
+    let deeper = json(&["--around", "engines/sglang", "--depth", "2"]);
+    assert!(
+        ids(&deeper).contains(&"gotchas/a".to_string()),
+        "b supersedes c, a supersedes b"
+    );
+    let fields = json(&["--field", "supersedes"]);
+    for edge in fields["edges"].as_array().unwrap() {
+        assert_eq!(edge["field"], "supersedes");
+    }
+    let collections = json(&["--collection", "engines", "--collection", "sources"]);
+    assert!(
+        ids(&collections)
+            .iter()
+            .all(|id| id.starts_with("engines/") || id.starts_with("sources/"))
+    );
+    let unknown = run_in(&root, &["graph", "--around", "sglng"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("did you mean `engines/sglang`?"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn dot_output_is_accepted_by_graphviz() {
+    let run = run_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["graph", "--format", "dot"],
+    );
+    assert_eq!(run.code, 0);
+    let Ok(mut dot) = std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("skipped: Graphviz `dot` is not installed (.ci/run installs it)");
+        return;
+    };
+    use std::io::Write;
+    dot.stdin
+        .take()
+        .unwrap()
+        .write_all(run.stdout.as_bytes())
+        .unwrap();
+    let output = dot.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let svg = String::from_utf8(output.stdout).unwrap();
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    roxmltree::Document::parse_with_options(&svg, options).unwrap();
+    assert!(svg.contains("vLLM"));
+}
+
+#[test]
+fn neighbourhood_svg_is_valid_with_the_expected_labels() {
+    let run = run_in(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
+            "graph",
+            "--format",
+            "svg",
+            "--around",
+            "engines/vllm",
+            "--depth",
+            "2",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let document = roxmltree::Document::parse(&run.stdout).unwrap();
+    let labels: Vec<&str> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    for expected in [
+        "vLLM",
+        "vllm-project/vllm on GitHub",
+        "NVIDIA Dynamo",
+        "Mooncake",
+    ] {
+        assert!(labels.contains(&expected), "{expected} in {labels:?}");
+    }
+    let links: Vec<&str> = document
+        .descendants()
+        .filter(|n| n.has_tag_name("a"))
+        .filter_map(|n| n.attribute("href"))
+        .collect();
+    assert!(
+        links.contains(&"/engines/vllm/"),
+        "nodes are clickable: {links:?}"
+    );
+}
+
+#[test]
+fn refs_lists_references_and_backlinks() {
+    let root = fixture("graph");
+    let human = run_in(&root, &["refs", "vllm"]);
+    assert_eq!(human.code, 0);
+    insta::assert_snapshot!("refs-vllm", human.stdout);
+    let json: serde_json::Value =
+        serde_json::from_str(&run_in(&root, &["refs", "engines/vllm", "--format", "json"]).stdout)
+            .unwrap();
+    assert_eq!(json["references"]["sources"][0], "sources/vllm-repo");
+    assert_eq!(
+        json["referenced_by"]["gotchas"]["affects"],
+        serde_json::json!(["gotchas/a", "gotchas/c", "gotchas/d"])
+    );
+    assert_eq!(
+        json["referenced_by"]["pages"]["link"],
+        serde_json::json!(["docs/overview"])
+    );
+    let unknown = run_in(&root, &["refs", "vlm"]);
+    assert_eq!(unknown.code, 2);
+    assert!(
+        unknown.stderr.contains("did you mean"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn stats_counts_the_corpus() {
+    let root = fixture("graph");
+    let human = run_in(&root, &["stats"]);
+    assert_eq!(human.code, 0);
+    insta::assert_snapshot!("stats", human.stdout);
+    let json: serde_json::Value =
+        serde_json::from_str(&run_in(&root, &["stats", "--format", "json"]).stdout).unwrap();
+    assert_eq!(json["records"]["gotchas"], 5);
+    assert_eq!(json["references"]["supersedes"], 4);
+    assert_eq!(
+        json["most_referenced"][0],
+        serde_json::json!(["engines/vllm", 4])
+    );
+}
+
+#[test]
+fn graph_output_is_identical_across_runs_and_thread_counts() {
+    let root = fixture("graph");
+    let mut outputs = Vec::new();
+    for threads in ["1", "2", "1", "4"] {
+        let output = assert_cmd::Command::cargo_bin("gotchas")
+            .unwrap()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "--root",
+                root.to_str().unwrap(),
+                "graph",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        outputs.push(output.stdout);
+        let output = assert_cmd::Command::cargo_bin("gotchas")
+            .unwrap()
+            .env("RAYON_NUM_THREADS", threads)
+            .args([
+                "--root",
+                root.to_str().unwrap(),
+                "check",
+                "--format",
+                "json",
+            ])
+            .output()
+            .unwrap();
+        outputs.push(output.stdout);
+    }
+    for pair in outputs.chunks(2).skip(1) {
+        assert_eq!(pair[0], outputs[0]);
+        assert_eq!(pair[1], outputs[1]);
+    }
+}

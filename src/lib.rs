@@ -18,7 +18,8 @@
 //! - [`check`] runs the rules, each an independent function returning [`Diagnostic`]s.
 //! - [`sourcemap`] turns the JSON pointers that rules speak in into `line:col`, lazily: only
 //!   for the files that have a problem.
-//! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON).
+//! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON,
+//!   SARIF, GitHub workflow commands, JUnit XML).
 //!
 //! Nothing in the library prints; the binary's [`cli`] is the only place that writes to the
 //! terminal.
@@ -36,8 +37,10 @@ pub mod corpus;
 pub mod diagnostic;
 pub mod discover;
 pub mod fix;
+pub mod git;
 pub mod graph;
 pub mod index;
+pub mod init;
 pub mod links;
 pub mod load;
 pub mod project;
@@ -46,6 +49,7 @@ pub mod references;
 pub mod report;
 pub mod rules;
 pub mod schema;
+pub mod scope;
 pub mod serialize;
 pub mod skeleton;
 pub mod source;

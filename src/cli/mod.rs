@@ -7,7 +7,9 @@
 mod author;
 mod check;
 mod explain;
+mod generate;
 mod graph;
+mod init;
 mod query;
 
 use std::io::{IsTerminal, Write};
@@ -63,6 +65,22 @@ enum Command {
         /// A rule code such as `unknown-field`.
         code: Option<String>,
     },
+    /// Create a corpus to start from: a commented gotchas.toml, an example collection and an
+    /// example record. Writes nothing if any of them exists.
+    Init {
+        /// The folder to create it in (default: the --root folder).
+        dir: Option<PathBuf>,
+    },
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page, in roff (`gotchas man | man -l -`).
+    Man {
+        /// A command whose page to print instead (`check` prints gotchas-check(1)).
+        command: Option<String>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -104,6 +122,9 @@ pub fn main() -> ExitCode {
         Command::Query(args) => query::query(&cli, args, styled, &mut stdout),
         Command::Index(args) => query::index(&cli, args, styled, &mut stdout),
         Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
+        Command::Init { dir } => init::run(dir.as_ref().unwrap_or(&cli.root), &mut stdout),
+        Command::Completions { shell } => generate::completions(*shell, &mut stdout),
+        Command::Man { command } => generate::man(command.as_deref(), &mut stdout),
     };
     let _ = stdout.flush();
     code

@@ -186,3 +186,19 @@ fn no_command_crashes_on_the_malformed_collection() {
         );
     }
 }
+
+#[test]
+fn the_human_report_caps_diagnostics_per_file_and_counts_the_rest() {
+    let root = common::fixture("malformed");
+    let capped = check(&root, &["--max-per-file", "2"]);
+    assert!(
+        capped
+            .stdout
+            .contains("note: records/engines/empty-object.json: 5 more diagnostics not shown"),
+        "{}",
+        capped.stdout
+    );
+    let all = check(&root, &["--max-per-file", "0"]);
+    assert!(!all.stdout.contains("not shown"));
+    assert!(all.stdout.matches("error[").count() > capped.stdout.matches("error[").count());
+}

@@ -61,6 +61,9 @@ pub(crate) struct CheckArgs {
     /// Exit 0 even when problems are found (2 still means the tool could not run).
     #[arg(long)]
     exit_zero: bool,
+    /// Show at most N diagnostics per file in the human report, then count the rest (0: all).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    max_per_file: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -206,6 +209,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             summary,
             styled: styled && args.output.is_none(),
             quiet: args.quiet,
+            max_per_file: args.max_per_file,
         },
     );
     stages.done("render");
@@ -281,6 +285,7 @@ struct Rendering<'a> {
     summary: Summary,
     styled: bool,
     quiet: bool,
+    max_per_file: usize,
 }
 
 /// The report in the chosen format.
@@ -288,7 +293,8 @@ fn render(format: OutputFormat, r: &Rendering<'_>) -> String {
     let prefix = || crate::git::worktree_prefix(&r.project.root);
     match format {
         OutputFormat::Human => {
-            let mut text = report::human::render(r.diagnostics, r.sources, r.styled);
+            let mut text =
+                report::human::render(r.diagnostics, r.sources, r.styled, r.max_per_file);
             if r.quiet {
                 return text;
             }

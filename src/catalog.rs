@@ -42,7 +42,7 @@ pub fn render(corpus: &Corpus, schemas: &Schemas) -> String {
             out.push_str("_No records yet._\n");
             continue;
         }
-        let enums = enum_fields(&collection.schema);
+        let enums = crate::schema::enum_fields(&collection.schema);
         for &index in members {
             let record = &corpus.records[index];
             let name = record
@@ -85,20 +85,6 @@ pub fn render(corpus: &Corpus, schemas: &Schemas) -> String {
         }
     }
     out
-}
-
-fn enum_fields(schema: &Value) -> Vec<String> {
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|properties| {
-            properties
-                .iter()
-                .filter(|(_, p)| p.get("enum").is_some())
-                .map(|(name, _)| name.clone())
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// GitHub's heading anchor for a plain folder name.

@@ -267,6 +267,27 @@ impl<'c> IdIndex<'c> {
         best
     }
 
+    /// "did you mean mooncake (engines/mooncake)?", or "did you mean one of a (..), b (..)?",
+    /// for suggestions from [`IdIndex::suggest`]; `None` when there are none.
+    pub fn did_you_mean(&self, suggestions: &[(Suggestion<'_>, usize)]) -> Option<String> {
+        let named: Vec<String> = suggestions
+            .iter()
+            .map(|(s, record)| format!("{} ({})", s.name, self.qualified_id(*record)))
+            .collect();
+        match named.as_slice() {
+            [] => None,
+            [one] => Some(format!("did you mean {one}?")),
+            many => Some(format!("did you mean one of {}?", many.join(", "))),
+        }
+    }
+
+    /// A `help:` line suggesting ids close to `unknown` among `allowed`, or nothing.
+    pub fn help_line(&self, unknown: &str, allowed: &[usize]) -> String {
+        self.did_you_mean(&self.suggest(unknown, allowed))
+            .map(|help| format!("\nhelp: {help}"))
+            .unwrap_or_default()
+    }
+
     /// Resolves every reference field of every record and every link in prose.
     pub fn resolve_all(&self) -> Resolved {
         let mut resolved = Resolved::default();

@@ -393,6 +393,26 @@ fn describe(schema: &Value) -> (HashSet<String>, Vec<String>) {
     (text_fields, properties)
 }
 
+/// Top-level properties whose schema is a string `enum` (severity, status, class ...): the
+/// fields worth counting, filtering and showing as badges.
+pub fn enum_fields(schema: &Value) -> Vec<String> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .filter(|(_, p)| {
+                    p.get("enum")
+                        .and_then(Value::as_array)
+                        .is_some_and(|values| values.iter().any(Value::is_string))
+                })
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The `file://` URI of a path, percent-encoded, used as a schema's base URI so that relative
 /// `$id`s and `$ref`s resolve against the schema folder.
 pub fn file_uri(path: &Path) -> String {

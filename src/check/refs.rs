@@ -103,15 +103,7 @@ fn diagnose(
             if link == Some(LinkKind::File) {
                 return diagnostic.with_help("fix the path; it is relative to the linking file");
             }
-            let named: Vec<String> = suggestions
-                .iter()
-                .map(|(s, record)| format!("{} ({})", s.name, index.qualified_id(*record)))
-                .collect();
-            let help = match named.as_slice() {
-                [] => None,
-                [one] => Some(format!("did you mean {one}?")),
-                many => Some(format!("did you mean one of {}?", many.join(", "))),
-            };
+            let help = index.did_you_mean(suggestions);
             // A field's allowed collections are worth naming; a wiki-link's are all of them.
             let field_allows =
                 (!is_link).then(|| format!("{what} may point at records in {allowed}"));

@@ -124,17 +124,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
     }
     for source in &args.sources {
         if index.resolve(source, &source_targets).is_err() {
-            let help = index
-                .suggest(source, &source_targets)
-                .first()
-                .map(|(s, record)| {
-                    format!(
-                        "\nhelp: did you mean {} ({})?",
-                        s.name,
-                        index.qualified_id(*record)
-                    )
-                })
-                .unwrap_or_default();
+            let help = index.help_line(source, &source_targets);
             eprintln!("error: the source `{source}` names no record{help}");
             return ExitCode::from(2);
         }
@@ -219,17 +209,7 @@ pub(crate) fn convert(
             match index.resolve(id, &every) {
                 Ok(record) => found.push(record),
                 Err(_) => {
-                    let help = index
-                        .suggest(id, &every)
-                        .first()
-                        .map(|(s, record)| {
-                            format!(
-                                "\nhelp: did you mean {} ({})?",
-                                s.name,
-                                index.qualified_id(*record)
-                            )
-                        })
-                        .unwrap_or_default();
+                    let help = index.help_line(id, &every);
                     eprintln!("error: `{id}` names no single record{help}");
                     return ExitCode::from(2);
                 }

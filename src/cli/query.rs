@@ -221,18 +221,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                     ),
                 },
                 Err(_) => {
-                    let suggestions = index.suggest(id, &every);
-                    let help = match suggestions.as_slice() {
-                        [] => String::new(),
-                        found => format!(
-                            "\nhelp: did you mean {}?",
-                            found
-                                .iter()
-                                .map(|(s, r)| format!("{} ({})", s.name, index.qualified_id(*r)))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    };
+                    let help = index.help_line(id, &every);
                     eprintln!("error: `{id}` names no single record{help}");
                     ExitCode::from(2)
                 }

@@ -42,6 +42,15 @@ fn colour(graph: &CorpusGraph, node: &Node) -> &'static str {
     }
 }
 
+/// The node groups of an export, in name order: each collection, and `None` for pages.
+fn groups(graph: &CorpusGraph) -> BTreeSet<Option<&str>> {
+    graph
+        .graph
+        .node_weights()
+        .map(|n| n.collection.as_deref())
+        .collect()
+}
+
 fn dot_string(text: &str) -> String {
     format!(
         "\"{}\"",
@@ -57,12 +66,7 @@ pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
     let mut out = String::from(
         "digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
     );
-    let collections: BTreeSet<Option<&str>> = graph
-        .graph
-        .node_weights()
-        .map(|n| n.collection.as_deref())
-        .collect();
-    for collection in collections {
+    for collection in groups(graph) {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(name) = collection {
             out.push_str(&format!(
@@ -168,12 +172,7 @@ fn mermaid_label(text: &str) -> String {
 pub fn mermaid(graph: &CorpusGraph) -> String {
     let mut out = String::from("flowchart LR\n");
     let name = |node: NodeIndex| format!("n{}", node.index());
-    let collections: BTreeSet<Option<&str>> = graph
-        .graph
-        .node_weights()
-        .map(|n| n.collection.as_deref())
-        .collect();
-    for collection in collections {
+    for collection in groups(graph) {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(title) = collection {
             out.push_str(&format!(

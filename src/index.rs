@@ -270,142 +270,58 @@ impl<'c> IdIndex<'c> {
     /// Resolves every reference field of every record and every link in prose.
     pub fn resolve_all(&self) -> Resolved {
         let mut resolved = Resolved::default();
-        let all: Vec<usize> = (0..self.schemas.collections.len()).collect();
-        for (index, record) in self.corpus.records.iter().enumerate() {
-            let collection = &self.schemas.collections[record.collection];
-            for reference in &collection.references {
-                for (pointer, text) in reference.values(&record.value) {
-                    let source = Source::Field {
-                        record: index,
-                        field: reference.field(),
-                        pointer,
-                    };
-                    match self.resolve(text, &reference.targets) {
-                        Ok(target) => resolved.edges.push(Edge {
-                            source,
-                            target: Target::Record(target),
-                        }),
-                        Err(problem) => resolved.unresolved.push(Unresolved {
-                            source,
-                            text: text.to_string(),
-                            allowed: reference.targets.clone(),
-                            problem,
-                        }),
-                    }
-                }
-            }
-            self.resolve_value_links(
-                index,
-                &record.value,
-                String::new(),
-                &record.sections,
-                &all,
+        for record in 0..self.corpus.records.len() {
+            let written = written_in_record(self.corpus, self.schemas, record);
+            self.resolve_written(&written, &mut resolved);
+        }
+        for doc in 0..self.corpus.docs.len() {
+            self.resolve_written(
+                &written_in_doc(self.corpus, self.schemas, doc),
                 &mut resolved,
             );
-            if let (Some(body), Some(text)) =
-                (&record.body, self.corpus.files[record.file].text.as_deref())
-            {
-                self.resolve_links(record.file, text, body, &all, &mut resolved);
-            }
-        }
-        for doc in &self.corpus.docs {
-            if let Some(text) = self.corpus.files[doc.file].text.as_deref() {
-                self.resolve_links(doc.file, text, &(0..text.len()), &all, &mut resolved);
-            }
         }
         resolved
     }
 
-    /// Links in the record's string values, wherever they are; top-level fields that came
-    /// from Markdown sections are skipped, their links being found in the body.
-    fn resolve_value_links(
-        &self,
-        record: usize,
-        value: &serde_json::Value,
-        pointer: String,
-        skip: &[String],
-        all: &[usize],
-        resolved: &mut Resolved,
-    ) {
-        match value {
-            serde_json::Value::String(text) if text.contains("[[") || text.contains(".md") => {
-                for link in links::extract(text, &(0..text.len())) {
-                    let source = Source::FieldLink {
-                        record,
-                        pointer: pointer.clone(),
-                        kind: link.kind,
-                    };
-                    let outcome = match link.kind {
-                        LinkKind::Wiki => self.resolve_wiki(&link.target, all),
-                        LinkKind::File => {
-                            self.resolve_file(self.corpus.records[record].file, &link.target)
-                        }
-                    };
-                    self.record_outcome(source, link.target, all, outcome, resolved);
+    /// Resolves references found by [`written_in_record`] or [`written_in_doc`], adding them
+    /// to `resolved` in order. Finding them is the costly part (Markdown is parsed for
+    /// links), so a caller that keeps them per file resolves the corpus again without
+    /// parsing it again.
+    pub fn resolve_written(&self, written: &[Written], resolved: &mut Resolved) {
+        for reference in written {
+            let outcome = match &reference.source {
+                Source::Field { .. } => self
+                    .resolve(&reference.text, &reference.allowed)
+                    .map(Target::Record),
+                Source::FieldLink { kind, record, .. } => {
+                    self.resolve_link(*kind, self.corpus.records[*record].file, reference)
                 }
+                Source::Link { kind, file, .. } => self.resolve_link(*kind, *file, reference),
+            };
+            match outcome {
+                Ok(target) => resolved.edges.push(Edge {
+                    source: reference.source.clone(),
+                    target,
+                }),
+                Err(problem) => resolved.unresolved.push(Unresolved {
+                    source: reference.source.clone(),
+                    text: reference.text.clone(),
+                    allowed: reference.allowed.clone(),
+                    problem,
+                }),
             }
-            serde_json::Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    self.resolve_value_links(
-                        record,
-                        item,
-                        format!("{pointer}/{i}"),
-                        &[],
-                        all,
-                        resolved,
-                    );
-                }
-            }
-            serde_json::Value::Object(map) => {
-                for (key, item) in map {
-                    if !skip.contains(key) {
-                        let child = crate::diagnostic::join_pointer(&pointer, key);
-                        self.resolve_value_links(record, item, child, &[], all, resolved);
-                    }
-                }
-            }
-            _ => {}
         }
     }
 
-    fn record_outcome(
+    fn resolve_link(
         &self,
-        source: Source,
-        text: String,
-        all: &[usize],
-        outcome: Result<Target, Problem>,
-        resolved: &mut Resolved,
-    ) {
-        match outcome {
-            Ok(target) => resolved.edges.push(Edge { source, target }),
-            Err(problem) => resolved.unresolved.push(Unresolved {
-                source,
-                text,
-                allowed: all.to_vec(),
-                problem,
-            }),
-        }
-    }
-
-    fn resolve_links(
-        &self,
+        kind: LinkKind,
         file: usize,
-        text: &str,
-        range: &Span,
-        all: &[usize],
-        resolved: &mut Resolved,
-    ) {
-        for link in links::extract(text, range) {
-            let source = Source::Link {
-                file,
-                span: link.span.clone(),
-                kind: link.kind,
-            };
-            let outcome = match link.kind {
-                LinkKind::Wiki => self.resolve_wiki(&link.target, all),
-                LinkKind::File => self.resolve_file(file, &link.target),
-            };
-            self.record_outcome(source, link.target, all, outcome, resolved);
+        reference: &Written,
+    ) -> Result<Target, Problem> {
+        match kind {
+            LinkKind::Wiki => self.resolve_wiki(&reference.text, &reference.allowed),
+            LinkKind::File => self.resolve_file(file, &reference.text),
         }
     }
 
@@ -435,6 +351,116 @@ impl<'c> IdIndex<'c> {
         } else {
             Err(Problem::Unresolved)
         }
+    }
+}
+
+/// A reference as written, before it is resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// Where it is written.
+    pub source: Source,
+    /// The id or path as written.
+    pub text: String,
+    /// The collections it may name: the field's targets, or every collection for a link.
+    pub allowed: Vec<usize>,
+}
+
+/// Every reference written in a record, in order: its reference fields, then the links in its
+/// string fields, then the links in its Markdown body.
+pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Vec<Written> {
+    let record = &corpus.records[index];
+    let all: Vec<usize> = (0..schemas.collections.len()).collect();
+    let mut written = Vec::new();
+    for reference in &schemas.collections[record.collection].references {
+        for (pointer, text) in reference.values(&record.value) {
+            written.push(Written {
+                source: Source::Field {
+                    record: index,
+                    field: reference.field(),
+                    pointer,
+                },
+                text: text.to_string(),
+                allowed: reference.targets.clone(),
+            });
+        }
+    }
+    value_links(
+        index,
+        &record.value,
+        String::new(),
+        &record.sections,
+        &all,
+        &mut written,
+    );
+    if let (Some(body), Some(text)) = (&record.body, corpus.files[record.file].text.as_deref()) {
+        prose_links(record.file, text, body, &all, &mut written);
+    }
+    written
+}
+
+/// Every link in a prose page.
+pub fn written_in_doc(corpus: &Corpus, schemas: &Schemas, doc: usize) -> Vec<Written> {
+    let file = corpus.docs[doc].file;
+    let all: Vec<usize> = (0..schemas.collections.len()).collect();
+    let mut written = Vec::new();
+    if let Some(text) = corpus.files[file].text.as_deref() {
+        prose_links(file, text, &(0..text.len()), &all, &mut written);
+    }
+    written
+}
+
+/// Links in the record's string values, wherever they are; top-level fields that came from
+/// Markdown sections are skipped, their links being found in the body.
+fn value_links(
+    record: usize,
+    value: &serde_json::Value,
+    pointer: String,
+    skip: &[String],
+    all: &[usize],
+    written: &mut Vec<Written>,
+) {
+    match value {
+        serde_json::Value::String(text) if text.contains("[[") || text.contains(".md") => {
+            for link in links::extract(text, &(0..text.len())) {
+                written.push(Written {
+                    source: Source::FieldLink {
+                        record,
+                        pointer: pointer.clone(),
+                        kind: link.kind,
+                    },
+                    text: link.target,
+                    allowed: all.to_vec(),
+                });
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                value_links(record, item, format!("{pointer}/{i}"), &[], all, written);
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (key, item) in map {
+                if !skip.contains(key) {
+                    let child = crate::diagnostic::join_pointer(&pointer, key);
+                    value_links(record, item, child, &[], all, written);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn prose_links(file: usize, text: &str, range: &Span, all: &[usize], written: &mut Vec<Written>) {
+    for link in links::extract(text, range) {
+        written.push(Written {
+            source: Source::Link {
+                file,
+                span: link.span.clone(),
+                kind: link.kind,
+            },
+            text: link.target,
+            allowed: all.to_vec(),
+        });
     }
 }
 

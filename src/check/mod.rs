@@ -14,7 +14,8 @@ use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::CorpusGraph;
-use crate::index::IdIndex;
+use crate::index::{IdIndex, Resolved};
+use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
 
@@ -23,19 +24,36 @@ pub fn check(corpus: &Corpus, schemas: &Schemas, config: &Config) -> Vec<Diagnos
     let mut diagnostics: Vec<Diagnostic> = corpus
         .records
         .par_iter()
-        .flat_map_iter(|record| {
-            let collection = &schemas.collections[record.collection];
-            let display = &corpus.file_of(record).display;
-            let specific = ids::check_record(record, collection, schemas, display);
-            let general = schema::validate(record, collection, display);
-            supersede(specific, general)
-        })
+        .flat_map_iter(|record| check_record(corpus, record, schemas))
         .collect();
-    diagnostics.extend(ids::duplicate_ids(corpus, schemas));
     let index = IdIndex::new(corpus, schemas);
     let resolved = index.resolve_all();
-    diagnostics.extend(refs::check(corpus, schemas, &index, &resolved.unresolved));
-    let corpus_graph = CorpusGraph::build(corpus, schemas, &resolved);
+    diagnostics.extend(check_corpus(corpus, schemas, config, &index, &resolved));
+    diagnostics
+}
+
+/// The rules that look at one record alone (ids, type, schema). Their findings change only
+/// when the record does, so the language server keeps them per file between edits.
+pub fn check_record(corpus: &Corpus, record: &Record, schemas: &Schemas) -> Vec<Diagnostic> {
+    let collection = &schemas.collections[record.collection];
+    let display = &corpus.file_of(record).display;
+    let specific = ids::check_record(record, collection, schemas, display);
+    let general = schema::validate(record, collection, display);
+    supersede(specific, general)
+}
+
+/// The rules that look across records (duplicate ids, references, the graph), on the
+/// corpus's index and the resolution of its references.
+pub fn check_corpus(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    config: &Config,
+    index: &IdIndex<'_>,
+    resolved: &Resolved,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = ids::duplicate_ids(corpus, schemas);
+    diagnostics.extend(refs::check(corpus, schemas, index, &resolved.unresolved));
+    let corpus_graph = CorpusGraph::build(corpus, schemas, resolved);
     diagnostics.extend(graph::check(
         corpus,
         schemas,

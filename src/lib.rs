@@ -20,6 +20,9 @@
 //!   for the files that have a problem.
 //! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON).
 //!
+//! [`lsp`] serves the same pipeline to editors, keeping the corpus in memory and re-running
+//! the per-file stages for the edited file only.
+//!
 //! Nothing in the library prints; the binary's [`cli`] is the only place that writes to the
 //! terminal.
 
@@ -40,6 +43,7 @@ pub mod graph;
 pub mod index;
 pub mod links;
 pub mod load;
+pub mod lsp;
 pub mod project;
 pub mod query;
 pub mod references;

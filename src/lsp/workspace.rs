@@ -1,0 +1,378 @@
+//! The server's in-memory workspace: the corpus, loaded once, kept up to date one file at a
+//! time.
+//!
+//! An edit re-parses only the edited file (from the editor's buffer, never from disk) and
+//! reruns only its own record rules; every other file's record-rule findings and the
+//! references written in it (finding them means parsing Markdown) are kept from before. What
+//! crosses files, the id index, the resolution, duplicate ids and the graph rules, is cheap
+//! next to parsing and is rebuilt from those kept parts. The result is the same set of
+//! diagnostics as `gotchas check` on the files as the editor has them; the files whose
+//! diagnostics changed are handed back to be published.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::check;
+use crate::corpus::{Corpus, RecordChange};
+use crate::diagnostic::Diagnostic;
+use crate::discover;
+use crate::index::{self, IdIndex, Resolved, Source, Written};
+use crate::load;
+use crate::project::{Project, locate};
+use crate::source::Format;
+use crate::sourcemap::SourceMap;
+
+/// The corpus and everything kept between edits.
+pub struct Workspace {
+    /// The corpus root, config and schemas.
+    pub project: Project,
+    /// Every file, with the open documents' text as the editor has it.
+    pub corpus: Corpus,
+    /// The resolution of every reference, as of the last [`Workspace::refresh`].
+    pub resolved: Resolved,
+    /// Per file (parallel to the corpus's files): the record rules' findings.
+    own: Vec<Vec<Diagnostic>>,
+    /// Per file: the references written in it.
+    written: Vec<Vec<Written>>,
+    by_path: HashMap<PathBuf, usize>,
+    by_display: HashMap<String, usize>,
+    /// Open documents and their versions.
+    versions: HashMap<PathBuf, i32>,
+    /// Per displayed file: the diagnostics last published, located.
+    published: BTreeMap<String, Vec<Diagnostic>>,
+    /// The same, before locating: compared to tell which files changed.
+    unlocated: BTreeMap<String, Vec<Diagnostic>>,
+    /// Files whose text changed since the last refresh: positions may have moved even when
+    /// the findings did not.
+    touched: BTreeSet<String>,
+    stale: bool,
+}
+
+/// Diagnostics to publish for one file.
+pub struct Publish {
+    /// The file.
+    pub path: PathBuf,
+    /// Its diagnostics, located, in position order; empty to clear.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The open document's version the diagnostics are for.
+    pub version: Option<i32>,
+}
+
+impl Workspace {
+    /// Loads the corpus and runs the per-file stages once, in parallel.
+    pub fn new(project: Project) -> Workspace {
+        let corpus = project.load();
+        let schemas = &project.schemas;
+        let mut own: Vec<Vec<Diagnostic>> = vec![Vec::new(); corpus.files.len()];
+        let mut written: Vec<Vec<Written>> = vec![Vec::new(); corpus.files.len()];
+        let per_record: Vec<(usize, Vec<Diagnostic>, Vec<Written>)> = (0..corpus.records.len())
+            .into_par_iter()
+            .map(|r| {
+                let record = &corpus.records[r];
+                (
+                    record.file,
+                    check::check_record(&corpus, record, schemas),
+                    index::written_in_record(&corpus, schemas, r),
+                )
+            })
+            .collect();
+        for (file, diagnostics, references) in per_record {
+            own[file] = diagnostics;
+            written[file] = references;
+        }
+        for (doc, entry) in corpus.docs.iter().enumerate() {
+            written[entry.file] = index::written_in_doc(&corpus, schemas, doc);
+        }
+        let mut workspace = Workspace {
+            project,
+            corpus,
+            resolved: Resolved::default(),
+            own,
+            written,
+            by_path: HashMap::new(),
+            by_display: HashMap::new(),
+            versions: HashMap::new(),
+            published: BTreeMap::new(),
+            unlocated: BTreeMap::new(),
+            touched: BTreeSet::new(),
+            stale: true,
+        };
+        workspace.index_paths();
+        workspace
+    }
+
+    fn index_paths(&mut self) {
+        self.by_path = self
+            .corpus
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.clone(), i))
+            .collect();
+        self.by_display = self
+            .corpus
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.display.clone(), i))
+            .collect();
+    }
+
+    /// The corpus file at `path`.
+    pub fn file(&self, path: &Path) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+
+    /// The version of an open document.
+    pub fn version(&self, path: &Path) -> Option<i32> {
+        self.versions.get(path).copied()
+    }
+
+    /// A document was opened or changed in the editor: its text is now `text`.
+    pub fn edit(&mut self, path: &Path, text: String, version: i32) {
+        self.versions.insert(path.to_path_buf(), version);
+        self.set_text(path, text);
+    }
+
+    /// A document was closed: the file on disk is the truth again, so it alone is re-read.
+    pub fn close(&mut self, path: &Path) {
+        self.versions.remove(path);
+        self.reload(path);
+    }
+
+    /// A file changed on disk (saved, created, deleted by another program): re-read it
+    /// alone, unless the editor holds it open, whose buffer wins.
+    pub fn reload(&mut self, path: &Path) {
+        if self.versions.contains_key(path) {
+            return;
+        }
+        let max = self.project.config.max_file_size;
+        let display = crate::source::display_path(&self.project.root, path);
+        match load::load_text(path, display, max).file.text {
+            Some(text) => self.set_text(path, text),
+            None if !path.exists() => self.remove(path),
+            None => {}
+        }
+    }
+
+    fn set_text(&mut self, path: &Path, text: String) {
+        let schemas = &self.project.schemas;
+        let config = &self.project.config;
+        let file = match self.file(path) {
+            Some(file) => {
+                if self.corpus.files[file].text.as_deref() == Some(text.as_str()) {
+                    return;
+                }
+                let change = self.corpus.set_text(file, text, schemas, config);
+                self.follow(file, change);
+                file
+            }
+            None => {
+                let root = &self.project.root;
+                let Some(candidate) = discover::candidate(root, &config.records, path, schemas)
+                else {
+                    return;
+                };
+                let (file, change) = self.corpus.insert_file(candidate, text, schemas, config);
+                self.own.insert(file, Vec::new());
+                self.written.insert(file, Vec::new());
+                self.shift_files(file, 1);
+                self.index_paths();
+                self.follow(file, change);
+                file
+            }
+        };
+        self.touched.insert(self.corpus.files[file].display.clone());
+        self.stale = true;
+    }
+
+    fn remove(&mut self, path: &Path) {
+        let Some(file) = self.file(path) else { return };
+        let display = self.corpus.files[file].display.clone();
+        if let Some(record) = self.corpus.remove_file(file) {
+            self.shift_records(record, -1);
+        }
+        self.own.remove(file);
+        self.written.remove(file);
+        self.shift_files(file, -1);
+        self.index_paths();
+        self.touched.insert(display);
+        self.stale = true;
+    }
+
+    /// Brings the kept parts of `file` up to date after the corpus re-parsed it.
+    fn follow(&mut self, file: usize, change: RecordChange) {
+        match change {
+            RecordChange::Inserted(record) => self.shift_records(record, 1),
+            RecordChange::Removed(record) => self.shift_records(record, -1),
+            RecordChange::Replaced(_) | RecordChange::None => {}
+        }
+        self.own[file].clear();
+        self.written[file].clear();
+        let schemas = &self.project.schemas;
+        match change {
+            RecordChange::Replaced(record) | RecordChange::Inserted(record) => {
+                self.own[file] =
+                    check::check_record(&self.corpus, &self.corpus.records[record], schemas);
+                self.written[file] = index::written_in_record(&self.corpus, schemas, record);
+            }
+            RecordChange::Removed(_) | RecordChange::None => {
+                if let Some(doc) = self.corpus.docs.iter().position(|d| d.file == file) {
+                    self.written[file] = index::written_in_doc(&self.corpus, schemas, doc);
+                }
+            }
+        }
+    }
+
+    /// Record indices at or after `from` moved by `by`, in every kept reference; an inserted
+    /// record's own references are written afterwards, a removed one's were cleared.
+    fn shift_records(&mut self, from: usize, by: isize) {
+        for reference in self.written.iter_mut().flatten() {
+            if let Source::Field { record, .. } | Source::FieldLink { record, .. } =
+                &mut reference.source
+                && *record >= from
+            {
+                *record = record.saturating_add_signed(by);
+            }
+        }
+    }
+
+    /// File indices at or after `from` moved by `by`.
+    fn shift_files(&mut self, from: usize, by: isize) {
+        for reference in self.written.iter_mut().flatten() {
+            if let Source::Link { file, .. } = &mut reference.source
+                && *file >= from
+            {
+                *file = file.saturating_add_signed(by);
+            }
+        }
+    }
+
+    /// Reruns what crosses files and returns the files whose diagnostics changed since the
+    /// last call (the first call returns every file that has any). Nothing is read from disk.
+    pub fn refresh(&mut self) -> Vec<Publish> {
+        if !self.stale {
+            return Vec::new();
+        }
+        self.stale = false;
+        let schemas = &self.project.schemas;
+        let index = IdIndex::new(&self.corpus, schemas);
+        let mut resolved = Resolved::default();
+        for written in &self.written {
+            index.resolve_written(written, &mut resolved);
+        }
+        let mut all = self.corpus.diagnostics.clone();
+        all.extend(self.own.iter().flatten().cloned());
+        all.extend(check::check_corpus(
+            &self.corpus,
+            schemas,
+            &self.project.config,
+            &index,
+            &resolved,
+        ));
+        self.resolved = resolved;
+        let mut by_file: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+        for diagnostic in self.project.apply_levels(all) {
+            by_file
+                .entry(diagnostic.file.clone())
+                .or_default()
+                .push(diagnostic);
+        }
+        for diagnostics in by_file.values_mut() {
+            diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        }
+        let files: BTreeSet<String> = by_file
+            .keys()
+            .chain(self.unlocated.keys())
+            .cloned()
+            .collect();
+        let mut changed: Vec<Diagnostic> = Vec::new();
+        let mut cleared: Vec<String> = Vec::new();
+        for display in files {
+            let now = by_file.remove(&display).unwrap_or_default();
+            let before = self.unlocated.get(&display);
+            if before == Some(&now) && !self.touched.contains(&display) {
+                continue;
+            }
+            if before.is_none() && now.is_empty() {
+                continue;
+            }
+            if now.is_empty() {
+                self.unlocated.remove(&display);
+                cleared.push(display);
+            } else {
+                changed.extend(now.iter().cloned());
+                self.unlocated.insert(display, now);
+            }
+        }
+        self.touched.clear();
+        locate(&mut changed, &self.corpus, schemas);
+        let mut located: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
+        for diagnostic in changed {
+            located
+                .entry(diagnostic.file.clone())
+                .or_default()
+                .push(diagnostic);
+        }
+        for display in cleared {
+            located.insert(display, Vec::new());
+        }
+        let mut publish = Vec::new();
+        for (display, mut diagnostics) in located {
+            diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            let path = self.path_of(&display);
+            if diagnostics.is_empty() {
+                self.published.remove(&display);
+            } else {
+                self.published.insert(display, diagnostics.clone());
+            }
+            publish.push(Publish {
+                version: self.version(&path),
+                path,
+                diagnostics,
+            });
+        }
+        publish
+    }
+
+    /// The diagnostics last published for a file.
+    pub fn published(&self, file: usize) -> &[Diagnostic] {
+        self.published
+            .get(&self.corpus.files[file].display)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The path of a displayed file: a corpus file's own path, else the display under the
+    /// root (a stray, the config).
+    pub fn path_of(&self, display: &str) -> PathBuf {
+        match self.by_display.get(display) {
+            Some(&file) => self.corpus.files[file].path.clone(),
+            None => self.project.root.join(display),
+        }
+    }
+
+    /// The text of a file, as the editor has it.
+    pub fn text(&self, file: usize) -> &str {
+        self.corpus.files[file].text.as_deref().unwrap_or_default()
+    }
+
+    /// A file's source map (JSON pointer to span), built on demand.
+    pub fn source_map(&self, file: usize) -> SourceMap {
+        let path = &self.corpus.files[file].path;
+        let format = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .and_then(Format::from_extension);
+        let collection = self.corpus.file_collections[file];
+        match (format, collection) {
+            (Some(format), Some(collection)) => load::source_map(
+                self.text(file),
+                format,
+                &self.project.schemas.collections[collection].text_fields,
+            ),
+            _ => SourceMap::default(),
+        }
+    }
+}

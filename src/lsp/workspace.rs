@@ -376,3 +376,105 @@ impl Workspace {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A copy of the bundled corpus.
+    fn corpus() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for folder in ["schema", "records"] {
+            for entry in walk(&manifest.join(folder)) {
+                let target = dir.path().join(entry.strip_prefix(manifest).unwrap());
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::fs::copy(&entry, target).unwrap();
+            }
+        }
+        dir
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                files.extend(walk(&path));
+            } else {
+                files.push(path);
+            }
+        }
+        files
+    }
+
+    /// Everything published so far equals a full `check` of the corpus as edited.
+    fn assert_same_as_check(workspace: &mut Workspace) {
+        workspace.refresh();
+        let published: Vec<Diagnostic> = workspace.published.values().flatten().cloned().collect();
+        let checked = workspace.project.check(&workspace.corpus);
+        assert_eq!(published, checked);
+    }
+
+    #[test]
+    fn edits_give_the_diagnostics_of_a_full_check_without_reading_other_files() {
+        let dir = corpus();
+        let root = dir.path().canonicalize().unwrap();
+        let mut workspace = Workspace::new(Project::open(&root, None).unwrap());
+        assert!(
+            workspace.refresh().is_empty(),
+            "the bundled corpus is clean"
+        );
+        let gotcha =
+            root.join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+        let nixl = root.join("records/engines/nixl.yaml");
+        let text = std::fs::read_to_string(&gotcha).unwrap();
+        let nixl_text = std::fs::read_to_string(&nixl).unwrap();
+
+        // Another file broken on disk behind the server's back is not read by an edit.
+        std::fs::write(root.join("records/engines/vllm.yaml"), "id: [").unwrap();
+        workspace.edit(
+            &gotcha,
+            text.replace("nixl, mooncake", "nixl, mooncache"),
+            1,
+        );
+        let published = workspace.refresh();
+        assert_eq!(published.len(), 1);
+        assert_eq!(published[0].path, gotcha);
+        assert_eq!(published[0].diagnostics[0].code, "unresolved-ref");
+        assert_eq!(published[0].version, Some(1));
+        assert_same_as_check(&mut workspace);
+
+        // A record that stops parsing leaves the index; citing it becomes an error elsewhere.
+        workspace.edit(&nixl, "id: [".into(), 1);
+        assert_same_as_check(&mut workspace);
+        assert!(
+            workspace.unlocated[&workspace.corpus.files[workspace.file(&gotcha).unwrap()].display]
+                .iter()
+                .any(|d| d.message.contains("`nixl`"))
+        );
+        workspace.edit(&nixl, nixl_text.replace("id: nixl", "id: nixl-ep"), 2);
+        assert_same_as_check(&mut workspace);
+        workspace.edit(&nixl, nixl_text.clone(), 3);
+        assert_same_as_check(&mut workspace);
+
+        // A record created in the editor joins; closing it unsaved forgets it again.
+        let created = root.join("records/engines/mooncache.yaml");
+        workspace.edit(&created, nixl_text.replace("id: nixl", "id: mooncache"), 1);
+        assert_same_as_check(&mut workspace);
+        assert!(
+            !workspace
+                .unlocated
+                .contains_key(&workspace.corpus.files[workspace.file(&gotcha).unwrap()].display)
+        );
+        workspace.close(&created);
+        assert!(workspace.file(&created).is_none());
+        assert_same_as_check(&mut workspace);
+
+        // Closing a document reverts it to the disk, which is read then, and only then.
+        workspace.close(&gotcha);
+        workspace.reload(&root.join("records/engines/vllm.yaml"));
+        assert_same_as_check(&mut workspace);
+        assert!(workspace.published.keys().any(|f| f.ends_with("vllm.yaml")));
+    }
+}

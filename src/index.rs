@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use crate::corpus::Corpus;
 use crate::links::{self, LinkKind};
@@ -115,9 +116,16 @@ pub struct IdIndex<'c> {
     docs: HashMap<&'c str, usize>,
     /// Prose page path -> page.
     doc_paths: HashMap<&'c Path, usize>,
-    /// Bare ids by length in characters, for typo suggestions.
+    /// Built on the first [`IdIndex::suggest`]: a corpus whose references all resolve never
+    /// pays for it, and the language server rebuilds the index on edits.
+    suggestions: OnceLock<SuggestionIndex<'c>>,
+}
+
+/// Bare ids by length in characters (for typo suggestions) and by dash-separated word (for
+/// naming near misses).
+#[derive(Default)]
+struct SuggestionIndex<'c> {
     by_length: BTreeMap<usize, Vec<&'c str>>,
-    /// Bare ids by dash-separated word, for naming near-miss suggestions.
     by_word: HashMap<String, Vec<&'c str>>,
 }
 
@@ -131,8 +139,7 @@ impl<'c> IdIndex<'c> {
             bare: HashMap::new(),
             docs: HashMap::new(),
             doc_paths: HashMap::new(),
-            by_length: BTreeMap::new(),
-            by_word: HashMap::new(),
+            suggestions: OnceLock::new(),
         };
         for (i, record) in corpus.records.iter().enumerate() {
             if index
@@ -142,18 +149,7 @@ impl<'c> IdIndex<'c> {
                 continue;
             }
             index.qualified.insert((record.collection, &record.id), i);
-            let owners = index.bare.entry(&record.id).or_default();
-            if owners.is_empty() {
-                index
-                    .by_length
-                    .entry(record.id.chars().count())
-                    .or_default()
-                    .push(&record.id);
-                for word in words(&record.id) {
-                    index.by_word.entry(word).or_default().push(&record.id);
-                }
-            }
-            owners.push(i);
+            index.bare.entry(&record.id).or_default().push(i);
         }
         for owners in index.bare.values_mut() {
             owners.sort_by_key(|&r| corpus.records[r].collection);
@@ -201,6 +197,21 @@ impl<'c> IdIndex<'c> {
         )
     }
 
+    fn suggestion_index(&self) -> SuggestionIndex<'c> {
+        let mut index = SuggestionIndex::default();
+        for &id in self.bare.keys() {
+            index
+                .by_length
+                .entry(id.chars().count())
+                .or_default()
+                .push(id);
+            for word in words(id) {
+                index.by_word.entry(word).or_default().push(id);
+            }
+        }
+        index
+    }
+
     /// Up to three records whose id is close to `unknown`, best first, preferring the allowed
     /// collections: suggestions from other collections are offered only when none fits.
     pub fn suggest(&self, unknown: &str, allowed: &[usize]) -> Vec<(Suggestion<'c>, usize)> {
@@ -210,7 +221,8 @@ impl<'c> IdIndex<'c> {
         };
         let budget = suggest::typo_budget(id.chars().count());
         let length = id.chars().count();
-        let mut candidates: Vec<&'c str> = self
+        let index = self.suggestions.get_or_init(|| self.suggestion_index());
+        let mut candidates: Vec<&'c str> = index
             .by_length
             .range(length.saturating_sub(budget)..=length + budget)
             .flat_map(|(_, ids)| ids.iter().copied())
@@ -220,7 +232,7 @@ impl<'c> IdIndex<'c> {
         // word such as `nvidia`.
         let mut shared: HashMap<&'c str, usize> = HashMap::new();
         for word in words(id) {
-            for &candidate in self.by_word.get(&word).into_iter().flatten() {
+            for &candidate in index.by_word.get(&word).into_iter().flatten() {
                 *shared.entry(candidate).or_insert(0) += 1;
             }
         }

@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::CorpusGraph;
-use crate::index::{IdIndex, Resolved};
+use crate::index::{IdIndex, Resolved, Unresolved};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
@@ -51,17 +51,43 @@ pub fn check_corpus(
     index: &IdIndex<'_>,
     resolved: &Resolved,
 ) -> Vec<Diagnostic> {
-    let mut diagnostics = ids::duplicate_ids(corpus, schemas);
-    diagnostics.extend(refs::check(corpus, schemas, index, &resolved.unresolved));
+    let mut diagnostics = duplicate_ids(corpus, schemas);
+    diagnostics.extend(references(corpus, schemas, index, &resolved.unresolved));
+    diagnostics.extend(graph_rules(corpus, schemas, config, resolved));
+    diagnostics
+}
+
+/// `duplicate-id`: it changes only when an id does.
+pub fn duplicate_ids(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
+    ids::duplicate_ids(corpus, schemas)
+}
+
+/// The diagnostics of references that did not resolve, one per reference, in order. While no
+/// id changes, each depends only on its own reference, so a caller may keep them per file.
+pub fn references(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    index: &IdIndex<'_>,
+    unresolved: &[Unresolved],
+) -> Vec<Diagnostic> {
+    refs::check(corpus, schemas, index, unresolved)
+}
+
+/// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.
+pub fn graph_rules(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    config: &Config,
+    resolved: &Resolved,
+) -> Vec<Diagnostic> {
     let corpus_graph = CorpusGraph::build(corpus, schemas, resolved);
-    diagnostics.extend(graph::check(
+    graph::check(
         corpus,
         schemas,
         &config.graph,
         &corpus_graph,
         &resolved.unresolved,
-    ));
-    diagnostics
+    )
 }
 
 /// Keeps the record rules' diagnostics and drops the generic schema diagnostics about the same

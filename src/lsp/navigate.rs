@@ -95,11 +95,9 @@ fn names(workspace: &Workspace, target: Target, link: &links::Link) -> bool {
 fn in_file(workspace: &Workspace, file: usize) -> Vec<(Span, Target)> {
     let mut maps = Maps::default();
     let mut found = Vec::new();
-    for edge in &workspace.resolved.edges {
-        if file_of(workspace, &edge.source) == file {
-            for span in spans(workspace, edge, &mut maps) {
-                found.push((span, edge.target));
-            }
+    for edge in workspace.edges_in(file) {
+        for span in spans(workspace, edge, &mut maps) {
+            found.push((span, edge.target));
         }
     }
     found
@@ -116,12 +114,7 @@ fn at(workspace: &Workspace, file: usize, offset: usize) -> Option<(Span, Target
 fn citations(workspace: &Workspace, target: Target) -> BTreeMap<usize, BTreeSet<(usize, usize)>> {
     let mut maps = Maps::default();
     let mut found: BTreeMap<usize, BTreeSet<(usize, usize)>> = BTreeMap::new();
-    for edge in workspace
-        .resolved
-        .edges
-        .iter()
-        .filter(|e| e.target == target)
-    {
+    for edge in workspace.edges().filter(|e| e.target == target) {
         let file = file_of(workspace, &edge.source);
         for span in spans(workspace, edge, &mut maps) {
             found
@@ -149,11 +142,16 @@ fn location(workspace: &Workspace, file: usize, span: &Span) -> Option<Location>
     })
 }
 
-/// The target of the reference under the cursor, or else the record of the file itself.
+/// The target of the reference under the cursor, or else the record (or page) of the file
+/// itself.
 fn subject(workspace: &Workspace, file: usize, offset: usize) -> Option<Target> {
+    let corpus = &workspace.corpus;
     match at(workspace, file, offset) {
         Some((_, target)) => Some(target),
-        None => workspace.corpus.record_of_file(file).map(Target::Record),
+        None => corpus.record_of_file(file).map(Target::Record).or_else(|| {
+            let page = corpus.docs.iter().position(|doc| doc.file == file);
+            page.map(Target::Doc)
+        }),
     }
 }
 

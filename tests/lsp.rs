@@ -107,6 +107,18 @@ impl Client {
             .clone()
     }
 
+    /// The Markdown a hover at `position` shows.
+    fn hover(&mut self, uri: &str, position: Value) -> String {
+        let hover = self.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position}),
+        );
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .expect("markdown")
+            .to_string()
+    }
+
     fn stop(mut self) {
         let response = self.request("shutdown", Value::Null);
         assert_eq!(response["result"], Value::Null);
@@ -191,6 +203,36 @@ fn initialize(client: &mut Client, root: &Path) {
     client.notify("initialized", json!({}));
 }
 
+/// A server on a fresh copy of the corpus, initialized, with the gotcha open (version 1)
+/// as `edit` makes it.
+struct Session {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    client: Client,
+    gotcha: String,
+    text: String,
+}
+
+fn session(edit: impl FnOnce(String) -> String) -> Session {
+    let (dir, root) = corpus();
+    let path = root.join(GOTCHA);
+    let gotcha = uri(&path);
+    let text = edit(std::fs::read_to_string(&path).expect("the gotcha"));
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": gotcha, "languageId": "markdown", "version": 1, "text": text}}),
+    );
+    Session {
+        _dir: dir,
+        root,
+        client,
+        gotcha,
+        text,
+    }
+}
+
 /// The 0-based line and UTF-16 column of the first `needle` after `after` in `text`.
 fn position_of(text: &str, after: &str, needle: &str) -> Value {
     let start = text.find(after).expect("the anchor text");
@@ -207,16 +249,13 @@ fn position_of(text: &str, after: &str, needle: &str) -> Value {
 
 #[test]
 fn diagnostics_quick_fix_completion_navigation_and_rename() {
-    let (_dir, root) = corpus();
-    let gotcha_path = root.join(GOTCHA);
-    let gotcha = uri(&gotcha_path);
-    let mut text = std::fs::read_to_string(&gotcha_path).expect("the gotcha");
-    let mut client = Client::start(&root);
-    initialize(&mut client, &root);
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": gotcha, "languageId": "markdown", "version": 1, "text": text}}),
-    );
+    let Session {
+        _dir,
+        root,
+        mut client,
+        gotcha,
+        mut text,
+    } = session(|text| text);
 
     // The typo is reported as `check` reports it, with the did-you-mean and a certain fix.
     let diagnostics = client.diagnostics(&gotcha, None);
@@ -375,23 +414,14 @@ fn diagnostics_quick_fix_completion_navigation_and_rename() {
 
 #[test]
 fn hover_shows_the_target_and_a_new_record_joins_the_corpus() {
-    let (_dir, root) = corpus();
-    let gotcha_path = root.join(GOTCHA);
-    let gotcha = uri(&gotcha_path);
-    let text = std::fs::read_to_string(&gotcha_path).expect("the gotcha");
-    let mut client = Client::start(&root);
-    initialize(&mut client, &root);
-    client.notify(
-        "textDocument/didOpen",
-        json!({"textDocument": {"uri": gotcha, "languageId": "markdown", "version": 1, "text": text}}),
-    );
-    let hover = client.request(
-        "textDocument/hover",
-        json!({"textDocument": {"uri": gotcha}, "position": position_of(&text, "affects:", "vllm")}),
-    );
-    let shown = hover["result"]["contents"]["value"]
-        .as_str()
-        .expect("markdown");
+    let Session {
+        _dir,
+        root,
+        mut client,
+        gotcha,
+        text,
+    } = session(|text| text);
+    let shown = client.hover(&gotcha, position_of(&text, "affects:", "vllm"));
     assert!(shown.starts_with("**vLLM** `engines/vllm`"), "{shown}");
     assert!(
         shown.contains("collection `engines` · status `verified`"),
@@ -408,16 +438,47 @@ fn hover_shows_the_target_and_a_new_record_joins_the_corpus() {
         json!({"textDocument": {"uri": uri(&created), "languageId": "yaml", "version": 1, "text": record}}),
     );
     assert_eq!(client.diagnostics(&gotcha, Some(1)), Vec::<Value>::new());
-    let hover = client.request(
-        "textDocument/hover",
-        json!({"textDocument": {"uri": gotcha}, "position": position_of(&text, "affects:", "mooncache")}),
-    );
-    let shown = hover["result"]["contents"]["value"]
-        .as_str()
-        .expect("markdown");
+    let shown = client.hover(&gotcha, position_of(&text, "affects:", "mooncache"));
     assert!(
         shown.starts_with("**Mooncache** `engines/mooncache`"),
         "{shown}"
+    );
+    client.stop();
+}
+
+#[test]
+fn completes_enum_values_and_wiki_link_targets() {
+    let Session {
+        _dir,
+        mut client,
+        gotcha,
+        text,
+        ..
+    } = session(|text| {
+        text.replacen("severity: major", "severity: ", 1).replacen(
+            "See [[engines/nixl|NIXL]]. ",
+            "See [[engines/n\n\n",
+            1,
+        )
+    });
+    let labels = |client: &mut Client, position: Value| -> Vec<String> {
+        let completion = client.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": gotcha}, "position": position}),
+        );
+        completion["result"]["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|i| i["label"].as_str().map(str::to_string))
+            .collect()
+    };
+    let severity = position_of(&text, "severity: ", "\n");
+    assert_eq!(labels(&mut client, severity), ["blocker", "major", "minor"]);
+    let link = position_of(&text, "[[engines/n", "\n");
+    assert_eq!(
+        labels(&mut client, link),
+        ["engines/nixl", "engines/nvidia-dynamo"]
     );
     client.stop();
 }

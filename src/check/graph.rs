@@ -2,7 +2,7 @@
 //! loop (`cycle`), and records nobody cites in collections that must be cited
 //! (`unreferenced`).
 
-use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
@@ -11,22 +11,75 @@ use petgraph::visit::EdgeRef;
 use crate::config::GraphConfig;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::graph::{CorpusGraph, NodeKind};
-use crate::index::{Source, Unresolved};
+use crate::graph::{CorpusGraph, LINK_FIELD, NodeKind};
+use crate::index::{Edge, Resolved, Source, Target, Unresolved};
 use crate::rules;
 use crate::schema::Schemas;
 
-/// Runs the graph rules.
-pub fn check(
+/// Runs the graph rules on the resolved references.
+///
+/// `orphan` and `unreferenced` need only whether each record cites and is cited, which one
+/// pass over the edges tells; the graph itself is built for `cycle` alone, from the edges of
+/// the acyclic fields. That keeps the rules linear and cheap enough to rerun per edit in the
+/// language server.
+pub fn check<'e>(
     corpus: &Corpus,
     schemas: &Schemas,
     config: &GraphConfig,
-    graph: &CorpusGraph,
+    edges: impl IntoIterator<Item = &'e Edge>,
     unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
+    // The graph's nodes: the first record of each qualified id, and every page.
+    let mut seen: HashSet<(usize, &str)> = HashSet::new();
+    let is_node: Vec<bool> = corpus
+        .records
+        .iter()
+        .map(|r| seen.insert((r.collection, r.id.as_str())))
+        .collect();
+    let mut node_of_file: HashMap<usize, Option<usize>> = HashMap::new();
+    for (record, r) in corpus.records.iter().enumerate() {
+        if is_node[record] {
+            node_of_file.insert(r.file, Some(record));
+        }
+    }
+    for doc in &corpus.docs {
+        node_of_file.insert(doc.file, None);
+    }
+    let mut cites = vec![false; corpus.records.len()];
+    let mut cited = vec![false; corpus.records.len()];
+    let mut acyclic: Vec<Edge> = Vec::new();
+    for edge in edges {
+        let from = match &edge.source {
+            Source::Field { record, .. } | Source::FieldLink { record, .. } => {
+                is_node[*record].then_some(Some(*record))
+            }
+            Source::Link { file, .. } => node_of_file.get(file).copied(),
+        };
+        let to = match edge.target {
+            Target::Record(record) => is_node[record].then_some(Some(record)),
+            Target::Doc(_) => Some(None),
+            Target::File => None,
+        };
+        let (Some(from), Some(to)) = (from, to) else {
+            continue;
+        };
+        if let Some(record) = from {
+            cites[record] = true;
+        }
+        if let Some(record) = to {
+            cited[record] = true;
+        }
+        if config
+            .acyclic_fields
+            .iter()
+            .any(|f| *f == field_of(&edge.source))
+        {
+            acyclic.push(edge.clone());
+        }
+    }
     // A record whose references are all broken is reported for those; calling it an orphan
     // too would be a cascade, not news.
-    let record_of_file: std::collections::HashMap<usize, usize> = corpus
+    let record_of_file: HashMap<usize, usize> = corpus
         .records
         .iter()
         .enumerate()
@@ -50,34 +103,21 @@ pub fn check(
     let leaves = folder_of(&config.leaf_collections);
     let must_be_cited = folder_of(&config.must_be_cited);
     let mut diagnostics = Vec::new();
-    for node in graph.graph.node_indices() {
-        let weight = &graph.graph[node];
-        let NodeKind::Record(record) = weight.kind else {
+    for (record, r) in corpus.records.iter().enumerate() {
+        if !is_node[record] {
             continue;
-        };
-        let Some(folder) = &weight.collection else {
-            continue;
-        };
-        let file = &corpus.files[corpus.records[record].file].display;
-        let cited = graph
-            .graph
-            .edges_directed(node, Direction::Incoming)
-            .next()
-            .is_some();
-        let cites = graph
-            .graph
-            .edges_directed(node, Direction::Outgoing)
-            .next()
-            .is_some();
-        if !cited && !cites && !leaves.contains(folder) && !citing_broken.contains(&record) {
+        }
+        let folder = &schemas.collections[r.collection].folder;
+        let id = format!("{folder}/{}", r.id);
+        let file = &corpus.files[r.file].display;
+        let cited = cited[record];
+        if !cited && !cites[record] && !leaves.contains(folder) && !citing_broken.contains(&record)
+        {
             diagnostics.push(
                 Diagnostic::new(
                     rules::ORPHAN,
                     file,
-                    format!(
-                        "`{}` references nothing and nothing references it",
-                        weight.id
-                    ),
+                    format!("`{id}` references nothing and nothing references it"),
                 )
                 .at(Anchor::Value(String::new()))
                 .with_label("an orphan record")
@@ -88,29 +128,37 @@ pub fn check(
         }
         if !cited && must_be_cited.contains(folder) {
             diagnostics.push(
-                Diagnostic::new(
-                    rules::UNREFERENCED,
-                    file,
-                    format!("no record cites `{}`", weight.id),
-                )
-                .at(Anchor::Value(String::new()))
-                .with_label("never cited")
-                .with_note(format!(
-                    "every record in `{folder}/` must be cited at least once"
-                ))
-                .with_help("cite it where it is used, or delete it"),
+                Diagnostic::new(rules::UNREFERENCED, file, format!("no record cites `{id}`"))
+                    .at(Anchor::Value(String::new()))
+                    .with_label("never cited")
+                    .with_note(format!(
+                        "every record in `{folder}/` must be cited at least once"
+                    ))
+                    .with_help("cite it where it is used, or delete it"),
             );
         }
     }
-    diagnostics.extend(cycles(corpus, config, graph));
+    if !config.acyclic_fields.is_empty() {
+        let resolved = Resolved {
+            edges: acyclic,
+            unresolved: Vec::new(),
+        };
+        let graph = CorpusGraph::build(corpus, schemas, &resolved);
+        diagnostics.extend(cycles(corpus, config, &graph));
+    }
     diagnostics
+}
+
+/// The field an edge is labelled with in the graph.
+fn field_of(source: &Source) -> &str {
+    match source {
+        Source::Field { field, .. } => field,
+        Source::FieldLink { .. } | Source::Link { .. } => LINK_FIELD,
+    }
 }
 
 /// One diagnostic per strongly connected component of the acyclic fields' edges.
 fn cycles(corpus: &Corpus, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Diagnostic> {
-    if config.acyclic_fields.is_empty() {
-        return Vec::new();
-    }
     let acyclic = graph.filter(None, &[], &config.acyclic_fields);
     let mut diagnostics = Vec::new();
     let mut components: Vec<Vec<NodeIndex>> = petgraph::algo::tarjan_scc(&acyclic.graph)

@@ -13,8 +13,7 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::graph::CorpusGraph;
-use crate::index::{IdIndex, Resolved, Unresolved};
+use crate::index::{Edge, IdIndex, Resolved, Unresolved};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
@@ -53,7 +52,13 @@ pub fn check_corpus(
 ) -> Vec<Diagnostic> {
     let mut diagnostics = duplicate_ids(corpus, schemas);
     diagnostics.extend(references(corpus, schemas, index, &resolved.unresolved));
-    diagnostics.extend(graph_rules(corpus, schemas, config, resolved));
+    diagnostics.extend(graph_rules(
+        corpus,
+        schemas,
+        config,
+        &resolved.edges,
+        &resolved.unresolved,
+    ));
     diagnostics
 }
 
@@ -74,20 +79,14 @@ pub fn references(
 }
 
 /// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.
-pub fn graph_rules(
+pub fn graph_rules<'e>(
     corpus: &Corpus,
     schemas: &Schemas,
     config: &Config,
-    resolved: &Resolved,
+    edges: impl IntoIterator<Item = &'e Edge>,
+    unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
-    let corpus_graph = CorpusGraph::build(corpus, schemas, resolved);
-    graph::check(
-        corpus,
-        schemas,
-        &config.graph,
-        &corpus_graph,
-        &resolved.unresolved,
-    )
+    graph::check(corpus, schemas, &config.graph, edges, unresolved)
 }
 
 /// Keeps the record rules' diagnostics and drops the generic schema diagnostics about the same

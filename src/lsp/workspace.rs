@@ -322,15 +322,14 @@ impl Workspace {
             self.duplicates = check::duplicate_ids(&self.corpus, schemas);
         }
         if graph_changed {
-            let all = Resolved {
-                edges: self.edges().cloned().collect(),
-                unresolved: self
-                    .chunks
-                    .iter()
-                    .flat_map(|chunk| chunk.unresolved.iter().cloned())
-                    .collect(),
-            };
-            self.graph = check::graph_rules(&self.corpus, schemas, &self.project.config, &all);
+            let unresolved: Vec<_> = self
+                .chunks
+                .iter()
+                .flat_map(|chunk| chunk.unresolved.iter().cloned())
+                .collect();
+            let config = &self.project.config;
+            self.graph =
+                check::graph_rules(&self.corpus, schemas, config, self.edges(), &unresolved);
         }
         self.ids_changed = false;
         self.edited.clear();

@@ -21,7 +21,7 @@ use crate::check;
 use crate::corpus::{Corpus, RecordChange};
 use crate::diagnostic::Diagnostic;
 use crate::discover;
-use crate::index::{self, Edge, IdIndex, Resolved, Source, Target, Written};
+use crate::index::{self, Edge, IdIndex, Resolved, Source, Target, Unresolved, Written};
 use crate::load;
 use crate::project::{Project, locate};
 use crate::source::Format;
@@ -203,7 +203,6 @@ impl Workspace {
             }
         };
         self.touched.insert(self.corpus.files[file].display.clone());
-        self.edited.insert(file);
         self.stale = true;
     }
 
@@ -237,26 +236,41 @@ impl Workspace {
         self.stale = true;
     }
 
-    /// Brings the kept parts of `file` up to date after the corpus re-parsed it.
+    /// Brings the kept parts of `file` up to date after the corpus re-parsed it. When the
+    /// file still writes the same references (the edit was to prose or another field), and
+    /// no id changed, their resolution is kept and the file needs nothing more; otherwise it
+    /// is resolved again at the next refresh.
     fn follow(&mut self, file: usize, change: RecordChange) {
         match change {
             RecordChange::Inserted(record) => self.shift_records(record, 1),
             RecordChange::Removed(record) => self.shift_records(record, -1),
             RecordChange::Replaced(_) | RecordChange::None => {}
         }
-        self.own[file].clear();
-        self.written[file].clear();
         let schemas = &self.project.schemas;
-        match change {
-            RecordChange::Replaced(record) | RecordChange::Inserted(record) => {
-                self.own[file] =
-                    check::check_record(&self.corpus, &self.corpus.records[record], schemas);
-                self.written[file] = index::written_in_record(&self.corpus, schemas, record);
-            }
+        let (own, written) = match change {
+            RecordChange::Replaced(record) | RecordChange::Inserted(record) => (
+                check::check_record(&self.corpus, &self.corpus.records[record], schemas),
+                index::written_in_record(&self.corpus, schemas, record),
+            ),
             RecordChange::Removed(_) | RecordChange::None => {
-                if let Some(doc) = self.corpus.docs.iter().position(|d| d.file == file) {
-                    self.written[file] = index::written_in_doc(&self.corpus, schemas, doc);
-                }
+                let doc = self.corpus.docs.iter().position(|d| d.file == file);
+                let written = doc.map(|doc| index::written_in_doc(&self.corpus, schemas, doc));
+                (Vec::new(), written.unwrap_or_default())
+            }
+        };
+        self.own[file] = own;
+        let before = std::mem::replace(&mut self.written[file], written);
+        let kept = match self.ids_changed {
+            true => None,
+            false => rebased(&self.chunks[file], &before, &self.written[file]),
+        };
+        // A broken link is reported at its span, which may have moved.
+        match kept {
+            Some(chunk) if chunk.unresolved.iter().all(|u| !is_link(&u.source)) => {
+                self.chunks[file] = chunk;
+            }
+            _ => {
+                self.edited.insert(file);
             }
         }
     }
@@ -294,29 +308,31 @@ impl Workspace {
         }
         self.stale = false;
         let schemas = &self.project.schemas;
-        let index = IdIndex::new(&self.corpus, schemas);
         let again: Vec<usize> = if self.ids_changed {
             (0..self.corpus.files.len()).collect()
         } else {
             self.edited.iter().copied().collect()
         };
         let mut graph_changed = self.ids_changed;
-        for &file in &again {
-            let mut chunk = Resolved::default();
-            index.resolve_written(&self.written[file], &mut chunk);
-            graph_changed |= graph_inputs(&chunk) != graph_inputs(&self.chunks[file]);
-            self.chunks[file] = chunk;
-        }
-        // One call for all of them, so that each unknown id is looked up once.
-        let unresolved: Vec<_> = again
-            .iter()
-            .flat_map(|&file| self.chunks[file].unresolved.iter().cloned())
-            .collect();
-        let mut diagnostics =
-            check::references(&self.corpus, schemas, &index, &unresolved).into_iter();
-        for &file in &again {
-            let count = self.chunks[file].unresolved.len();
-            self.refs[file] = diagnostics.by_ref().take(count).collect();
+        if !again.is_empty() {
+            let index = IdIndex::new(&self.corpus, schemas);
+            for &file in &again {
+                let mut chunk = Resolved::default();
+                index.resolve_written(&self.written[file], &mut chunk);
+                graph_changed |= graph_inputs(&chunk) != graph_inputs(&self.chunks[file]);
+                self.chunks[file] = chunk;
+            }
+            // One call for all of them, so that each unknown id is looked up once.
+            let unresolved: Vec<_> = again
+                .iter()
+                .flat_map(|&file| self.chunks[file].unresolved.iter().cloned())
+                .collect();
+            let mut diagnostics =
+                check::references(&self.corpus, schemas, &index, &unresolved).into_iter();
+            for &file in &again {
+                let count = self.chunks[file].unresolved.len();
+                self.refs[file] = diagnostics.by_ref().take(count).collect();
+            }
         }
         if self.ids_changed {
             self.duplicates = check::duplicate_ids(&self.corpus, schemas);
@@ -458,6 +474,61 @@ impl Workspace {
     }
 }
 
+/// The resolution of the references `after`, taken over from that of `before`, when they are
+/// the same references in the same order (same text, collections, field or link kind and
+/// pointer; a link in prose may have moved). `None` when anything else changed.
+fn rebased(chunk: &Resolved, before: &[Written], after: &[Written]) -> Option<Resolved> {
+    if before.len() != after.len() {
+        return None;
+    }
+    let mut edges = chunk.edges.iter().peekable();
+    let mut unresolved = chunk.unresolved.iter().peekable();
+    let mut kept = Resolved::default();
+    for (old, new) in before.iter().zip(after) {
+        if old.text != new.text
+            || old.allowed != new.allowed
+            || !same_place(&old.source, &new.source)
+        {
+            return None;
+        }
+        // Several links of one string value share a source; the text tells them apart.
+        if let Some(reference) =
+            unresolved.next_if(|u| u.source == old.source && u.text == old.text)
+        {
+            kept.unresolved.push(Unresolved {
+                source: new.source.clone(),
+                ..reference.clone()
+            });
+        } else {
+            let edge = edges.next_if(|e| e.source == old.source)?;
+            kept.edges.push(Edge {
+                source: new.source.clone(),
+                target: edge.target,
+            });
+        }
+    }
+    (edges.next().is_none() && unresolved.next().is_none()).then_some(kept)
+}
+
+/// Whether two references are written at the same place, a link's span aside.
+fn same_place(a: &Source, b: &Source) -> bool {
+    match (a, b) {
+        (
+            Source::Link {
+                file: a, kind: x, ..
+            },
+            Source::Link {
+                file: b, kind: y, ..
+            },
+        ) => a == b && x == y,
+        _ => a == b,
+    }
+}
+
+fn is_link(source: &Source) -> bool {
+    matches!(source, Source::Link { .. })
+}
+
 /// What the graph rules see of one file's references: each edge's field (a link is a link,
 /// wherever it is), target and, for a field, the pointer a `cycle` is reported at; and
 /// whether any reference is broken (which exempts the record from `orphan`).
@@ -553,6 +624,7 @@ mod tests {
             typo.replace("status: verified", "status: draft\n"),
             2,
         );
+        assert!(workspace.edited.is_empty(), "its references are kept");
         assert_eq!(workspace.refresh().len(), 1);
         assert_same_as_check(&mut workspace);
 
@@ -567,6 +639,23 @@ mod tests {
         workspace.edit(&nixl, nixl_text.replace("id: nixl", "id: nixl-ep"), 2);
         assert_same_as_check(&mut workspace);
         workspace.edit(&nixl, nixl_text.clone(), 3);
+        assert_same_as_check(&mut workspace);
+
+        // Links in a string field keep their resolution, one broken, when another field
+        // changes; they are resolved again when they change.
+        let noted = format!("{nixl_text}notes: See [[nope]] and [[engines/vllm]].\n");
+        workspace.edit(&nixl, noted.clone(), 4);
+        assert_same_as_check(&mut workspace);
+        workspace.edit(
+            &nixl,
+            noted.replace("confidence:", "confidence: 0.1\nx:"),
+            5,
+        );
+        assert!(workspace.edited.is_empty());
+        assert_same_as_check(&mut workspace);
+        workspace.edit(&nixl, noted.replace("[[nope]]", "[[nixl]]"), 6);
+        assert_same_as_check(&mut workspace);
+        workspace.edit(&nixl, nixl_text.clone(), 7);
         assert_same_as_check(&mut workspace);
 
         // A record created in the editor joins; closing it unsaved forgets it again.

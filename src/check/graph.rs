@@ -2,7 +2,7 @@
 //! loop (`cycle`), and records nobody cites in collections that must be cited
 //! (`unreferenced`).
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use petgraph::Direction;
 use petgraph::graph::NodeIndex;
@@ -36,14 +36,15 @@ pub fn check<'e>(
         .iter()
         .map(|r| seen.insert((r.collection, r.id.as_str())))
         .collect();
-    let mut node_of_file: HashMap<usize, Option<usize>> = HashMap::new();
+    // By file: `Some(Some(record))` for a record node, `Some(None)` for a page.
+    let mut node_of_file: Vec<Option<Option<usize>>> = vec![None; corpus.files.len()];
     for (record, r) in corpus.records.iter().enumerate() {
         if is_node[record] {
-            node_of_file.insert(r.file, Some(record));
+            node_of_file[r.file] = Some(Some(record));
         }
     }
     for doc in &corpus.docs {
-        node_of_file.insert(doc.file, None);
+        node_of_file[doc.file] = Some(None);
     }
     let mut cites = vec![false; corpus.records.len()];
     let mut cited = vec![false; corpus.records.len()];
@@ -53,7 +54,7 @@ pub fn check<'e>(
             Source::Field { record, .. } | Source::FieldLink { record, .. } => {
                 is_node[*record].then_some(Some(*record))
             }
-            Source::Link { file, .. } => node_of_file.get(file).copied(),
+            Source::Link { file, .. } => node_of_file[*file],
         };
         let to = match edge.target {
             Target::Record(record) => is_node[record].then_some(Some(record)),
@@ -79,17 +80,11 @@ pub fn check<'e>(
     }
     // A record whose references are all broken is reported for those; calling it an orphan
     // too would be a cascade, not news.
-    let record_of_file: HashMap<usize, usize> = corpus
-        .records
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (r.file, i))
-        .collect();
     let citing_broken: HashSet<usize> = unresolved
         .iter()
         .filter_map(|u| match &u.source {
             Source::Field { record, .. } | Source::FieldLink { record, .. } => Some(*record),
-            Source::Link { file, .. } => record_of_file.get(file).copied(),
+            Source::Link { file, .. } => corpus.record_of_file(*file),
         })
         .collect();
     let folder_of = |names: &[String]| -> HashSet<String> {
@@ -108,7 +103,7 @@ pub fn check<'e>(
             continue;
         }
         let folder = &schemas.collections[r.collection].folder;
-        let id = format!("{folder}/{}", r.id);
+        let id = || format!("{folder}/{}", r.id);
         let file = &corpus.files[r.file].display;
         let cited = cited[record];
         if !cited && !cites[record] && !leaves.contains(folder) && !citing_broken.contains(&record)
@@ -117,7 +112,7 @@ pub fn check<'e>(
                 Diagnostic::new(
                     rules::ORPHAN,
                     file,
-                    format!("`{id}` references nothing and nothing references it"),
+                    format!("`{}` references nothing and nothing references it", id()),
                 )
                 .at(Anchor::Value(String::new()))
                 .with_label("an orphan record")
@@ -128,13 +123,17 @@ pub fn check<'e>(
         }
         if !cited && must_be_cited.contains(folder) {
             diagnostics.push(
-                Diagnostic::new(rules::UNREFERENCED, file, format!("no record cites `{id}`"))
-                    .at(Anchor::Value(String::new()))
-                    .with_label("never cited")
-                    .with_note(format!(
-                        "every record in `{folder}/` must be cited at least once"
-                    ))
-                    .with_help("cite it where it is used, or delete it"),
+                Diagnostic::new(
+                    rules::UNREFERENCED,
+                    file,
+                    format!("no record cites `{}`", id()),
+                )
+                .at(Anchor::Value(String::new()))
+                .with_label("never cited")
+                .with_note(format!(
+                    "every record in `{folder}/` must be cited at least once"
+                ))
+                .with_help("cite it where it is used, or delete it"),
             );
         }
     }

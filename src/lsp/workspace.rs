@@ -395,6 +395,9 @@ impl Workspace {
             }
         }
         self.touched.clear();
+        if changed.is_empty() && cleared.is_empty() {
+            return Vec::new();
+        }
         locate(&mut changed, &self.corpus, &self.project.schemas);
         let mut located: BTreeMap<String, Vec<Diagnostic>> = BTreeMap::new();
         for diagnostic in changed {

@@ -141,6 +141,23 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
     found
 }
 
+/// The record file `path` would be, or `None` when it is not one (outside the records root,
+/// a stray): how a file created after loading joins the corpus.
+pub fn candidate(root: &Path, records: &Path, path: &Path, schemas: &Schemas) -> Option<Candidate> {
+    let records_dir = root.join(records);
+    if !path.starts_with(&records_dir) {
+        return None;
+    }
+    let (collection, format, stem) = classify(&records_dir, path, schemas).ok()?;
+    Some(Candidate {
+        path: path.to_path_buf(),
+        display: display_path(root, path),
+        collection,
+        format,
+        stem,
+    })
+}
+
 /// Why a file under the records root is not a record.
 enum Stray {
     NotInFolder,

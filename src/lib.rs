@@ -21,6 +21,9 @@
 //! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON,
 //!   SARIF, GitHub workflow commands, JUnit XML).
 //!
+//! [`lsp`] serves the same pipeline to editors, keeping the corpus in memory and re-running
+//! the per-file stages for the edited file only.
+//!
 //! Nothing in the library prints; the binary's [`cli`] is the only place that writes to the
 //! terminal.
 
@@ -43,6 +46,7 @@ pub mod index;
 pub mod init;
 pub mod links;
 pub mod load;
+pub mod lsp;
 pub mod project;
 pub mod query;
 pub mod references;

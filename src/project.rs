@@ -66,7 +66,9 @@ impl Project {
         diagnostics
     }
 
-    fn apply_levels(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    /// Applies the config's rule levels: allowed rules are dropped, the others get their
+    /// severity.
+    pub fn apply_levels(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         diagnostics
             .into_iter()
             .filter_map(|mut diagnostic| {
@@ -168,7 +170,8 @@ enum Shape {
     ScalarContent,
 }
 
-fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::Span {
+/// A scalar value's span without its quotes: what an edit of the value replaces.
+pub fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::Span {
     let slice = text.get(span.clone()).unwrap_or_default();
     let quoted = slice.len() >= 2
         && ((slice.starts_with('"') && slice.ends_with('"'))

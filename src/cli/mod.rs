@@ -10,6 +10,7 @@ mod explain;
 mod generate;
 mod graph;
 mod init;
+mod lsp;
 mod query;
 
 use std::io::{IsTerminal, Write};
@@ -60,6 +61,9 @@ enum Command {
     Query(query::QueryArgs),
     /// Write (or `--check`) a Markdown index of the corpus.
     Index(query::IndexArgs),
+    /// Serve editors over the Language Server Protocol (stdio): live diagnostics, quick
+    /// fixes, completion, hover, go-to-definition, references and rename.
+    Lsp,
     /// Explain a rule, or list every rule.
     Explain {
         /// A rule code such as `unknown-field`.
@@ -111,7 +115,8 @@ pub fn main() -> ExitCode {
                 && std::io::stdout().is_terminal()
         }
     };
-    let mut stdout = std::io::stdout().lock();
+    // Not locked for the whole run: the language server writes from a thread of its own.
+    let mut stdout = std::io::stdout();
     let code = match &cli.command {
         Command::Check(args) => check::run(&cli, args, styled, &mut stdout),
         Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
@@ -121,6 +126,7 @@ pub fn main() -> ExitCode {
         Command::Convert(args) => author::convert(&cli, args, styled, &mut stdout),
         Command::Query(args) => query::query(&cli, args, styled, &mut stdout),
         Command::Index(args) => query::index(&cli, args, styled, &mut stdout),
+        Command::Lsp => lsp::run(&cli),
         Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
         Command::Init { dir } => init::run(dir.as_ref().unwrap_or(&cli.root), &mut stdout),
         Command::Completions { shell } => generate::completions(*shell, &mut stdout),

@@ -42,6 +42,29 @@ pub struct Record {
     pub sections: Vec<String>,
 }
 
+impl Record {
+    /// Gives a parsed record its place in the corpus. Its id is its `id` field when that is
+    /// a string, else its file name, so a record with a broken id still has a name to be
+    /// cited and reported by.
+    pub fn new(loaded: LoadedRecord, collection: usize, stem: String, file: usize) -> Record {
+        let id = loaded
+            .value
+            .get("id")
+            .and_then(Value::as_str)
+            .map_or_else(|| stem.clone(), str::to_string);
+        Record {
+            collection,
+            id,
+            stem,
+            file,
+            format: loaded.format,
+            value: loaded.value,
+            body: loaded.body,
+            sections: loaded.sections,
+        }
+    }
+}
+
 /// A key that appeared twice in one mapping.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DuplicateKey {
@@ -218,7 +241,10 @@ fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, DeferredDiagnostic> {
     Ok(bytes)
 }
 
-fn parse(
+/// Parses a record from text already in memory: what [`load`] does after reading the file,
+/// and what an editor's unsaved buffer needs (the language server re-parses one file per
+/// edit without touching the disk).
+pub fn parse(
     text: &str,
     display: &str,
     format: Format,

@@ -121,12 +121,33 @@ pub struct IdIndex<'c> {
     suggestions: OnceLock<SuggestionIndex<'c>>,
 }
 
-/// Bare ids by length in characters (for typo suggestions) and by dash-separated word (for
-/// naming near misses).
+/// Bare ids by length (for short typos), by character bigram (for long ones) and by
+/// dash-separated word (for naming near misses).
+///
+/// An id within `k` edits of a longer unknown id shares one of the unknown's `3k + 1` rarest
+/// distinct bigrams (an edit destroys at most three), so the union of those few short posting
+/// lists holds every typo candidate: the work per unknown id follows the rare bigrams'
+/// frequency, not the corpus size. Ids too short for that bound are few and are found by
+/// length.
 #[derive(Default)]
 struct SuggestionIndex<'c> {
     by_length: BTreeMap<usize, Vec<&'c str>>,
+    by_bigram: HashMap<(char, char), Vec<&'c str>>,
     by_word: HashMap<String, Vec<&'c str>>,
+}
+
+/// The distinct character bigrams of a text, in first-seen order.
+fn bigrams(text: &str) -> Vec<(char, char)> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut found: Vec<(char, char)> = Vec::new();
+    for pair in chars.windows(2) {
+        if let [a, b] = pair
+            && !found.contains(&(*a, *b))
+        {
+            found.push((*a, *b));
+        }
+    }
+    found
 }
 
 impl<'c> IdIndex<'c> {
@@ -205,6 +226,9 @@ impl<'c> IdIndex<'c> {
                 .entry(id.chars().count())
                 .or_default()
                 .push(id);
+            for bigram in bigrams(id) {
+                index.by_bigram.entry(bigram).or_default().push(id);
+            }
             for word in words(id) {
                 index.by_word.entry(word).or_default().push(id);
             }
@@ -222,11 +246,22 @@ impl<'c> IdIndex<'c> {
         let budget = suggest::typo_budget(id.chars().count());
         let length = id.chars().count();
         let index = self.suggestions.get_or_init(|| self.suggestion_index());
-        let mut candidates: Vec<&'c str> = index
-            .by_length
-            .range(length.saturating_sub(budget)..=length + budget)
-            .flat_map(|(_, ids)| ids.iter().copied())
-            .collect();
+        let mut rare = bigrams(id);
+        let needed = 3 * budget + 1;
+        let mut candidates: Vec<&'c str> = if rare.len() >= needed {
+            rare.sort_by_key(|bigram| index.by_bigram.get(bigram).map_or(0, Vec::len));
+            rare.iter()
+                .take(needed)
+                .flat_map(|bigram| index.by_bigram.get(bigram).into_iter().flatten().copied())
+                .filter(|candidate| candidate.chars().count().abs_diff(length) <= budget)
+                .collect()
+        } else {
+            index
+                .by_length
+                .range(length.saturating_sub(budget)..=length + budget)
+                .flat_map(|(_, ids)| ids.iter().copied())
+                .collect()
+        };
         // A naming near miss shares at least two words with the unknown id; counting shared
         // words over the posting lists finds those without scoring every id with a common
         // word such as `nvidia`.

@@ -31,9 +31,14 @@ pub struct Suggestion<'a> {
     pub similarity: f64,
 }
 
-/// The largest edit distance counted as a typo for a name of `len` characters.
+/// The most edits counted as a typo, however long the name: beyond five edits two names are
+/// different names, and the cap keeps suggestion look-ups selective in large corpora.
+pub const MAX_TYPO_BUDGET: usize = 5;
+
+/// The largest edit distance counted as a typo for a name of `len` characters:
+/// `max(1, len / 3)`, at most [`MAX_TYPO_BUDGET`].
 pub fn typo_budget(len: usize) -> usize {
-    (len / 3).max(1)
+    (len / 3).clamp(1, MAX_TYPO_BUDGET)
 }
 
 /// Scores one candidate, or `None` when it is not close.

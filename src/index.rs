@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use crate::corpus::Corpus;
-use crate::links::{self, LinkKind};
+use crate::links::{self, Link, LinkKind};
 use crate::schema::Schemas;
 use crate::source::Span;
 use crate::suggest::{self, Suggestion};
@@ -312,11 +312,7 @@ impl<'c> IdIndex<'c> {
                 span: link.span.clone(),
                 kind: link.kind,
             };
-            let outcome = match link.kind {
-                LinkKind::Wiki => self.resolve_wiki(&link.target, all),
-                LinkKind::File => self.resolve_file(file, &link.target),
-            };
-            match outcome {
+            match self.resolve_link(file, &link, all) {
                 Ok(target) => resolved.edges.push(Edge { source, target }),
                 Err(problem) => resolved.unresolved.push(Unresolved {
                     source,
@@ -325,6 +321,15 @@ impl<'c> IdIndex<'c> {
                     problem,
                 }),
             }
+        }
+    }
+
+    /// Resolves one link found in `file`; `all` is every collection. The site renders prose
+    /// links through this too, so a page links what `check` accepts and marks what it reports.
+    pub fn resolve_link(&self, file: usize, link: &Link, all: &[usize]) -> Result<Target, Problem> {
+        match link.kind {
+            LinkKind::Wiki => self.resolve_wiki(&link.target, all),
+            LinkKind::File => self.resolve_file(file, &link.target),
         }
     }
 

@@ -115,7 +115,7 @@ impl Stats {
 }
 
 /// Top-level properties whose schema is a string `enum`: severity, status, class ...
-fn enum_fields(schema: &Value) -> Vec<String> {
+pub fn enum_fields(schema: &Value) -> Vec<String> {
     schema
         .get("properties")
         .and_then(Value::as_object)

@@ -228,7 +228,7 @@ pub fn svg(
     center: Option<NodeIndex>,
 ) -> Result<String, SvgError> {
     if graph.graph.node_count() <= MAX_INPROCESS_SVG_NODES {
-        return Ok(layout_svg(graph, site, center));
+        return Ok(layout_svg(graph, center, &|node| node.url(site)));
     }
     let spawned = Command::new("dot")
         .arg("-Tsvg")
@@ -337,7 +337,14 @@ fn positions(graph: &CorpusGraph, center: Option<NodeIndex>) -> Vec<(f64, f64)> 
     placed
 }
 
-fn layout_svg(graph: &CorpusGraph, site: &SiteConfig, center: Option<NodeIndex>) -> String {
+/// The in-process layout as SVG, each node linked to `href(node)`: a site links nodes
+/// relative to the page that shows the picture. Meant for at most
+/// [`MAX_INPROCESS_SVG_NODES`] nodes.
+pub fn layout_svg(
+    graph: &CorpusGraph,
+    center: Option<NodeIndex>,
+    href: &dyn Fn(&Node) -> String,
+) -> String {
     let placed = positions(graph, center);
     let margin = NODE_WIDTH / 2.0 + 20.0;
     let min_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::min) - margin;
@@ -367,7 +374,7 @@ fn layout_svg(graph: &CorpusGraph, site: &SiteConfig, center: Option<NodeIndex>)
         };
         out.push_str(&format!(
             "<a href=\"{}\"><g class=\"node\"><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\" rx=\"6\" fill=\"{}\" stroke=\"{stroke}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text></g></a>\n",
-            xml(&weight.url(site)),
+            xml(&href(weight)),
             xml(&format!("{}: {}", weight.id, weight.name)),
             x - NODE_WIDTH / 2.0,
             y - NODE_HEIGHT / 2.0,

@@ -19,6 +19,8 @@
 //! - [`sourcemap`] turns the JSON pointers that rules speak in into `line:col`, lazily: only
 //!   for the files that have a problem.
 //! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON).
+//! - [`site`] renders the loaded corpus as a static site, from the same resolution `check`
+//!   uses, for `gotchas build` and `gotchas serve`.
 //!
 //! Nothing in the library prints; the binary's [`cli`] is the only place that writes to the
 //! terminal.
@@ -43,6 +45,7 @@ pub mod references;
 pub mod report;
 pub mod rules;
 pub mod schema;
+pub mod site;
 pub mod source;
 pub mod sourcemap;
 pub mod stats;

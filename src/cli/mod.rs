@@ -7,6 +7,7 @@
 mod check;
 mod explain;
 mod graph;
+mod site;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -48,6 +49,10 @@ enum Command {
     Refs(graph::RefsArgs),
     /// Count records, enum values and references.
     Stats(graph::StatsArgs),
+    /// Build the static site: a page per record, collection, enum value and prose page.
+    Build(site::BuildArgs),
+    /// Build the site, serve it on 127.0.0.1, and rebuild and reload on every change.
+    Serve(site::ServeArgs),
     /// Explain a rule, or list every rule.
     Explain {
         /// A rule code such as `unknown-field`.
@@ -89,6 +94,8 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
         Command::Refs(args) => graph::refs(&cli, args, styled, &mut stdout),
         Command::Stats(args) => graph::stats(&cli, args, styled, &mut stdout),
+        Command::Build(args) => site::build(&cli, args, styled, &mut stdout),
+        Command::Serve(args) => site::serve(&cli, args, styled, &mut stdout),
         Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
     };
     let _ = stdout.flush();

@@ -23,21 +23,26 @@ const PALETTE: &[&str] = &[
 ];
 const PAGE_COLOUR: &str = "#f3f4f6";
 
-/// The fill colour of each collection, and of pages.
-fn colour(graph: &CorpusGraph, node: &Node) -> &'static str {
-    let collections: BTreeSet<&str> = graph
-        .graph
-        .node_weights()
-        .filter_map(|n| n.collection.as_deref())
-        .collect();
-    match &node.collection {
-        None => PAGE_COLOUR,
-        Some(collection) => {
-            let position = collections
-                .iter()
-                .position(|c| c == collection)
-                .unwrap_or(0);
-            PALETTE[position % PALETTE.len()]
+/// The fill colour of each collection (by name order in the graph at hand), and of pages.
+struct Colours<'g>(Vec<&'g str>);
+
+impl<'g> Colours<'g> {
+    fn of(graph: &'g CorpusGraph) -> Self {
+        let collections: BTreeSet<&str> = graph
+            .graph
+            .node_weights()
+            .filter_map(|n| n.collection.as_deref())
+            .collect();
+        Colours(collections.into_iter().collect())
+    }
+
+    fn get(&self, node: &Node) -> &'static str {
+        match &node.collection {
+            None => PAGE_COLOUR,
+            Some(collection) => {
+                let position = self.0.iter().position(|c| c == collection).unwrap_or(0);
+                PALETTE[position % PALETTE.len()]
+            }
         }
     }
 }
@@ -54,6 +59,7 @@ fn dot_string(text: &str) -> String {
 /// Graphviz DOT: one cluster per collection (pages outside any cluster), nodes labelled with
 /// names and linked to their site pages.
 pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
+    let colours = Colours::of(graph);
     let mut out = String::from(
         "digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
     );
@@ -82,7 +88,7 @@ pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
                 dot_string(&node.name),
                 dot_string(&node.id),
                 dot_string(&node.url(site)),
-                colour(graph, node)
+                colours.get(node)
             ));
         }
         if collection.is_some() {
@@ -346,6 +352,7 @@ pub fn layout_svg(
     href: &dyn Fn(&Node) -> String,
 ) -> String {
     let placed = positions(graph, center);
+    let colours = Colours::of(graph);
     let margin = NODE_WIDTH / 2.0 + 20.0;
     let min_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::min) - margin;
     let min_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::min) - margin;
@@ -378,7 +385,7 @@ pub fn layout_svg(
             xml(&format!("{}: {}", weight.id, weight.name)),
             x - NODE_WIDTH / 2.0,
             y - NODE_HEIGHT / 2.0,
-            colour(graph, weight),
+            colours.get(weight),
             y + 4.0,
             xml(&short(&weight.name)),
         ));

@@ -264,15 +264,16 @@ impl<'c> Site<'c> {
             .files
             .par_iter()
             .map(|(file, item)| {
-                let bytes = self.render(&frame, file, item)?;
-                let broken: Vec<(String, String)> = if item.is_html() {
-                    let html = String::from_utf8_lossy(&bytes);
-                    urls::broken_links(file, &html, &known, &self.content.site.base_url)
-                        .into_iter()
-                        .map(|link| (file.clone(), link))
-                        .collect()
-                } else {
-                    Vec::new()
+                let (bytes, broken) = match self.render(&frame, file, item)? {
+                    Rendered::Page(html) => {
+                        let broken: Vec<(String, String)> =
+                            urls::broken_links(file, &html, &known, &self.content.site.base_url)
+                                .into_iter()
+                                .map(|link| (file.clone(), link))
+                                .collect();
+                        (html.into_bytes(), broken)
+                    }
+                    Rendered::Data(bytes) => (bytes, Vec::new()),
                 };
                 sink.put(file, &bytes).map_err(|source| BuildError::Write {
                     file: file.clone(),
@@ -295,7 +296,7 @@ impl<'c> Site<'c> {
         frame: &Frame<'_, '_>,
         file: &str,
         item: &Item,
-    ) -> Result<Vec<u8>, BuildError> {
+    ) -> Result<Rendered, BuildError> {
         let content = &self.content;
         let html = match item {
             Item::Home => frame.home(file),
@@ -307,31 +308,40 @@ impl<'c> Site<'c> {
             Item::Graph => frame.plain("graph.html", file, "graph/", "Graph"),
             Item::Search => frame.plain("search.html", file, "search/", "Search"),
             Item::NotFound => frame.plain("404.html", file, "404.html", "Not found"),
-            Item::RecordJson(p) => return Ok(data::record_file(content, *p).into_bytes()),
-            Item::Records => return Ok(data::records_file(content).into_bytes()),
+            Item::RecordJson(p) => return Ok(Rendered::text(data::record_file(content, *p))),
+            Item::Records => return Ok(Rendered::text(data::records_file(content))),
             Item::GraphJson => {
-                return Ok(crate::graph::export::json(&content.graph, &content.site).into_bytes());
+                let json = crate::graph::export::json(&content.graph, &content.site);
+                return Ok(Rendered::text(json));
             }
-            Item::GraphScript => return Ok(data::graph_script(content).into_bytes()),
-            Item::SearchScript => return Ok(search::script(content).into_bytes()),
-            Item::Feed => return Ok(feed::atom(content).into_bytes()),
+            Item::GraphScript => return Ok(Rendered::text(data::graph_script(content))),
+            Item::SearchScript => return Ok(Rendered::text(search::script(content))),
+            Item::Feed => return Ok(Rendered::text(feed::atom(content))),
             Item::Sitemap(name) => {
-                return Ok(self
-                    .sitemaps
-                    .get(name)
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_bytes());
+                let xml = self.sitemaps.get(name).cloned().unwrap_or_default();
+                return Ok(Rendered::text(xml));
             }
             Item::Asset(name) => {
-                return Ok(self.templates.assets.get(name).cloned().unwrap_or_default());
+                let bytes = self.templates.assets.get(name).cloned().unwrap_or_default();
+                return Ok(Rendered::Data(bytes));
             }
         };
-        html.map(String::into_bytes)
-            .map_err(|err| BuildError::Render {
-                file: file.to_string(),
-                message: format!("{err:#}"),
-            })
+        html.map(Rendered::Page).map_err(|err| BuildError::Render {
+            file: file.to_string(),
+            message: format!("{err:#}"),
+        })
+    }
+}
+
+/// A rendered file: a page, whose links are checked, or anything else.
+enum Rendered {
+    Page(String),
+    Data(Vec<u8>),
+}
+
+impl Rendered {
+    fn text(text: String) -> Rendered {
+        Rendered::Data(text.into_bytes())
     }
 }
 

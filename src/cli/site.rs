@@ -169,7 +169,10 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
         Err(code) => return code,
     };
     server.publish(files);
-    server.spawn(4);
+    if let Err(err) = server.spawn() {
+        eprintln!("error: cannot serve: {err}");
+        return ExitCode::from(2);
+    }
     let _ = writeln!(
         out,
         "serving the site at {url} (rebuilt on every change; Ctrl-C stops)"
@@ -181,8 +184,14 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
             .map(|p| crate::source::display_path(&project.root, p))
             .unwrap_or_default();
         let _ = writeln!(out, "{first} changed, rebuilding");
-        if let Ok(files) = build_in_memory(cli, &url, styled, out) {
-            server.publish(files);
+        match build_in_memory(cli, &url, styled, out) {
+            Ok(files) => server.publish(files),
+            Err(_) => {
+                let _ = writeln!(
+                    out,
+                    "the site was not rebuilt; the previous build is still served"
+                );
+            }
         }
         let _ = out.flush();
     });

@@ -7,13 +7,14 @@
 //! exactly those of `gotchas build`.
 
 use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use notify::{RecursiveMode, Watcher};
-use tiny_http::{Header, Method, Request, Response};
 
 use super::protected_folders;
 use crate::project::Project;
@@ -50,9 +51,20 @@ struct Published {
     version: u64,
 }
 
+/// How long a connection may take to send its request or read the answer.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest request head read; a browser's is a few hundred bytes.
+const MAX_REQUEST: usize = 16 * 1024;
+
 /// The HTTP server and the site it serves.
+///
+/// HTTP here is the least that a browser needs: one request per connection, answered and
+/// closed (`Connection: close`), each connection on its own short-lived thread with read and
+/// write timeouts. No keep-alive means no connection can hold a worker while another waits,
+/// which is the failure that makes small servers hang under a browser's parallel requests.
 pub struct Server {
-    http: Arc<tiny_http::Server>,
+    listener: TcpListener,
     site: Arc<RwLock<Published>>,
     port: u16,
 }
@@ -60,13 +72,10 @@ pub struct Server {
 impl Server {
     /// Listens on 127.0.0.1 (never on other interfaces); port 0 takes a free one.
     pub fn bind(port: u16) -> std::io::Result<Server> {
-        let http = tiny_http::Server::http(("127.0.0.1", port)).map_err(std::io::Error::other)?;
-        let port = http
-            .server_addr()
-            .to_ip()
-            .map_or(port, |address| address.port());
+        let listener = TcpListener::bind(("127.0.0.1", port))?;
+        let port = listener.local_addr()?.port();
         Ok(Server {
-            http: Arc::new(http),
+            listener,
             site: Arc::default(),
             port,
         })
@@ -84,21 +93,68 @@ impl Server {
         site.version += 1;
     }
 
-    /// Answers requests on `threads` background threads, for as long as the process lives.
-    pub fn spawn(&self, threads: usize) {
-        for _ in 0..threads.max(1) {
-            let http = Arc::clone(&self.http);
-            let site = Arc::clone(&self.site);
-            std::thread::spawn(move || {
-                while let Ok(request) = http.recv() {
-                    let site = site.read().unwrap_or_else(|e| e.into_inner());
-                    let response = answer(&site, request.method(), request.url());
-                    drop(site);
-                    respond(request, response);
-                }
-            });
+    /// Answers requests on a background thread, for as long as the process lives.
+    pub fn spawn(&self) -> std::io::Result<()> {
+        let listener = self.listener.try_clone()?;
+        let site = Arc::clone(&self.site);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let site = Arc::clone(&site);
+                std::thread::spawn(move || serve_connection(stream, &site));
+            }
+        });
+        Ok(())
+    }
+}
+
+/// Reads one request, writes its answer, closes. A connection that sends no complete
+/// request head in time is dropped.
+fn serve_connection(mut stream: TcpStream, site: &RwLock<Published>) {
+    let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buffer[..n]),
+        }
+        if head.len() > MAX_REQUEST {
+            return;
         }
     }
+    let head = String::from_utf8_lossy(&head);
+    let mut words = head.lines().next().unwrap_or_default().split_whitespace();
+    let (method, target) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or("/"),
+    );
+    let answer = {
+        let site = site.read().unwrap_or_else(|e| e.into_inner());
+        answer(&site, method, target)
+    };
+    let reason = match answer.status {
+        200 => "OK",
+        301 => "Moved Permanently",
+        404 => "Not Found",
+        _ => "Method Not Allowed",
+    };
+    let mut response = format!(
+        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n",
+        answer.status,
+        answer.content_type,
+        answer.body.len()
+    );
+    if let Some(location) = &answer.location {
+        response.push_str(&format!("Location: {location}\r\n"));
+    }
+    response.push_str("\r\n");
+    let mut bytes = response.into_bytes();
+    if method != "HEAD" {
+        bytes.extend_from_slice(&answer.body);
+    }
+    let _ = stream.write_all(&bytes);
+    let _ = stream.flush();
 }
 
 /// What to send back.
@@ -109,14 +165,14 @@ struct Answer {
     location: Option<String>,
 }
 
-fn answer(site: &Published, method: &Method, url: &str) -> Answer {
+fn answer(site: &Published, method: &str, url: &str) -> Answer {
     let text = |status, body: &str| Answer {
         status,
         content_type: "text/plain; charset=utf-8",
         body: body.as_bytes().to_vec(),
         location: None,
     };
-    if !matches!(method, Method::Get | Method::Head) {
+    if !matches!(method, "GET" | "HEAD") {
         return text(405, "only GET and HEAD\n");
     }
     let path = url.split(['?', '#']).next().unwrap_or_default();
@@ -177,23 +233,6 @@ fn with_reload(file: &str, bytes: &[u8], version: u64) -> Vec<u8> {
         Some(at) => format!("{}{script}{}", &html[..at], &html[at..]).into_bytes(),
         None => format!("{html}{script}").into_bytes(),
     }
-}
-
-fn respond(request: Request, answer: Answer) {
-    let mut response = Response::from_data(answer.body).with_status_code(answer.status);
-    let headers = [
-        ("Content-Type", Some(answer.content_type.to_string())),
-        ("Cache-Control", Some("no-store".to_string())),
-        ("Location", answer.location),
-    ];
-    for (name, value) in headers {
-        if let Some(value) = value
-            && let Ok(header) = Header::from_bytes(name.as_bytes(), value.as_bytes())
-        {
-            response.add_header(header);
-        }
-    }
-    let _ = request.respond(response);
 }
 
 fn content_type(file: &str) -> &'static str {
@@ -324,28 +363,28 @@ mod tests {
     #[test]
     fn serves_pages_with_the_reload_script() {
         let site = site();
-        let home = answer(&site, &Method::Get, "/?q=x");
+        let home = answer(&site, "GET", "/?q=x");
         assert_eq!(home.status, 200);
         let html = String::from_utf8(home.body).unwrap();
         assert!(html.contains(
             "<script src=\"/__gotchas/reload.js\" data-version=\"3\"></script>\n</body>"
         ));
-        let css = answer(&site, &Method::Get, "/style.css");
+        let css = answer(&site, "GET", "/style.css");
         assert_eq!(css.body, b"body{}");
-        assert_eq!(answer(&site, &Method::Get, "/__gotchas/version").body, b"3");
+        assert_eq!(answer(&site, "GET", "/__gotchas/version").body, b"3");
     }
 
     #[test]
     fn redirects_folders_and_answers_404() {
         let site = site();
-        let folder = answer(&site, &Method::Get, "/engines/vllm");
+        let folder = answer(&site, "GET", "/engines/vllm");
         assert_eq!(
             (folder.status, folder.location.as_deref()),
             (301, Some("/engines/vllm/"))
         );
-        let missing = answer(&site, &Method::Get, "/nope/");
+        let missing = answer(&site, "GET", "/nope/");
         assert_eq!(missing.status, 404);
         assert!(String::from_utf8(missing.body).unwrap().contains("missing"));
-        assert_eq!(answer(&site, &Method::Post, "/").status, 405);
+        assert_eq!(answer(&site, "POST", "/").status, 405);
     }
 }

@@ -481,3 +481,26 @@ fn configured_enum_pages_and_repository_links() {
     );
     assert!(page.contains("<title>vLLM · KB</title>"));
 }
+
+#[test]
+fn ids_and_values_never_lead_out_of_the_site() {
+    let corpus = bundled_copy();
+    let engines = corpus.path().join("records/engines");
+    let vllm = std::fs::read_to_string(engines.join("vllm.yaml")).unwrap();
+    std::fs::write(
+        engines.join("escape.yaml"),
+        vllm.replace("id: vllm", "id: ../../escape")
+            .replace("status: verified", "status: ../.."),
+    )
+    .unwrap();
+    let out = corpus.path().join("nested/out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(out.join("engines/_/_/escape/index.html").is_file());
+    assert!(!corpus.path().join("nested/escape").exists());
+    assert!(
+        !out.join("status/_").exists(),
+        "a value that is no folder name gets no page"
+    );
+    assert_eq!(crawl(&out, "/"), Vec::<String>::new());
+}

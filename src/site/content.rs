@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::config::{Config, SiteConfig};
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
-use crate::graph::{CorpusGraph, NodeKind};
+use crate::graph::{CorpusGraph, Node, NodeKind};
 use crate::index::{IdIndex, Resolved, Source, Target};
 use crate::rules;
 use crate::schema::Schemas;
@@ -147,7 +147,7 @@ impl<'c> Content<'c> {
                         record,
                         node,
                         qid: weight.id.clone(),
-                        page: weight.page(),
+                        page: folder_of(&weight.id),
                         name: weight.name.clone(),
                         refs: HashMap::new(),
                     });
@@ -157,7 +157,7 @@ impl<'c> Content<'c> {
                     docs.push(PublishedDoc {
                         doc,
                         node,
-                        page: weight.page(),
+                        page: folder_of(&weight.id),
                         title: weight.name.clone(),
                     });
                 }
@@ -206,6 +206,22 @@ impl<'c> Content<'c> {
         Ok(content)
     }
 
+    /// The page of a graph node: a record's or a prose page's.
+    pub fn page_of(&self, node: &Node) -> &str {
+        let page = match node.kind {
+            NodeKind::Record(record) => self.published[record].map(|p| &self.records[p].page),
+            NodeKind::Page(doc) => self.published_docs[doc].map(|d| &self.docs[d].page),
+        };
+        page.map_or("", String::as_str)
+    }
+
+    /// Where a published record's JSON file is: beside its page's folder
+    /// (`engines/vllm.json`).
+    pub fn json_of(&self, published: usize) -> String {
+        let page = &self.records[published].page;
+        format!("{}.json", page.strip_suffix('/').unwrap_or(page))
+    }
+
     /// A published record's fields.
     pub fn value(&self, published: usize) -> &'c Value {
         &self.corpus.records[self.records[published].record].value
@@ -232,7 +248,7 @@ impl<'c> Content<'c> {
         }
         let mut by_value: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for published in 0..self.records.len() {
-            if let Some(value) = self.text(published, field) {
+            if let Some(value) = self.text(published, field).filter(|v| is_folder_name(v)) {
                 by_value.entry(value).or_default().push(published);
             }
         }
@@ -299,6 +315,26 @@ impl<'c> Content<'c> {
         });
         dated.into_iter().map(|(_, p)| p).collect()
     }
+}
+
+/// The folder of a node's page: its id (`engines/vllm/`), with any segment that could
+/// leave the site or name nothing (`..`, `.`, empty) replaced, since an `id` field is free
+/// text until `check` has judged it. Two pages that end up at one path are caught when the
+/// site is planned.
+fn folder_of(id: &str) -> String {
+    let segments: Vec<&str> = id
+        .split(['/', '\\'])
+        .map(|segment| match segment {
+            "" | "." | ".." => "_",
+            segment => segment,
+        })
+        .collect();
+    format!("{}/", segments.join("/"))
+}
+
+/// Whether an enum value can name a page folder (`severity/major/`).
+fn is_folder_name(value: &str) -> bool {
+    !matches!(value, "" | "." | "..") && !value.contains(['/', '\\'])
 }
 
 /// The string values of a field's `enum` in a collection schema.

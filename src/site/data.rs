@@ -139,7 +139,7 @@ pub fn graph_script(content: &Content<'_>) -> String {
                     node.id.as_str(),
                     node.name.as_str(),
                     collection,
-                    urls::encode(&node.page()),
+                    urls::encode(content.page_of(node)),
                 )
             })
             .collect(),

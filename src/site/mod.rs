@@ -354,7 +354,7 @@ fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
     }
     for (index, record) in content.records.iter().enumerate() {
         files.push((page(&record.page), Item::Record(index)));
-        files.push((format!("{}.json", record.qid), Item::RecordJson(index)));
+        files.push((content.json_of(index), Item::RecordJson(index)));
     }
     for (index, field) in content.enums.iter().enumerate() {
         files.push((page(&field.page), Item::Field(index)));

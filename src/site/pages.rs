@@ -421,7 +421,7 @@ impl<'a, 'c> Frame<'a, 'c> {
                     .repo_url
                     .as_deref()
                     .map(|repo| urls::repo_file(repo, display)),
-                json: format!("{}.json", record.qid),
+                json: content.json_of(published),
             },
             fields: FieldsView {
                 table: rendered.table.into_iter().map(view).collect(),
@@ -448,7 +448,7 @@ impl<'a, 'c> Frame<'a, 'c> {
                 .push(Link {
                     id: from.id.clone(),
                     name: from.name.clone(),
-                    path: from.page(),
+                    path: self.content.page_of(from).to_string(),
                 });
         }
         groups
@@ -475,7 +475,7 @@ impl<'a, 'c> Frame<'a, 'c> {
             return None;
         }
         let svg = export::layout_svg(&around.graph, Some(around.center), &|n| {
-            urls::href(root, &n.page())
+            urls::href(root, self.content.page_of(n))
         });
         Some(GraphView {
             svg: Html::from_safe_string(svg),

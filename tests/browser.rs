@@ -142,9 +142,9 @@ fn pages_render_search_finds_and_the_graph_draws() {
     screenshot(&browser, &url(""), &shots.join("home.png"), "1280,860");
     screenshot(
         &browser,
-        &url("gotchas/pd-batch-invariant-mode-absent-from-kv-namespace/"),
+        &url("engines/vllm/"),
         &shots.join("record.png"),
-        "1280,1100",
+        "1280,1200",
     );
     screenshot(
         &browser,

@@ -353,11 +353,12 @@ pub fn layout_svg(
 ) -> String {
     let placed = positions(graph, center);
     let colours = Colours::of(graph);
-    let margin = NODE_WIDTH / 2.0 + 20.0;
-    let min_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::min) - margin;
-    let min_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::min) - margin;
-    let max_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::max) + margin;
-    let max_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::max) + margin;
+    // Boxes are wide and flat: pad each axis by half a box and a little air, not more.
+    let (margin_x, margin_y) = (NODE_WIDTH / 2.0 + 20.0, NODE_HEIGHT / 2.0 + 20.0);
+    let min_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::min) - margin_x;
+    let min_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::min) - margin_y;
+    let max_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::max) + margin_x;
+    let max_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::max) + margin_y;
     let (width, height) = (max_x - min_x, max_y - min_y);
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{min_x:.0} {min_y:.0} {width:.0} {height:.0}\" width=\"{width:.0}\" height=\"{height:.0}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#6b7280\"/></marker></defs>\n"

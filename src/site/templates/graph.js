@@ -26,8 +26,10 @@
   var nodes = data.nodes, count = nodes.length;
   var byId = {};
   var neighbours = nodes.map(function () { return []; });
+  var outgoing = nodes.map(function () { return []; });
   nodes.forEach(function (node, i) { byId[node[0]] = i; });
   data.edges.forEach(function (edge) {
+    outgoing[edge[0]].push(edge[1]);
     neighbours[edge[0]].push(edge[1]);
     neighbours[edge[1]].push(edge[0]);
   });
@@ -46,20 +48,22 @@
     legend.appendChild(li);
   });
 
-  // The nodes within reach of `center`, nearest first, at most MAX_SHOWN.
+  // A record and its neighbours, then neighbours of neighbours while the picture stays
+  // small: at most NEAR nodes beyond the first ring, MAX_SHOWN in all.
+  var NEAR = 60;
   function around(center) {
-    var seen = {}, order = [center], at = 0;
+    var seen = {}, order = [center];
     seen[center] = true;
-    while (at < order.length && order.length < MAX_SHOWN) {
-      var next = neighbours[order[at]];
-      for (var k = 0; k < next.length && order.length < MAX_SHOWN; k += 1) {
-        if (!seen[next[k]]) {
-          seen[next[k]] = true;
-          order.push(next[k]);
-        }
+    function add(node, limit) {
+      if (!seen[node] && order.length < limit) {
+        seen[node] = true;
+        order.push(node);
       }
-      at += 1;
-      if (at > 1 && order.length > 60) break;
+    }
+    neighbours[center].forEach(function (node) { add(node, MAX_SHOWN); });
+    var ring = order.slice(1);
+    for (var r = 0; r < ring.length && order.length < NEAR; r += 1) {
+      neighbours[ring[r]].forEach(function (node) { add(node, NEAR); });
     }
     return order;
   }
@@ -75,7 +79,7 @@
   var WIDTH = 1000, HEIGHT = 700, MARGIN = 30;
   function layout(shown) {
     var n = shown.length, index = {}, x = [], y = [];
-    var k = Math.sqrt((WIDTH * HEIGHT) / Math.max(n, 1)) * 0.75;
+    var k = Math.min(Math.sqrt((WIDTH * HEIGHT) / Math.max(n, 1)) * 0.75, 110);
     shown.forEach(function (node, i) {
       index[node] = i;
       var angle = i * 2.399963, radius = (Math.min(WIDTH, HEIGHT) / 2.4) * Math.sqrt((i + 0.5) / n);
@@ -115,7 +119,7 @@
       }
       temperature = Math.max(1, temperature * 0.98);
     }
-    return { x: x, y: y, links: links };
+    return { x: x, y: y, index: index };
   }
 
   function element(name, attributes) {
@@ -133,19 +137,39 @@
     svg.setAttribute("viewBox", view.x + " " + view.y + " " + view.w + " " + view.h);
   }
 
+  function radius(node, focus) {
+    return node === focus ? 10 : 5 + Math.min(7, 1.5 * Math.sqrt(neighbours[node].length));
+  }
+
   function draw(shown, focus) {
     var placed = layout(shown);
     while (svg.firstChild) svg.removeChild(svg.firstChild);
-    var minX = Math.min.apply(null, placed.x) - 80, maxX = Math.max.apply(null, placed.x) + 80;
+    var minX = Math.min.apply(null, placed.x) - 40, maxX = Math.max.apply(null, placed.x) + 200;
     var minY = Math.min.apply(null, placed.y) - 40, maxY = Math.max.apply(null, placed.y) + 40;
-    view = { x: minX, y: minY, w: Math.max(maxX - minX, 200), h: Math.max(maxY - minY, 150) };
+    view = { x: minX, y: minY, w: Math.max(maxX - minX, 300), h: Math.max(maxY - minY, 200) };
     applyView();
+    var defs = element("defs", {});
+    var marker = element("marker", {
+      id: "arrow", viewBox: "0 0 10 10", refX: "10", refY: "5",
+      markerWidth: "6", markerHeight: "6", orient: "auto-start-reverse"
+    });
+    marker.appendChild(element("path", { d: "M 0 0 L 10 5 L 0 10 z", "class": "arrow" }));
+    defs.appendChild(marker);
+    svg.appendChild(defs);
     var edges = element("g", { "class": "edges" });
-    placed.links.forEach(function (link) {
-      edges.appendChild(element("line", {
-        "class": "edge", x1: placed.x[link[0]].toFixed(1), y1: placed.y[link[0]].toFixed(1),
-        x2: placed.x[link[1]].toFixed(1), y2: placed.y[link[1]].toFixed(1)
-      }));
+    shown.forEach(function (from, a) {
+      outgoing[from].forEach(function (to) {
+        var b = placed.index[to];
+        if (b === undefined || a === b) return;
+        var ex = placed.x[b] - placed.x[a], ey = placed.y[b] - placed.y[a];
+        var length = Math.sqrt(ex * ex + ey * ey) || 1, cut = radius(to, focus) + 2;
+        edges.appendChild(element("line", {
+          "class": "edge", "marker-end": "url(#arrow)",
+          x1: placed.x[a].toFixed(1), y1: placed.y[a].toFixed(1),
+          x2: (placed.x[b] - (ex / length) * cut).toFixed(1),
+          y2: (placed.y[b] - (ey / length) * cut).toFixed(1)
+        }));
+      });
     });
     svg.appendChild(edges);
     var layer = element("g", { "class": "nodes" });
@@ -156,13 +180,12 @@
       var title = element("title", {});
       title.textContent = nodes[node][1] + "\n" + nodes[node][0];
       g.appendChild(title);
+      var r = radius(node, focus);
       g.appendChild(element("circle", {
-        cx: placed.x[i].toFixed(1), cy: placed.y[i].toFixed(1),
-        r: (node === focus ? 9 : 4 + Math.min(6, Math.sqrt(neighbours[node].length))).toFixed(1),
-        fill: colour(node)
+        cx: placed.x[i].toFixed(1), cy: placed.y[i].toFixed(1), r: r.toFixed(1), fill: colour(node)
       }));
       if (labelAll || node === focus || neighbours[node].length > 8) {
-        var text = element("text", { x: (placed.x[i] + 9).toFixed(1), y: (placed.y[i] + 4).toFixed(1) });
+        var text = element("text", { x: (placed.x[i] + r + 4).toFixed(1), y: (placed.y[i] + 4).toFixed(1) });
         text.textContent = short(nodes[node][1]);
         g.appendChild(text);
       }

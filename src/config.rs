@@ -486,22 +486,15 @@ impl Reader<'_> {
 
     fn unknown_key(&mut self, key: &Spanned<std::borrow::Cow<'_, str>>, known: &[&str], at: &str) {
         let name = key.get_ref().as_ref();
-        let suggestions = suggest::suggest(name, known.iter().copied(), 3);
-        let mut diagnostic = self
+        let diagnostic = self
             .error(key.span(), format!("unknown config key `{name}` at {at}"))
-            .with_label("unknown key")
-            .with_note(format!(
-                "known keys here: {}",
-                known
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        if let Some(help) = suggest::did_you_mean(&suggestions) {
-            diagnostic = diagnostic.with_help(help);
-        }
-        self.errors.push(diagnostic);
+            .with_label("unknown key");
+        self.errors.push(suggest::unknown_name(
+            diagnostic,
+            name,
+            "known keys here",
+            known,
+        ));
     }
 
     fn string(&mut self, value: &Spanned<DeValue<'_>>) -> Option<String> {

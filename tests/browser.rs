@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Served, copy_dir};
+use common::{Served, bundled_copy};
 
 /// Chromium, or `None` (with a note) where it may be missing.
 fn chromium() -> Option<PathBuf> {
@@ -101,10 +101,8 @@ fn screenshot(browser: &Path, url: &str, file: &Path, size: &str) {
 #[test]
 fn pages_render_search_finds_and_the_graph_draws() {
     let Some(browser) = chromium() else { return };
-    let corpus = tempfile::tempdir().unwrap();
+    let corpus = bundled_copy();
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    copy_dir(&manifest.join("records"), &corpus.path().join("records"));
-    copy_dir(&manifest.join("schema"), &corpus.path().join("schema"));
     let server = Served::start(corpus.path());
     let url = |path: &str| format!("{}{path}", server.url);
 

@@ -2,22 +2,13 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Served, copy_dir};
-
-fn corpus() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    copy_dir(&manifest.join("records"), &dir.path().join("records"));
-    copy_dir(&manifest.join("schema"), &dir.path().join("schema"));
-    dir
-}
+use common::{Served, bundled_copy};
 
 #[test]
 fn serves_the_site_and_rebuilds_on_change() {
-    let corpus = corpus();
+    let corpus = bundled_copy();
     let server = Served::start(corpus.path());
     assert!(
         server.url.starts_with("http://127.0.0.1:"),

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{copy_dir, gotchas};
+use common::{bundled_copy, gotchas};
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -15,14 +15,6 @@ fn manifest() -> PathBuf {
 
 fn sample() -> PathBuf {
     manifest().join("../shared/corpus/inference-research")
-}
-
-/// The bundled corpus (records and schemas) copied into a fresh folder.
-fn bundled_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&manifest().join("records"), &dir.path().join("records"));
-    copy_dir(&manifest().join("schema"), &dir.path().join("schema"));
-    dir
 }
 
 fn build(root: &Path, out: &Path, extra: &[&str]) -> common::Run {

@@ -384,26 +384,20 @@ fn enum_page_fields(
         if known.contains(field) {
             continue;
         }
-        let suggestions = suggest::suggest(field, known.iter().map(String::as_str), 3);
-        let mut diagnostic = Diagnostic::new(
+        let diagnostic = Diagnostic::new(
             rules::INVALID_CONFIG,
             &display,
             format!("`{field}` in `enum_pages` is no enum field of any collection"),
         )
         .at_span(span.clone())
-        .with_label("not an enum field")
-        .with_note(format!(
-            "enum fields: {}",
-            known
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+        .with_label("not an enum field");
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        errors.push(suggest::unknown_name(
+            diagnostic,
+            field,
+            "enum fields",
+            &names,
         ));
-        if let Some(help) = suggest::did_you_mean(&suggestions) {
-            diagnostic = diagnostic.with_help(help);
-        }
-        errors.push(diagnostic);
     }
     if errors.is_empty() {
         Ok(listed.iter().map(|(field, _)| field.clone()).collect())

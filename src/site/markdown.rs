@@ -46,59 +46,31 @@ pub fn render(content: &Content<'_>, file: usize, prose: &str, base: usize, root
                 dest_url,
                 title,
                 id,
-            }) => match renderer.link(prose, base, link_type, &dest_url, at) {
-                Rewrite::Keep => {
-                    closers.push(None);
-                    events.push(Event::Start(Tag::Link {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    }));
-                }
-                Rewrite::To(href) => {
-                    closers.push(None);
-                    events.push(Event::Start(Tag::Link {
-                        link_type,
-                        dest_url: href.into(),
-                        title,
-                        id,
-                    }));
-                }
-                Rewrite::Mark(class, why) => {
-                    closers.push(Some("</span>"));
-                    events.push(mark(class, &why));
-                }
-            },
+            }) => {
+                let rewrite = renderer.link(prose, base, link_type, &dest_url, at);
+                let link = |dest_url| Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                };
+                push_rewritten(&mut events, &mut closers, rewrite, dest_url, link);
+            }
             Event::Start(Tag::Image {
                 link_type,
                 dest_url,
                 title,
                 id,
-            }) => match renderer.outside(&dest_url) {
-                Rewrite::Mark(class, why) => {
-                    closers.push(Some("</span>"));
-                    events.push(mark(class, &why));
-                }
-                Rewrite::To(src) => {
-                    closers.push(None);
-                    events.push(Event::Start(Tag::Image {
-                        link_type,
-                        dest_url: src.into(),
-                        title,
-                        id,
-                    }));
-                }
-                Rewrite::Keep => {
-                    closers.push(None);
-                    events.push(Event::Start(Tag::Image {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    }));
-                }
-            },
+            }) => {
+                let rewrite = renderer.outside(&dest_url);
+                let image = |dest_url| Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                };
+                push_rewritten(&mut events, &mut closers, rewrite, dest_url, image);
+            }
             Event::End(end @ (TagEnd::Link | TagEnd::Image)) => match closers.pop().flatten() {
                 Some(closer) => events.push(Event::InlineHtml(closer.into())),
                 None => events.push(Event::End(end)),
@@ -129,6 +101,30 @@ pub fn render(content: &Content<'_>, file: usize, prose: &str, base: usize, root
     let mut out = String::with_capacity(prose.len() * 3 / 2);
     html::push_html(&mut out, events.into_iter());
     out
+}
+
+/// Opens a link or an image as rewritten, remembering how to close it.
+fn push_rewritten<'a>(
+    events: &mut Vec<Event<'a>>,
+    closers: &mut Vec<Option<&'static str>>,
+    rewrite: Rewrite,
+    dest_url: CowStr<'a>,
+    tag: impl FnOnce(CowStr<'a>) -> Tag<'a>,
+) {
+    match rewrite {
+        Rewrite::Keep => {
+            closers.push(None);
+            events.push(Event::Start(tag(dest_url)));
+        }
+        Rewrite::To(href) => {
+            closers.push(None);
+            events.push(Event::Start(tag(href.into())));
+        }
+        Rewrite::Mark(class, why) => {
+            closers.push(Some("</span>"));
+            events.push(mark(class, &why));
+        }
+    }
 }
 
 /// What to do with a link.
@@ -234,15 +230,7 @@ fn join(folder: &str, relative: &str) -> Option<String> {
 }
 
 fn mark(class: &str, why: &str) -> Event<'static> {
-    Event::InlineHtml(
-        format!(
-            "<span class=\"{class}\" title=\"{}\">",
-            why.replace('&', "&amp;")
-                .replace('"', "&quot;")
-                .replace('<', "&lt;")
-        )
-        .into(),
-    )
+    Event::InlineHtml(format!("<span class=\"{class}\" title=\"{}\">", urls::escape(why)).into())
 }
 
 /// Gives every heading an id made from its text the way GitHub does (`Tier 0 — Silent` ->

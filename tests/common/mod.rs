@@ -84,6 +84,15 @@ pub fn temp_corpus(records: &[(&str, &[u8])]) -> tempfile::TempDir {
     dir
 }
 
+/// The bundled corpus (records and schemas) copied into a fresh folder, to change or build.
+pub fn bundled_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_dir(&main.join("schema"), &dir.path().join("schema"));
+    copy_dir(&main.join("records"), &dir.path().join("records"));
+    dir
+}
+
 /// Copies a folder recursively.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create folder");

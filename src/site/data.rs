@@ -6,7 +6,6 @@
 
 use petgraph::Direction;
 use petgraph::visit::EdgeRef;
-use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -96,16 +95,22 @@ pub fn record_file(content: &Content<'_>, published: usize) -> String {
     text
 }
 
-/// `records.json`: every record, one per line, so the file diffs and greps well.
-pub fn records_file(content: &Content<'_>) -> String {
-    let lines: Vec<String> = (0..content.records.len())
-        .into_par_iter()
-        .map(|p| serde_json::to_string(&record(content, p)).unwrap_or_default())
-        .collect();
-    if lines.is_empty() {
-        return "[]\n".into();
+/// `records.json`: every record, one per line, so the file diffs and greps well. Written
+/// in one pass into one buffer: for a large corpus this is the biggest file of the site, and
+/// joining separately serialized records would hold it twice. The other files are rendered
+/// in parallel meanwhile.
+pub fn records_file(content: &Content<'_>) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    for published in 0..content.records.len() {
+        out.extend_from_slice(if published == 0 { b"\n" } else { b",\n" });
+        let _ = serde_json::to_writer(&mut out, &record(content, published));
     }
-    format!("[\n{}\n]\n", lines.join(",\n"))
+    out.extend_from_slice(if content.records.is_empty() {
+        b"]\n"
+    } else {
+        b"\n]\n"
+    });
+    out
 }
 
 /// `graph/data.js`: the graph for the explorer, as a script so that it also loads from disk,

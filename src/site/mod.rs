@@ -309,13 +309,13 @@ impl<'c> Site<'c> {
             Item::Search => frame.plain("search.html", file, "search/", "Search"),
             Item::NotFound => frame.plain("404.html", file, "404.html", "Not found"),
             Item::RecordJson(p) => return Ok(Rendered::text(data::record_file(content, *p))),
-            Item::Records => return Ok(Rendered::text(data::records_file(content))),
+            Item::Records => return Ok(Rendered::Data(data::records_file(content))),
             Item::GraphJson => {
                 let json = crate::graph::export::json(&content.graph, &content.site);
                 return Ok(Rendered::text(json));
             }
             Item::GraphScript => return Ok(Rendered::text(data::graph_script(content))),
-            Item::SearchScript => return Ok(Rendered::text(search::script(content))),
+            Item::SearchScript => return Ok(Rendered::Data(search::script(content))),
             Item::Feed => return Ok(Rendered::text(feed::atom(content))),
             Item::Sitemap(name) => {
                 let xml = self.sitemaps.get(name).cloned().unwrap_or_default();

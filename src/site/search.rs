@@ -6,7 +6,6 @@
 //! records loads at once. It is a script (`search/data.js`) rather than JSON so that search
 //! also works on a site opened from disk, where browsers refuse to fetch files.
 
-use rayon::prelude::*;
 use serde_json::Value;
 
 use super::content::Content;
@@ -25,22 +24,24 @@ const PROSE_LENGTH: usize = 80;
 /// Fields that are not prose: the id and name have their own columns, the rest is noise.
 const NOT_TEXT: &[&str] = &["id", "type", "name", "updated", "url"];
 
-/// `search/data.js`.
-pub fn script(content: &Content<'_>) -> String {
-    let mut rows: Vec<String> = (0..content.records.len())
-        .into_par_iter()
-        .map(|p| record_row(content, p))
-        .collect();
-    rows.extend(content.docs.iter().map(|doc| {
+/// `search/data.js`, written in one pass into one buffer (see `records.json`).
+pub fn script(content: &Content<'_>) -> Vec<u8> {
+    let mut out = b"window.gotchasSearch = {\"entries\": [".to_vec();
+    let docs = content.docs.iter().map(|doc| {
         let file = &content.corpus.files[content.corpus.docs[doc.doc].file];
         let text = plain(file.text.as_deref().unwrap_or_default(), PAGE_TEXT);
         let id = file.display.strip_suffix(".md").unwrap_or(&file.display);
         row(&doc.page, &doc.title, id, "", &text)
-    }));
-    format!(
-        "window.gotchasSearch = {{\"entries\": [\n{}\n]}};\n",
-        rows.join(",\n")
-    )
+    });
+    let rows = (0..content.records.len())
+        .map(|p| record_row(content, p))
+        .chain(docs);
+    for (index, row) in rows.enumerate() {
+        out.extend_from_slice(if index == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(row.as_bytes());
+    }
+    out.extend_from_slice(b"\n]};\n");
+    out
 }
 
 fn record_row(content: &Content<'_>, published: usize) -> String {

@@ -36,9 +36,11 @@ for size in $SIZES; do
   for _ in $(seq "$RUNS"); do
     rm -rf "$site"
     log=$(mktemp)
-    line=$( { /usr/bin/time -f "%e %U %S %M" "$bin/gotchas" build --root "$corpus" --out "$site" >"$log" 2>/dev/null; } 2>&1 | tail -n 1)
+    times=$(mktemp)
+    /usr/bin/time -o "$times" -f "%e %U %S %M" "$bin/gotchas" build --root "$corpus" --out "$site" >"$log" 2>/dev/null
+    line=$(tail -n 1 "$times")
     pages=$(sed -n 's/^built \([0-9]*\) pages.*/\1/p' "$log")
-    rm -f "$log"
+    rm -f "$log" "$times"
     if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
       best=$line
     fi

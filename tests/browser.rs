@@ -142,7 +142,7 @@ fn pages_render_search_finds_and_the_graph_draws() {
         &browser,
         &url("engines/vllm/"),
         &shots.join("record.png"),
-        "1280,1200",
+        "1280,1000",
     );
     screenshot(
         &browser,

@@ -21,16 +21,20 @@ cargo build --release --quiet --bin gotchas --example synth --example floor
 bin=target/release
 mkdir -p "$BENCH_DIR"
 
-# best_of CMD...: prints "seconds peak_kib" of the fastest of $RUNS runs.
+# best_of CMD...: prints "seconds peak_kib" of the fastest of $RUNS runs. /usr/bin/time
+# writes to a file of its own (-o), as the command's output is thrown away.
 best_of() {
   "$@" >/dev/null 2>&1 || true
-  local best="" line
+  local best="" line measured
+  measured=$(mktemp)
   for _ in $(seq "$RUNS"); do
-    line=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -n 1)
+    /usr/bin/time -o "$measured" -f "%e %M" "$@" >/dev/null 2>&1 || true
+    line=$(tail -n 1 "$measured")
     if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
       best=$line
     fi
   done
+  rm -f "$measured"
   echo "$best"
 }
 

@@ -63,7 +63,7 @@ fn stages(c: &mut Criterion) {
         group.bench_function(format!("render/{format}"), |b| {
             b.iter(|| {
                 let sources = Sources::collect(Path::new(&root), Some(&corpus), &diagnostics);
-                black_box(report::human::render(&diagnostics, &sources, false))
+                black_box(report::human::render(&diagnostics, &sources, false, 0))
             })
         });
     }

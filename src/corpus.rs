@@ -69,20 +69,12 @@ impl Corpus {
             let file = corpus.files.len();
             corpus.diagnostics.extend(loaded.diagnostics);
             if let Some(record) = loaded.record {
-                let id = record
-                    .value
-                    .get("id")
-                    .and_then(serde_json::Value::as_str)
-                    .map_or_else(|| candidate.stem.clone(), str::to_string);
-                corpus.records.push(Record {
-                    collection: candidate.collection,
-                    id,
-                    stem: candidate.stem,
+                corpus.records.push(Record::new(
+                    record,
+                    candidate.collection,
+                    candidate.stem,
                     file,
-                    format: record.format,
-                    value: record.value,
-                    body: record.body,
-                });
+                ));
             }
             corpus.files.push(loaded.file);
             corpus.file_collections.push(Some(candidate.collection));
@@ -165,4 +157,141 @@ impl Corpus {
     pub fn file_of(&self, record: &Record) -> &SourceFile {
         &self.files[record.file]
     }
+
+    /// The index in [`Corpus::records`] of the record read from `file`, if it parsed.
+    pub fn record_of_file(&self, file: usize) -> Option<usize> {
+        let at = self.records.partition_point(|r| r.file < file);
+        (self.records.get(at).is_some_and(|r| r.file == file)).then_some(at)
+    }
+
+    /// Replaces one file's text with `text` (an editor's buffer, or the file re-read after a
+    /// save) and re-parses that file alone: its load diagnostics and its record are replaced,
+    /// and no other file is read. Prose files only take the text; their links are found
+    /// when references are resolved.
+    pub fn set_text(
+        &mut self,
+        file: usize,
+        text: String,
+        schemas: &Schemas,
+        config: &Config,
+    ) -> RecordChange {
+        let display = self.files[file].display.clone();
+        self.diagnostics.retain(|d| d.file != display);
+        let Some(collection) = self.file_collections[file] else {
+            self.files[file].text = Some(text);
+            return RecordChange::None;
+        };
+        let context = LoadContext {
+            text_fields: &schemas.collections[collection].text_fields,
+            max_file_size: config.max_file_size,
+        };
+        let path = &self.files[file].path;
+        let format = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .and_then(crate::source::Format::from_extension);
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut diagnostics = Vec::new();
+        let parsed = format
+            .and_then(|format| load::parse(&text, &display, format, &context, &mut diagnostics));
+        self.diagnostics.extend(diagnostics);
+        self.files[file].text = Some(text);
+        let at = self.records.partition_point(|r| r.file < file);
+        let existing = self.records.get(at).is_some_and(|r| r.file == file);
+        match (parsed, existing) {
+            (Some(parsed), true) => {
+                self.records[at] = Record::new(parsed, collection, stem, file);
+                RecordChange::Replaced(at)
+            }
+            (Some(parsed), false) => {
+                self.records
+                    .insert(at, Record::new(parsed, collection, stem, file));
+                RecordChange::Inserted(at)
+            }
+            (None, true) => {
+                self.records.remove(at);
+                RecordChange::Removed(at)
+            }
+            (None, false) => RecordChange::None,
+        }
+    }
+
+    /// Adds a record file that was not there when the corpus was loaded (a record created
+    /// in an editor), in path order among the record files, and parses it from `text`. Every
+    /// file index at or after the returned one moves up by one; the change says what
+    /// happened to the records.
+    pub fn insert_file(
+        &mut self,
+        candidate: discover::Candidate,
+        text: String,
+        schemas: &Schemas,
+        config: &Config,
+    ) -> (usize, RecordChange) {
+        let records_end = self.file_collections.partition_point(Option::is_some);
+        let at = self.files[..records_end].partition_point(|f| f.path < candidate.path);
+        self.files.insert(
+            at,
+            SourceFile {
+                path: candidate.path,
+                display: candidate.display,
+                text: None,
+                had_bom: false,
+            },
+        );
+        self.file_collections.insert(at, Some(candidate.collection));
+        for record in &mut self.records {
+            if record.file >= at {
+                record.file += 1;
+            }
+        }
+        for doc in &mut self.docs {
+            if doc.file >= at {
+                doc.file += 1;
+            }
+        }
+        let change = self.set_text(at, text, schemas, config);
+        (at, change)
+    }
+
+    /// Forgets a file that was deleted: its record and load diagnostics go, and every file
+    /// index after it moves down by one. Returns the index of the record it held, if any.
+    pub fn remove_file(&mut self, file: usize) -> Option<usize> {
+        let removed = self.files.remove(file);
+        self.file_collections.remove(file);
+        self.diagnostics.retain(|d| d.file != removed.display);
+        let record = self.record_of_file(file);
+        if let Some(record) = record {
+            self.records.remove(record);
+        }
+        for record in &mut self.records {
+            if record.file > file {
+                record.file -= 1;
+            }
+        }
+        self.docs.retain(|doc| doc.file != file);
+        for doc in &mut self.docs {
+            if doc.file > file {
+                doc.file -= 1;
+            }
+        }
+        record
+    }
+}
+
+/// What re-parsing one file did to [`Corpus::records`], so that whoever keeps data by
+/// record index can follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordChange {
+    /// The file is prose, or was and still is unparsable: no record changed.
+    None,
+    /// The record at this index was replaced; no index moved.
+    Replaced(usize),
+    /// A record now exists at this index (the file parses again); later records moved up.
+    Inserted(usize),
+    /// The record at this index is gone (the file no longer parses); later records moved
+    /// down.
+    Removed(usize),
 }

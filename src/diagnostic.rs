@@ -42,6 +42,14 @@ pub enum Anchor {
     Value(String),
     /// The key naming the member at this JSON pointer (`/root_casue` points at the key itself).
     Key(String),
+    /// A piece of text inside the string value at a JSON pointer: a wiki-link's target in a
+    /// text field. Located as the value, then narrowed to the first `[[needle` in it.
+    Within {
+        /// The string value's pointer.
+        pointer: String,
+        /// The text to find in it.
+        needle: String,
+    },
 }
 
 /// A secondary position with a message: "first defined here".

@@ -53,6 +53,7 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         );
         return found;
     }
+    let canonical_root = std::fs::canonicalize(root).ok();
     let walker = ignore::WalkBuilder::new(&records_dir)
         .hidden(true)
         .parents(false)
@@ -74,11 +75,12 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         };
         let path = entry.path();
         if entry.path_is_symlink() {
-            // Symlinks are not followed into folders, but a link to a file is read like the
-            // file; a dangling link is an unreadable record, not a file to skip silently.
-            match std::fs::metadata(path) {
-                Ok(meta) if meta.is_file() => {}
-                Ok(_) => continue,
+            // Symlinks are not followed into folders, but a link to a file inside the corpus is
+            // read like the file. A dangling link is an unreadable record, and a link out of
+            // the corpus is not followed: a checked-out repository must not make the linter
+            // read arbitrary files of the machine.
+            let target = match std::fs::canonicalize(path) {
+                Ok(target) => target,
                 Err(err) => {
                     found.diagnostics.push(Diagnostic::new(
                         rules::IO_ERROR,
@@ -87,8 +89,36 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
                     ));
                     continue;
                 }
+            };
+            if !target.is_file() {
+                continue;
+            }
+            if !canonical_root
+                .as_ref()
+                .is_some_and(|r| target.starts_with(r))
+            {
+                found.diagnostics.push(
+                    Diagnostic::new(
+                        rules::STRAY_FILE,
+                        display_path(root, path),
+                        "this symlink points outside the corpus, so it is not followed",
+                    )
+                    .with_note(format!("it points at {}", target.display())),
+                );
+                continue;
             }
         } else if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if path.to_str().is_none() {
+            found.diagnostics.push(
+                Diagnostic::new(
+                    rules::IO_ERROR,
+                    display_path(root, path),
+                    "the file name is not valid UTF-8, so it cannot be a record id",
+                )
+                .with_help("rename the file"),
+            );
             continue;
         }
         match classify(&records_dir, path, schemas) {
@@ -109,6 +139,23 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         .diagnostics
         .sort_by(|a, b| a.file.cmp(&b.file).then(a.message.cmp(&b.message)));
     found
+}
+
+/// The record file `path` would be, or `None` when it is not one (outside the records root,
+/// a stray): how a file created after loading joins the corpus.
+pub fn candidate(root: &Path, records: &Path, path: &Path, schemas: &Schemas) -> Option<Candidate> {
+    let records_dir = root.join(records);
+    if !path.starts_with(&records_dir) {
+        return None;
+    }
+    let (collection, format, stem) = classify(&records_dir, path, schemas).ok()?;
+    Some(Candidate {
+        path: path.to_path_buf(),
+        display: display_path(root, path),
+        collection,
+        format,
+        stem,
+    })
 }
 
 /// Why a file under the records root is not a record.

@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use crate::corpus::Corpus;
 use crate::links::{self, Link, LinkKind};
@@ -39,6 +40,16 @@ pub enum Source {
         field: String,
         /// The value's JSON pointer.
         pointer: String,
+    },
+    /// A link in a string field of a record (JSON, YAML, or Markdown front matter), where
+    /// prose such as `notes` cites records too.
+    FieldLink {
+        /// The record's index.
+        record: usize,
+        /// The string value's JSON pointer.
+        pointer: String,
+        /// Wiki-link or file link.
+        kind: LinkKind,
     },
     /// A link in prose: a record's Markdown body or a prose page.
     Link {
@@ -105,9 +116,16 @@ pub struct IdIndex<'c> {
     docs: HashMap<&'c str, usize>,
     /// Prose page path -> page.
     doc_paths: HashMap<&'c Path, usize>,
-    /// Bare ids by length in characters, for typo suggestions.
+    /// Built on the first [`IdIndex::suggest`]: a corpus whose references all resolve never
+    /// pays for it, and the language server rebuilds the index on edits.
+    suggestions: OnceLock<SuggestionIndex<'c>>,
+}
+
+/// Bare ids by length in characters (for typo suggestions) and by dash-separated word (for
+/// naming near misses).
+#[derive(Default)]
+struct SuggestionIndex<'c> {
     by_length: BTreeMap<usize, Vec<&'c str>>,
-    /// Bare ids by dash-separated word, for naming near-miss suggestions.
     by_word: HashMap<String, Vec<&'c str>>,
 }
 
@@ -121,8 +139,7 @@ impl<'c> IdIndex<'c> {
             bare: HashMap::new(),
             docs: HashMap::new(),
             doc_paths: HashMap::new(),
-            by_length: BTreeMap::new(),
-            by_word: HashMap::new(),
+            suggestions: OnceLock::new(),
         };
         for (i, record) in corpus.records.iter().enumerate() {
             if index
@@ -132,18 +149,7 @@ impl<'c> IdIndex<'c> {
                 continue;
             }
             index.qualified.insert((record.collection, &record.id), i);
-            let owners = index.bare.entry(&record.id).or_default();
-            if owners.is_empty() {
-                index
-                    .by_length
-                    .entry(record.id.chars().count())
-                    .or_default()
-                    .push(&record.id);
-                for word in words(&record.id) {
-                    index.by_word.entry(word).or_default().push(&record.id);
-                }
-            }
-            owners.push(i);
+            index.bare.entry(&record.id).or_default().push(i);
         }
         for owners in index.bare.values_mut() {
             owners.sort_by_key(|&r| corpus.records[r].collection);
@@ -191,6 +197,21 @@ impl<'c> IdIndex<'c> {
         )
     }
 
+    fn suggestion_index(&self) -> SuggestionIndex<'c> {
+        let mut index = SuggestionIndex::default();
+        for &id in self.bare.keys() {
+            index
+                .by_length
+                .entry(id.chars().count())
+                .or_default()
+                .push(id);
+            for word in words(id) {
+                index.by_word.entry(word).or_default().push(id);
+            }
+        }
+        index
+    }
+
     /// Up to three records whose id is close to `unknown`, best first, preferring the allowed
     /// collections: suggestions from other collections are offered only when none fits.
     pub fn suggest(&self, unknown: &str, allowed: &[usize]) -> Vec<(Suggestion<'c>, usize)> {
@@ -200,7 +221,8 @@ impl<'c> IdIndex<'c> {
         };
         let budget = suggest::typo_budget(id.chars().count());
         let length = id.chars().count();
-        let mut candidates: Vec<&'c str> = self
+        let index = self.suggestions.get_or_init(|| self.suggestion_index());
+        let mut candidates: Vec<&'c str> = index
             .by_length
             .range(length.saturating_sub(budget)..=length + budget)
             .flat_map(|(_, ids)| ids.iter().copied())
@@ -210,7 +232,7 @@ impl<'c> IdIndex<'c> {
         // word such as `nvidia`.
         let mut shared: HashMap<&'c str, usize> = HashMap::new();
         for word in words(id) {
-            for &candidate in self.by_word.get(&word).into_iter().flatten() {
+            for &candidate in index.by_word.get(&word).into_iter().flatten() {
                 *shared.entry(candidate).or_insert(0) += 1;
             }
         }
@@ -257,76 +279,94 @@ impl<'c> IdIndex<'c> {
         best
     }
 
+    /// "did you mean mooncake (engines/mooncake)?", or "did you mean one of a (..), b (..)?",
+    /// for suggestions from [`IdIndex::suggest`]; `None` when there are none.
+    pub fn did_you_mean(&self, suggestions: &[(Suggestion<'_>, usize)]) -> Option<String> {
+        let named: Vec<String> = suggestions
+            .iter()
+            .map(|(s, record)| format!("{} ({})", s.name, self.qualified_id(*record)))
+            .collect();
+        match named.as_slice() {
+            [] => None,
+            [one] => Some(format!("did you mean {one}?")),
+            many => Some(format!("did you mean one of {}?", many.join(", "))),
+        }
+    }
+
+    /// A `help:` line suggesting ids close to `unknown` among `allowed`, or nothing.
+    pub fn help_line(&self, unknown: &str, allowed: &[usize]) -> String {
+        self.did_you_mean(&self.suggest(unknown, allowed))
+            .map(|help| format!("\nhelp: {help}"))
+            .unwrap_or_default()
+    }
+
     /// Resolves every reference field of every record and every link in prose.
     pub fn resolve_all(&self) -> Resolved {
         let mut resolved = Resolved::default();
-        let all: Vec<usize> = (0..self.schemas.collections.len()).collect();
-        for (index, record) in self.corpus.records.iter().enumerate() {
-            let collection = &self.schemas.collections[record.collection];
-            for reference in &collection.references {
-                for (pointer, text) in reference.values(&record.value) {
-                    let source = Source::Field {
-                        record: index,
-                        field: reference.field(),
-                        pointer,
-                    };
-                    match self.resolve(text, &reference.targets) {
-                        Ok(target) => resolved.edges.push(Edge {
-                            source,
-                            target: Target::Record(target),
-                        }),
-                        Err(problem) => resolved.unresolved.push(Unresolved {
-                            source,
-                            text: text.to_string(),
-                            allowed: reference.targets.clone(),
-                            problem,
-                        }),
-                    }
-                }
-            }
-            if let (Some(body), Some(text)) =
-                (&record.body, self.corpus.files[record.file].text.as_deref())
-            {
-                self.resolve_links(record.file, text, body, &all, &mut resolved);
-            }
+        for record in 0..self.corpus.records.len() {
+            let written = written_in_record(self.corpus, self.schemas, record);
+            self.resolve_written(&written, &mut resolved);
         }
-        for doc in &self.corpus.docs {
-            if let Some(text) = self.corpus.files[doc.file].text.as_deref() {
-                self.resolve_links(doc.file, text, &(0..text.len()), &all, &mut resolved);
-            }
+        for doc in 0..self.corpus.docs.len() {
+            self.resolve_written(
+                &written_in_doc(self.corpus, self.schemas, doc),
+                &mut resolved,
+            );
         }
         resolved
     }
 
-    fn resolve_links(
-        &self,
-        file: usize,
-        text: &str,
-        range: &Span,
-        all: &[usize],
-        resolved: &mut Resolved,
-    ) {
-        for link in links::extract(text, range) {
-            let source = Source::Link {
-                file,
-                span: link.span.clone(),
-                kind: link.kind,
+    /// Resolves references found by [`written_in_record`] or [`written_in_doc`], adding them
+    /// to `resolved` in order. Finding them is the costly part (Markdown is parsed for
+    /// links), so a caller that keeps them per file resolves the corpus again without
+    /// parsing it again.
+    pub fn resolve_written(&self, written: &[Written], resolved: &mut Resolved) {
+        for reference in written {
+            let outcome = match &reference.source {
+                Source::Field { .. } => self
+                    .resolve(&reference.text, &reference.allowed)
+                    .map(Target::Record),
+                Source::FieldLink { kind, record, .. } => {
+                    self.resolve_link(*kind, self.corpus.records[*record].file, reference)
+                }
+                Source::Link { kind, file, .. } => self.resolve_link(*kind, *file, reference),
             };
-            match self.resolve_link(file, &link, all) {
-                Ok(target) => resolved.edges.push(Edge { source, target }),
+            match outcome {
+                Ok(target) => resolved.edges.push(Edge {
+                    source: reference.source.clone(),
+                    target,
+                }),
                 Err(problem) => resolved.unresolved.push(Unresolved {
-                    source,
-                    text: link.target,
-                    allowed: all.to_vec(),
+                    source: reference.source.clone(),
+                    text: reference.text.clone(),
+                    allowed: reference.allowed.clone(),
                     problem,
                 }),
             }
         }
     }
 
-    /// Resolves one link found in `file`; `all` is every collection. The site renders prose
-    /// links through this too, so a page links what `check` accepts and marks what it reports.
-    pub fn resolve_link(&self, file: usize, link: &Link, all: &[usize]) -> Result<Target, Problem> {
+    fn resolve_link(
+        &self,
+        kind: LinkKind,
+        file: usize,
+        reference: &Written,
+    ) -> Result<Target, Problem> {
+        match kind {
+            LinkKind::Wiki => self.resolve_wiki(&reference.text, &reference.allowed),
+            LinkKind::File => self.resolve_file(file, &reference.text),
+        }
+    }
+
+    /// Resolves one link of prose in corpus file `file` the way [`IdIndex::resolve_written`]
+    /// resolves a link it found; `all` is every collection. The site renders prose links
+    /// through this, so a page links what `check` accepts and marks what it reports.
+    pub fn resolve_prose_link(
+        &self,
+        file: usize,
+        link: &Link,
+        all: &[usize],
+    ) -> Result<Target, Problem> {
         match link.kind {
             LinkKind::Wiki => self.resolve_wiki(&link.target, all),
             LinkKind::File => self.resolve_file(file, &link.target),
@@ -359,6 +399,116 @@ impl<'c> IdIndex<'c> {
         } else {
             Err(Problem::Unresolved)
         }
+    }
+}
+
+/// A reference as written, before it is resolved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    /// Where it is written.
+    pub source: Source,
+    /// The id or path as written.
+    pub text: String,
+    /// The collections it may name: the field's targets, or every collection for a link.
+    pub allowed: Vec<usize>,
+}
+
+/// Every reference written in a record, in order: its reference fields, then the links in its
+/// string fields, then the links in its Markdown body.
+pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Vec<Written> {
+    let record = &corpus.records[index];
+    let all: Vec<usize> = (0..schemas.collections.len()).collect();
+    let mut written = Vec::new();
+    for reference in &schemas.collections[record.collection].references {
+        for (pointer, text) in reference.values(&record.value) {
+            written.push(Written {
+                source: Source::Field {
+                    record: index,
+                    field: reference.field(),
+                    pointer,
+                },
+                text: text.to_string(),
+                allowed: reference.targets.clone(),
+            });
+        }
+    }
+    value_links(
+        index,
+        &record.value,
+        String::new(),
+        &record.sections,
+        &all,
+        &mut written,
+    );
+    if let (Some(body), Some(text)) = (&record.body, corpus.files[record.file].text.as_deref()) {
+        prose_links(record.file, text, body, &all, &mut written);
+    }
+    written
+}
+
+/// Every link in a prose page.
+pub fn written_in_doc(corpus: &Corpus, schemas: &Schemas, doc: usize) -> Vec<Written> {
+    let file = corpus.docs[doc].file;
+    let all: Vec<usize> = (0..schemas.collections.len()).collect();
+    let mut written = Vec::new();
+    if let Some(text) = corpus.files[file].text.as_deref() {
+        prose_links(file, text, &(0..text.len()), &all, &mut written);
+    }
+    written
+}
+
+/// Links in the record's string values, wherever they are; top-level fields that came from
+/// Markdown sections are skipped, their links being found in the body.
+fn value_links(
+    record: usize,
+    value: &serde_json::Value,
+    pointer: String,
+    skip: &[String],
+    all: &[usize],
+    written: &mut Vec<Written>,
+) {
+    match value {
+        serde_json::Value::String(text) if text.contains("[[") || text.contains(".md") => {
+            for link in links::extract(text, &(0..text.len())) {
+                written.push(Written {
+                    source: Source::FieldLink {
+                        record,
+                        pointer: pointer.clone(),
+                        kind: link.kind,
+                    },
+                    text: link.target,
+                    allowed: all.to_vec(),
+                });
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                value_links(record, item, format!("{pointer}/{i}"), &[], all, written);
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (key, item) in map {
+                if !skip.contains(key) {
+                    let child = crate::diagnostic::join_pointer(&pointer, key);
+                    value_links(record, item, child, &[], all, written);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn prose_links(file: usize, text: &str, range: &Span, all: &[usize], written: &mut Vec<Written>) {
+    for link in links::extract(text, range) {
+        written.push(Written {
+            source: Source::Link {
+                file,
+                span: link.span.clone(),
+                kind: link.kind,
+            },
+            text: link.target,
+            allowed: all.to_vec(),
+        });
     }
 }
 

@@ -18,9 +18,14 @@
 //! - [`check`] runs the rules, each an independent function returning [`Diagnostic`]s.
 //! - [`sourcemap`] turns the JSON pointers that rules speak in into `line:col`, lazily: only
 //!   for the files that have a problem.
-//! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON).
-//! - [`site`] renders the loaded corpus as a static site, from the same resolution `check`
-//!   uses, for `gotchas build` and `gotchas serve`.
+//! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON,
+//!   SARIF, GitHub workflow commands, JUnit XML).
+//!
+//! [`site`] renders the loaded corpus as a static site, from the same resolution `check`
+//! uses, for `gotchas build` and `gotchas serve`.
+//!
+//! [`lsp`] serves the same pipeline to editors, keeping the corpus in memory and re-running
+//! the per-file stages for the edited file only.
 //!
 //! Nothing in the library prints; the binary's [`cli`] is the only place that writes to the
 //! terminal.
@@ -29,23 +34,32 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod catalog;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod convert;
 pub mod corpus;
 pub mod diagnostic;
 pub mod discover;
 pub mod fix;
+pub mod git;
 pub mod graph;
 pub mod index;
+pub mod init;
 pub mod links;
 pub mod load;
+pub mod lsp;
 pub mod project;
+pub mod query;
 pub mod references;
 pub mod report;
 pub mod rules;
 pub mod schema;
+pub mod scope;
+pub mod serialize;
 pub mod site;
+pub mod skeleton;
 pub mod source;
 pub mod sourcemap;
 pub mod stats;

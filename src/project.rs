@@ -66,7 +66,9 @@ impl Project {
         diagnostics
     }
 
-    fn apply_levels(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    /// Applies the config's rule levels: allowed rules are dropped, the others get their
+    /// severity.
+    pub fn apply_levels(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         diagnostics
             .into_iter()
             .filter_map(|mut diagnostic| {
@@ -90,7 +92,7 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
     }
     let mut maps: HashMap<usize, SourceMap> = HashMap::new();
     let mut resolve = |file: &str, anchor: &mut Anchor, shape: Shape| {
-        if !matches!(anchor, Anchor::Value(_) | Anchor::Key(_)) {
+        if matches!(anchor, Anchor::File | Anchor::Span(_)) {
             return;
         }
         let Some(&index) = by_display.get(file) else {
@@ -120,6 +122,10 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
             }
         });
         if let Some(span) = map.locate(anchor) {
+            let span = match anchor {
+                Anchor::Within { needle, .. } => within(text, span, needle),
+                _ => span,
+            };
             *anchor = Anchor::Span(match shape {
                 Shape::FirstLine => first_line(text, &span),
                 Shape::ScalarContent => scalar_content(text, span),
@@ -127,7 +133,9 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
         }
     };
     for diagnostic in diagnostics.iter_mut() {
-        if let Anchor::Value(pointer) | Anchor::Key(pointer) = &diagnostic.anchor {
+        if let Anchor::Value(pointer) | Anchor::Key(pointer) | Anchor::Within { pointer, .. } =
+            &diagnostic.anchor
+        {
             diagnostic.pointer = Some(pointer.clone());
         }
         resolve(&diagnostic.file, &mut diagnostic.anchor, Shape::FirstLine);
@@ -142,6 +150,16 @@ pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::
     }
 }
 
+/// Narrows a value's span to a wiki-link target inside it: the first `[[needle` (as written
+/// in the file; a target with escaped characters is not found and the value is shown).
+fn within(text: &str, span: crate::source::Span, needle: &str) -> crate::source::Span {
+    let value = text.get(span.clone()).unwrap_or_default();
+    match value.find(&format!("[[{needle}")) {
+        Some(at) => span.start + at + 2..span.start + at + 2 + needle.len(),
+        None => span,
+    }
+}
+
 /// How a located span is trimmed for its use.
 #[derive(Clone, Copy)]
 enum Shape {
@@ -152,7 +170,8 @@ enum Shape {
     ScalarContent,
 }
 
-fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::Span {
+/// A scalar value's span without its quotes: what an edit of the value replaces.
+pub fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::Span {
     let slice = text.get(span.clone()).unwrap_or_default();
     let quoted = slice.len() >= 2
         && ((slice.starts_with('"') && slice.ends_with('"'))

@@ -393,23 +393,35 @@ fn describe(schema: &Value) -> (HashSet<String>, Vec<String>) {
     (text_fields, properties)
 }
 
+/// Top-level properties whose schema is a string `enum` (severity, status, class ...): the
+/// fields worth counting, filtering and showing as badges.
+pub fn enum_fields(schema: &Value) -> Vec<String> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .filter(|(_, p)| {
+                    p.get("enum")
+                        .and_then(Value::as_array)
+                        .is_some_and(|values| values.iter().any(Value::is_string))
+                })
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The `file://` URI of a path, percent-encoded, used as a schema's base URI so that relative
 /// `$id`s and `$ref`s resolve against the schema folder.
 pub fn file_uri(path: &Path) -> String {
-    const PATH_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-        .remove(b'-')
-        .remove(b'_')
-        .remove(b'.')
-        .remove(b'~');
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut uri = String::from("file://");
     for component in absolute.components() {
         if let std::path::Component::Normal(part) = component {
             uri.push('/');
-            uri.extend(percent_encoding::utf8_percent_encode(
-                &part.to_string_lossy(),
-                PATH_SEGMENT,
-            ));
+            uri.push_str(&crate::source::uri_segment(&part.to_string_lossy()));
         }
     }
     uri

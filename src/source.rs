@@ -185,6 +185,16 @@ pub fn display_path(root: &Path, path: &Path) -> String {
     parts.join("/")
 }
 
+/// Percent-encodes one path segment for a URI: everything but unreserved characters.
+pub fn uri_segment(segment: &str) -> String {
+    const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(segment, UNRESERVED).to_string()
+}
+
 /// Shrinks a span to the end of its first line, so a diagnostic about a whole mapping
 /// underlines its first line rather than the whole block.
 pub fn first_line(text: &str, span: &Span) -> Span {

@@ -46,6 +46,7 @@ impl SourceMap {
             Anchor::Span(span) => return Some(span.clone()),
             Anchor::Value(pointer) => (pointer.as_str(), false),
             Anchor::Key(pointer) => (pointer.as_str(), true),
+            Anchor::Within { pointer, .. } => (pointer.as_str(), false),
         };
         if let Some(node) = self.nodes.get(pointer) {
             return Some(match (&node.key, want_key) {

@@ -50,7 +50,7 @@ impl Stats {
         for record in &corpus.records {
             let collection = &schemas.collections[record.collection];
             *stats.records.entry(collection.folder.clone()).or_insert(0) += 1;
-            for field in enum_fields(&collection.schema) {
+            for field in crate::schema::enum_fields(&collection.schema) {
                 if let Some(Value::String(value)) = record.value.get(&field) {
                     *stats
                         .values
@@ -112,23 +112,4 @@ impl Stats {
         }
         out
     }
-}
-
-/// Top-level properties whose schema is a string `enum`: severity, status, class ...
-pub fn enum_fields(schema: &Value) -> Vec<String> {
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|properties| {
-            properties
-                .iter()
-                .filter(|(_, p)| {
-                    p.get("enum")
-                        .and_then(Value::as_array)
-                        .is_some_and(|values| values.iter().any(Value::is_string))
-                })
-                .map(|(name, _)| name.clone())
-                .collect()
-        })
-        .unwrap_or_default()
 }

@@ -76,8 +76,9 @@ pub fn score_typo<'a>(unknown: &str, candidate: &'a str, budget: usize) -> Optio
 /// the counts by at most two. It rules out most candidates before the quadratic
 /// Damerau-Levenshtein.
 fn histogram_bound(a: &str, b: &str) -> usize {
-    let mut counts = [0i32; 64];
-    let bucket = |c: char| (c as usize) % 64;
+    // One bucket per ASCII character, so ids (letters, digits, dashes) never share one.
+    let mut counts = [0i32; 128];
+    let bucket = |c: char| (c as usize) % 128;
     for c in a.chars() {
         counts[bucket(c)] += 1;
     }

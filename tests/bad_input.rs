@@ -107,3 +107,98 @@ fn an_unreadable_file_is_reported_and_the_run_goes_on() {
     assert!(run.stdout.contains("records/engines/ghost.yaml"));
     assert!(run.stdout.contains("checked 1 record in 1 file: 1 error"));
 }
+
+#[cfg(unix)]
+#[test]
+fn hostile_file_systems_are_reported_and_the_run_goes_on() {
+    use std::os::unix::ffi::OsStrExt;
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    let engines = corpus.path().join("records/engines");
+    // A symlink loop, a symlink out of the corpus, and a file name that is not UTF-8.
+    std::os::unix::fs::symlink(&engines, engines.join("loop")).unwrap();
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(outside.path(), "id: secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), engines.join("escape.yaml")).unwrap();
+    let bad_name = std::ffi::OsStr::from_bytes(b"caf\xe9.yaml");
+    std::fs::write(engines.join(bad_name), GOOD).unwrap();
+    let run = check(corpus.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("this symlink points outside the corpus, so it is not followed"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("the file name is not valid UTF-8"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("secret"),
+        "the file outside the corpus is never read"
+    );
+    assert!(run.stdout.contains("checked 1 record"), "{}", run.stdout);
+}
+
+/// Every malformed input collected so far (`tests/fixtures/malformed/`), through every
+/// command that reads a corpus: exit code 1 or 0, never a panic (101) or a signal.
+#[test]
+fn no_command_crashes_on_the_malformed_collection() {
+    let root = common::fixture("malformed");
+    let root = root.to_str().unwrap();
+    for format in ["human", "json"] {
+        let run = common::gotchas(&["check", "--root", root, "--format", format]);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    }
+    let report = common::gotchas(&["check", "--root", root, "--format", "json"]);
+    let files = std::fs::read_dir(common::fixture("malformed/records/engines"))
+        .unwrap()
+        .chain(std::fs::read_dir(common::fixture("malformed/records/gotchas")).unwrap())
+        .count();
+    let reported: std::collections::BTreeSet<String> =
+        json_diagnostics(&report).into_iter().map(|d| d.1).collect();
+    assert_eq!(
+        reported.len(),
+        files,
+        "every malformed file gets a diagnostic"
+    );
+    for command in [
+        &["graph"][..],
+        &["stats"],
+        &["index"],
+        &["query", "search", "a"],
+        &["refs", "link-soup"],
+    ] {
+        let mut args = vec!["--root", root];
+        args.extend_from_slice(command);
+        let run = common::gotchas(&args);
+        assert!(
+            run.code == 0 || run.code == 1 || run.code == 2,
+            "{command:?}: {}",
+            run.code
+        );
+        assert!(
+            !run.stderr.contains("panicked"),
+            "{command:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn the_human_report_caps_diagnostics_per_file_and_counts_the_rest() {
+    let root = common::fixture("malformed");
+    let capped = check(&root, &["--max-per-file", "2"]);
+    assert!(
+        capped
+            .stdout
+            .contains("note: records/engines/empty-object.json: 5 more diagnostics not shown"),
+        "{}",
+        capped.stdout
+    );
+    let all = check(&root, &["--max-per-file", "0"]);
+    assert!(!all.stdout.contains("not shown"));
+    assert!(all.stdout.matches("error[").count() > capped.stdout.matches("error[").count());
+}

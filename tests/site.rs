@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{bundled_copy, gotchas};
+use common::{bundled_copy, gotchas, json_diagnostics};
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -210,7 +210,7 @@ fn a_record_page_shows_fields_backlinks_and_its_neighbourhood() {
 }
 
 #[test]
-fn sample_corpus_builds_marks_broken_prose_links_and_reports_them() {
+fn sample_corpus_builds_marks_broken_links_and_reports_them() {
     let out = tempfile::tempdir().unwrap();
     let site = out.path().join("site");
     let run = build(
@@ -223,13 +223,40 @@ fn sample_corpus_builds_marks_broken_prose_links_and_reports_them() {
         "content problems do not fail the build: {}",
         run.stderr
     );
+    let checked = gotchas(&[
+        "check",
+        "--root",
+        sample().to_str().unwrap(),
+        "--config",
+        "examples/inference-research.toml",
+        "--format",
+        "json",
+    ]);
+    let broken = json_diagnostics(&checked)
+        .iter()
+        .filter(|d| d.0 == "broken-link")
+        .count();
+    assert!(broken > 0, "the sample has broken links in its prose");
     let reported = run.stdout.matches("error[broken-link]").count();
-    assert_eq!(reported, 49, "every broken prose link is reported");
+    assert_eq!(
+        reported, broken,
+        "the build reports every broken link `check` does"
+    );
     assert!(
         run.stdout
-            .contains("note: 49 broken links marked on the pages")
+            .contains(&format!("note: {broken} broken links marked on the pages"))
     );
-    let marked: usize = [
+    let marked: usize = files(&site)
+        .iter()
+        .filter(|(path, _)| path.ends_with(".html"))
+        .map(|(_, bytes)| {
+            String::from_utf8_lossy(bytes)
+                .matches("class=\"broken-link\"")
+                .count()
+        })
+        .sum();
+    assert_eq!(marked, broken, "every broken link is marked on its page");
+    let docs: usize = [
         "05-known-traps",
         "07-benchmarking-methodology",
         "10-testing-methodology",
@@ -241,7 +268,7 @@ fn sample_corpus_builds_marks_broken_prose_links_and_reports_them() {
             .count()
     })
     .sum();
-    assert_eq!(marked, 49, "every broken prose link is marked on its page");
+    assert_eq!(docs, 49, "the prose pages' broken links are marked on them");
     let traps = text(&site, "docs/05-known-traps/index.html");
     assert!(
         traps.contains("href=\"../../gotchas/marlin-w4a8-fp8-silent-corrupt-sm121a/index.html\""),

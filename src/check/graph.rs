@@ -11,32 +11,80 @@ use petgraph::visit::EdgeRef;
 use crate::config::GraphConfig;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::graph::{CorpusGraph, NodeKind};
-use crate::index::{Source, Unresolved};
+use crate::graph::{CorpusGraph, LINK_FIELD, NodeKind};
+use crate::index::{Edge, Resolved, Source, Target, Unresolved};
 use crate::rules;
 use crate::schema::Schemas;
 
-/// Runs the graph rules.
-pub fn check(
+/// Runs the graph rules on the resolved references.
+///
+/// `orphan` and `unreferenced` need only whether each record cites and is cited, which one
+/// pass over the edges tells; the graph itself is built for `cycle` alone, from the edges of
+/// the acyclic fields. That keeps the rules linear and cheap enough to rerun per edit in the
+/// language server.
+pub fn check<'e>(
     corpus: &Corpus,
     schemas: &Schemas,
     config: &GraphConfig,
-    graph: &CorpusGraph,
+    edges: impl IntoIterator<Item = &'e Edge>,
     unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
-    // A record whose references are all broken is reported for those; calling it an orphan
-    // too would be a cascade, not news.
-    let record_of_file: std::collections::HashMap<usize, usize> = corpus
+    // The graph's nodes: the first record of each qualified id, and every page.
+    let mut seen: HashSet<(usize, &str)> = HashSet::new();
+    let is_node: Vec<bool> = corpus
         .records
         .iter()
-        .enumerate()
-        .map(|(i, r)| (r.file, i))
+        .map(|r| seen.insert((r.collection, r.id.as_str())))
         .collect();
+    // By file: `Some(Some(record))` for a record node, `Some(None)` for a page.
+    let mut node_of_file: Vec<Option<Option<usize>>> = vec![None; corpus.files.len()];
+    for (record, r) in corpus.records.iter().enumerate() {
+        if is_node[record] {
+            node_of_file[r.file] = Some(Some(record));
+        }
+    }
+    for doc in &corpus.docs {
+        node_of_file[doc.file] = Some(None);
+    }
+    let mut cites = vec![false; corpus.records.len()];
+    let mut cited = vec![false; corpus.records.len()];
+    let mut acyclic: Vec<Edge> = Vec::new();
+    for edge in edges {
+        let from = match &edge.source {
+            Source::Field { record, .. } | Source::FieldLink { record, .. } => {
+                is_node[*record].then_some(Some(*record))
+            }
+            Source::Link { file, .. } => node_of_file[*file],
+        };
+        let to = match edge.target {
+            Target::Record(record) => is_node[record].then_some(Some(record)),
+            Target::Doc(_) => Some(None),
+            Target::File => None,
+        };
+        let (Some(from), Some(to)) = (from, to) else {
+            continue;
+        };
+        if let Some(record) = from {
+            cites[record] = true;
+        }
+        if let Some(record) = to {
+            cited[record] = true;
+        }
+        if config
+            .acyclic_fields
+            .iter()
+            .any(|f| *f == field_of(&edge.source))
+        {
+            acyclic.push(edge.clone());
+        }
+    }
+    // A record whose references are all broken is reported for those; calling it an orphan
+    // too would be a cascade, not news.
     let citing_broken: HashSet<usize> = unresolved
         .iter()
         .filter_map(|u| match &u.source {
-            Source::Field { record, .. } => Some(*record),
-            Source::Link { file, .. } => record_of_file.get(file).copied(),
+            Source::Field { record, .. } | Source::FieldLink { record, .. } => Some(*record),
+            Source::Link { file, .. } => corpus.record_of_file(*file),
         })
         .collect();
     let folder_of = |names: &[String]| -> HashSet<String> {
@@ -50,34 +98,21 @@ pub fn check(
     let leaves = folder_of(&config.leaf_collections);
     let must_be_cited = folder_of(&config.must_be_cited);
     let mut diagnostics = Vec::new();
-    for node in graph.graph.node_indices() {
-        let weight = &graph.graph[node];
-        let NodeKind::Record(record) = weight.kind else {
+    for (record, r) in corpus.records.iter().enumerate() {
+        if !is_node[record] {
             continue;
-        };
-        let Some(folder) = &weight.collection else {
-            continue;
-        };
-        let file = &corpus.files[corpus.records[record].file].display;
-        let cited = graph
-            .graph
-            .edges_directed(node, Direction::Incoming)
-            .next()
-            .is_some();
-        let cites = graph
-            .graph
-            .edges_directed(node, Direction::Outgoing)
-            .next()
-            .is_some();
-        if !cited && !cites && !leaves.contains(folder) && !citing_broken.contains(&record) {
+        }
+        let folder = &schemas.collections[r.collection].folder;
+        let id = || format!("{folder}/{}", r.id);
+        let file = &corpus.files[r.file].display;
+        let cited = cited[record];
+        if !cited && !cites[record] && !leaves.contains(folder) && !citing_broken.contains(&record)
+        {
             diagnostics.push(
                 Diagnostic::new(
                     rules::ORPHAN,
                     file,
-                    format!(
-                        "`{}` references nothing and nothing references it",
-                        weight.id
-                    ),
+                    format!("`{}` references nothing and nothing references it", id()),
                 )
                 .at(Anchor::Value(String::new()))
                 .with_label("an orphan record")
@@ -91,7 +126,7 @@ pub fn check(
                 Diagnostic::new(
                     rules::UNREFERENCED,
                     file,
-                    format!("no record cites `{}`", weight.id),
+                    format!("no record cites `{}`", id()),
                 )
                 .at(Anchor::Value(String::new()))
                 .with_label("never cited")
@@ -102,15 +137,27 @@ pub fn check(
             );
         }
     }
-    diagnostics.extend(cycles(corpus, config, graph));
+    if !config.acyclic_fields.is_empty() {
+        let resolved = Resolved {
+            edges: acyclic,
+            unresolved: Vec::new(),
+        };
+        let graph = CorpusGraph::build(corpus, schemas, &resolved);
+        diagnostics.extend(cycles(corpus, config, &graph));
+    }
     diagnostics
+}
+
+/// The field an edge is labelled with in the graph.
+fn field_of(source: &Source) -> &str {
+    match source {
+        Source::Field { field, .. } => field,
+        Source::FieldLink { .. } | Source::Link { .. } => LINK_FIELD,
+    }
 }
 
 /// One diagnostic per strongly connected component of the acyclic fields' edges.
 fn cycles(corpus: &Corpus, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Diagnostic> {
-    if config.acyclic_fields.is_empty() {
-        return Vec::new();
-    }
     let acyclic = graph.filter(None, &[], &config.acyclic_fields);
     let mut diagnostics = Vec::new();
     let mut components: Vec<Vec<NodeIndex>> = petgraph::algo::tarjan_scc(&acyclic.graph)

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::graph::CorpusGraph;
-use crate::index::IdIndex;
+use crate::index::{Edge, IdIndex, Resolved, Unresolved};
+use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
 
@@ -23,27 +23,70 @@ pub fn check(corpus: &Corpus, schemas: &Schemas, config: &Config) -> Vec<Diagnos
     let mut diagnostics: Vec<Diagnostic> = corpus
         .records
         .par_iter()
-        .flat_map_iter(|record| {
-            let collection = &schemas.collections[record.collection];
-            let display = &corpus.file_of(record).display;
-            let specific = ids::check_record(record, collection, schemas, display);
-            let general = schema::validate(record, collection, display);
-            supersede(specific, general)
-        })
+        .flat_map_iter(|record| check_record(corpus, record, schemas))
         .collect();
-    diagnostics.extend(ids::duplicate_ids(corpus, schemas));
     let index = IdIndex::new(corpus, schemas);
     let resolved = index.resolve_all();
-    diagnostics.extend(refs::check(corpus, schemas, &index, &resolved.unresolved));
-    let corpus_graph = CorpusGraph::build(corpus, schemas, &resolved);
-    diagnostics.extend(graph::check(
+    diagnostics.extend(check_corpus(corpus, schemas, config, &index, &resolved));
+    diagnostics
+}
+
+/// The rules that look at one record alone (ids, type, schema). Their findings change only
+/// when the record does, so the language server keeps them per file between edits.
+pub fn check_record(corpus: &Corpus, record: &Record, schemas: &Schemas) -> Vec<Diagnostic> {
+    let collection = &schemas.collections[record.collection];
+    let display = &corpus.file_of(record).display;
+    let specific = ids::check_record(record, collection, schemas, display);
+    let general = schema::validate(record, collection, display);
+    supersede(specific, general)
+}
+
+/// The rules that look across records (duplicate ids, references, the graph), on the
+/// corpus's index and the resolution of its references.
+pub fn check_corpus(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    config: &Config,
+    index: &IdIndex<'_>,
+    resolved: &Resolved,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = duplicate_ids(corpus, schemas);
+    diagnostics.extend(references(corpus, schemas, index, &resolved.unresolved));
+    diagnostics.extend(graph_rules(
         corpus,
         schemas,
-        &config.graph,
-        &corpus_graph,
+        config,
+        &resolved.edges,
         &resolved.unresolved,
     ));
     diagnostics
+}
+
+/// `duplicate-id`: it changes only when an id does.
+pub fn duplicate_ids(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
+    ids::duplicate_ids(corpus, schemas)
+}
+
+/// The diagnostics of references that did not resolve, one per reference, in order. While no
+/// id changes, each depends only on its own reference, so a caller may keep them per file.
+pub fn references(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    index: &IdIndex<'_>,
+    unresolved: &[Unresolved],
+) -> Vec<Diagnostic> {
+    refs::check(corpus, schemas, index, unresolved)
+}
+
+/// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.
+pub fn graph_rules<'e>(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    config: &Config,
+    edges: impl IntoIterator<Item = &'e Edge>,
+    unresolved: &[Unresolved],
+) -> Vec<Diagnostic> {
+    graph::check(corpus, schemas, &config.graph, edges, unresolved)
 }
 
 /// Keeps the record rules' diagnostics and drops the generic schema diagnostics about the same

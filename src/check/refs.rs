@@ -43,7 +43,7 @@ fn diagnose(
     reference: &Unresolved,
     suggestions: &Suggestions<'_>,
 ) -> Diagnostic {
-    let (file, anchor, what) = match &reference.source {
+    let (file, anchor, what, link) = match &reference.source {
         Source::Field {
             record,
             field,
@@ -52,32 +52,46 @@ fn diagnose(
             corpus.records[*record].file,
             Anchor::Value(pointer.clone()),
             format!("`{field}`"),
+            None,
         ),
-        Source::Link { file, span, .. } => {
-            (*file, Anchor::Span(span.clone()), "a link".to_string())
-        }
+        Source::FieldLink {
+            record,
+            pointer,
+            kind,
+        } => (
+            corpus.records[*record].file,
+            Anchor::Within {
+                pointer: pointer.clone(),
+                needle: reference.text.clone(),
+            },
+            "a link".to_string(),
+            Some(*kind),
+        ),
+        Source::Link { file, span, kind } => (
+            *file,
+            Anchor::Span(span.clone()),
+            "a link".to_string(),
+            Some(*kind),
+        ),
     };
     let display = &corpus.files[file].display;
     let text = &reference.text;
-    let is_link = matches!(reference.source, Source::Link { .. });
+    let is_link = link.is_some();
     let allowed = allowed_folders(schemas, &reference.allowed);
     match &reference.problem {
         Problem::Unresolved => {
-            let (code, message, label) = match reference.source {
-                Source::Link {
-                    kind: LinkKind::File,
-                    ..
-                } => (
+            let (code, message, label) = match link {
+                Some(LinkKind::File) => (
                     rules::BROKEN_LINK,
                     format!("the link to `{text}` points at no file"),
                     "no such file",
                 ),
-                Source::Link { .. } => (
+                Some(LinkKind::Wiki) => (
                     rules::BROKEN_LINK,
                     format!("the wiki-link `[[{text}]]` names no record or page"),
                     "no record or page has this id",
                 ),
-                Source::Field { .. } => (
+                None => (
                     rules::UNRESOLVED_REF,
                     format!("`{text}` in {what} names no record"),
                     "no record has this id",
@@ -86,24 +100,10 @@ fn diagnose(
             let mut diagnostic = Diagnostic::new(code, display, message)
                 .at(anchor.clone())
                 .with_label(label);
-            if matches!(
-                reference.source,
-                Source::Link {
-                    kind: LinkKind::File,
-                    ..
-                }
-            ) {
+            if link == Some(LinkKind::File) {
                 return diagnostic.with_help("fix the path; it is relative to the linking file");
             }
-            let named: Vec<String> = suggestions
-                .iter()
-                .map(|(s, record)| format!("{} ({})", s.name, index.qualified_id(*record)))
-                .collect();
-            let help = match named.as_slice() {
-                [] => None,
-                [one] => Some(format!("did you mean {one}?")),
-                many => Some(format!("did you mean one of {}?", many.join(", "))),
-            };
+            let help = index.did_you_mean(suggestions);
             // A field's allowed collections are worth naming; a wiki-link's are all of them.
             let field_allows =
                 (!is_link).then(|| format!("{what} may point at records in {allowed}"));

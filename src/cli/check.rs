@@ -1,25 +1,41 @@
-//! `gotchas check`: load, check, optionally fix or baseline, and report.
+//! `gotchas check`: load, check, optionally narrow to changed files, fix or baseline, and
+//! report.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use clap::ValueEnum;
 
 use super::{Cli, fatal};
 use crate::baseline::{self, Baseline};
+use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
 use crate::fix;
 use crate::project::Project;
 use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
 use crate::rules;
+use crate::scope::Scope;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
+    /// Report only on these files and on the records that cite what they define; the whole
+    /// corpus is still loaded, so references resolve. Names outside the corpus are ignored.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Also report on what the git index changes, and on the records that cite a file it
+    /// deletes or renames (for pre-commit hooks).
+    #[arg(long)]
+    staged: bool,
     /// The report format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
+    /// Write the report to FILE (replaced atomically) and only the summary line to the
+    /// terminal.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
     /// Apply every fix that is certain (one close candidate), then check again.
     #[arg(long)]
     fix: bool,
@@ -27,12 +43,27 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     diff: bool,
     /// Accept every current problem: write them to the baseline file and exit 0.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["files", "staged"])]
     write_baseline: bool,
     /// The baseline file (default: the config's `baseline`, else `gotchas-baseline.json` at
     /// the corpus root, used when it exists).
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
+    /// Print only the problems: no summary line, no notes.
+    #[arg(long, short, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print how long each stage took, on standard error.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Exit 1 when there are more than N warnings, as for an error.
+    #[arg(long, value_name = "N")]
+    max_warnings: Option<usize>,
+    /// Exit 0 even when problems are found (2 still means the tool could not run).
+    #[arg(long)]
+    exit_zero: bool,
+    /// Show at most N diagnostics per file in the human report, then count the rest (0: all).
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    max_per_file: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -41,25 +72,59 @@ enum OutputFormat {
     Human,
     /// One JSON document: every diagnostic and a summary.
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other dashboards.
+    Sarif,
+    /// GitHub Actions workflow commands: an annotation per diagnostic.
+    Github,
+    /// JUnit XML: a test case per record.
+    Junit,
 }
 
 pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let mut stages = Stages::new(args.verbose);
     let project = match Project::open(&cli.root, cli.config.as_deref()) {
         Ok(project) => project,
         Err(errors) => return fatal(&cli.root, &errors, styled),
     };
+    stages.done("config and schemas");
+    let staged = if args.staged {
+        match crate::git::staged() {
+            Ok(staged) => Some(staged),
+            Err(message) => {
+                eprintln!("error: --staged needs the git index: {message}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
+    if staged.is_some() {
+        stages.done("git index");
+    }
+    let scoped = !args.files.is_empty() || args.staged;
+    let check_in_scope = |corpus: &Corpus| -> (Vec<Diagnostic>, Option<Scope>) {
+        let diagnostics = project.check(corpus);
+        if !scoped {
+            return (diagnostics, None);
+        }
+        let scope = Scope::new(&project, corpus, &args.files, staged.as_ref());
+        (scope.select(diagnostics), Some(scope))
+    };
     let mut corpus = project.load();
-    let mut diagnostics = project.check(&corpus);
+    stages.done("load");
+    let (mut diagnostics, mut scope) = check_in_scope(&corpus);
+    stages.done("check");
     let mut text = String::new();
     if args.fix || args.diff {
         let outcome = apply_fixes(&corpus, &diagnostics, args.diff);
         text.push_str(&outcome.diffs);
         if outcome.written > 0 {
             corpus = project.load();
-            diagnostics = project.check(&corpus);
+            (diagnostics, scope) = check_in_scope(&corpus);
         }
         diagnostics.extend(outcome.failures);
-        if !args.diff {
+        stages.done("fix");
+        if !args.diff && !args.quiet {
             text.push_str(&format!(
                 "fixed {} in {}\n",
                 plural(outcome.fixed, "problem"),
@@ -114,31 +179,148 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         }
     }
     let diagnostics = filtered.reported;
+    stages.done("baseline");
     let sources = Sources::collect(&project.root, Some(&corpus), &diagnostics);
     let mut summary = Summary::new(&corpus, &diagnostics);
     summary.known = filtered.known;
-    summary.stale = filtered.stale.iter().map(|(_, count)| count).sum();
-    match args.format {
-        OutputFormat::Human => {
-            text.push_str(&report::human::render(&diagnostics, &sources, styled));
-            text.push_str(&report::human::summary_line(&summary));
-            text.push('\n');
-            if summary.stale > 0 {
-                text.push_str(&format!(
-                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them\n",
-                    plural(summary.stale, "known problem")
-                ));
+    // In changed-files mode the baseline's entries for files out of scope are not stale.
+    summary.stale = filtered
+        .stale
+        .iter()
+        .filter(|(known, _)| scope.as_ref().is_none_or(|s| s.contains(&known.file)))
+        .map(|(_, count)| count)
+        .sum();
+    if let Some(scope) = &scope {
+        summary = scope.narrow(summary, &corpus);
+        if !args.quiet {
+            for note in &scope.notes {
+                eprintln!("note: {note}");
             }
         }
-        OutputFormat::Json => text = report::json::render(&diagnostics, &sources, summary),
+    }
+    let rendered = render(
+        args.format,
+        &Rendering {
+            project: &project,
+            corpus: &corpus,
+            scope: scope.as_ref(),
+            diagnostics: &diagnostics,
+            sources: &sources,
+            summary,
+            styled: styled && args.output.is_none(),
+            quiet: args.quiet,
+            max_per_file: args.max_per_file,
+        },
+    );
+    stages.done("render");
+    match &args.output {
+        Some(path) => {
+            if let Err(err) = crate::write::write_atomic(path, rendered.as_bytes()) {
+                eprintln!("error: cannot write the report {}: {err}", path.display());
+                return ExitCode::from(2);
+            }
+            if !args.quiet {
+                text.push_str(&report::human::summary_line(&summary));
+                text.push('\n');
+            }
+        }
+        // Machine formats own standard output, so nothing may come before them.
+        None if args.format != OutputFormat::Human => text = rendered,
+        None => text.push_str(&rendered),
     }
     if out.write_all(text.as_bytes()).is_err() {
         return ExitCode::from(2);
     }
-    if summary.errors > 0 {
-        ExitCode::from(1)
-    } else {
+    stages.done("write");
+    exit_code(args, &summary)
+}
+
+/// 1 when an error was found or the warnings exceed `--max-warnings`; 0 with `--exit-zero`.
+fn exit_code(args: &CheckArgs, summary: &Summary) -> ExitCode {
+    let too_many_warnings = args.max_warnings.filter(|&max| summary.warnings > max);
+    if let Some(max) = too_many_warnings {
+        eprintln!(
+            "error: {} found, more than --max-warnings {max}",
+            plural(summary.warnings, "warning")
+        );
+    }
+    if args.exit_zero || (summary.errors == 0 && too_many_warnings.is_none()) {
         ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `--verbose`: the time each stage took, on standard error so that the report is the same
+/// with and without it.
+struct Stages {
+    verbose: bool,
+    last: Instant,
+}
+
+impl Stages {
+    fn new(verbose: bool) -> Stages {
+        Stages {
+            verbose,
+            last: Instant::now(),
+        }
+    }
+
+    fn done(&mut self, stage: &str) {
+        let now = Instant::now();
+        if self.verbose {
+            eprintln!("timing: {stage}: {:.1?}", now - self.last);
+        }
+        self.last = now;
+    }
+}
+
+/// Everything a report is rendered from.
+struct Rendering<'a> {
+    project: &'a Project,
+    corpus: &'a Corpus,
+    scope: Option<&'a Scope>,
+    diagnostics: &'a [Diagnostic],
+    sources: &'a Sources,
+    summary: Summary,
+    styled: bool,
+    quiet: bool,
+    max_per_file: usize,
+}
+
+/// The report in the chosen format.
+fn render(format: OutputFormat, r: &Rendering<'_>) -> String {
+    let prefix = || crate::git::worktree_prefix(&r.project.root);
+    match format {
+        OutputFormat::Human => {
+            let mut text =
+                report::human::render(r.diagnostics, r.sources, r.styled, r.max_per_file);
+            if r.quiet {
+                return text;
+            }
+            text.push_str(&report::human::summary_line(&r.summary));
+            text.push('\n');
+            if r.summary.stale > 0 {
+                text.push_str(&format!(
+                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them\n",
+                    plural(r.summary.stale, "known problem")
+                ));
+            }
+            text
+        }
+        OutputFormat::Json => report::json::render(r.diagnostics, r.sources, r.summary),
+        OutputFormat::Sarif => report::sarif::render(r.diagnostics, r.sources, &prefix()),
+        OutputFormat::Github => report::github::render(r.diagnostics, r.sources, &prefix()),
+        OutputFormat::Junit => {
+            let records: Vec<&str> = r
+                .corpus
+                .records
+                .iter()
+                .map(|record| r.corpus.file_of(record).display.as_str())
+                .filter(|file| r.scope.is_none_or(|scope| scope.contains(file)))
+                .collect();
+            report::junit::render(&records, r.diagnostics, r.sources, &prefix())
+        }
     }
 }
 
@@ -154,11 +336,7 @@ struct FixOutcome {
     failures: Vec<Diagnostic>,
 }
 
-fn apply_fixes(
-    corpus: &crate::corpus::Corpus,
-    diagnostics: &[Diagnostic],
-    diff_only: bool,
-) -> FixOutcome {
+fn apply_fixes(corpus: &Corpus, diagnostics: &[Diagnostic], diff_only: bool) -> FixOutcome {
     let mut outcome = FixOutcome {
         diffs: String::new(),
         fixed: 0,

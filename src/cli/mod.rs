@@ -4,9 +4,14 @@
 //! diagnostic was found, 1 when one was, 2 when the tool could not run (bad arguments, an
 //! unusable config or schema).
 
+mod author;
 mod check;
 mod explain;
+mod generate;
 mod graph;
+mod init;
+mod lsp;
+mod query;
 mod site;
 
 use std::io::{IsTerminal, Write};
@@ -53,10 +58,37 @@ enum Command {
     Build(site::BuildArgs),
     /// Build the site, serve it on 127.0.0.1, and rebuild and reload on every change.
     Serve(site::ServeArgs),
+    /// Create a record skeleton that already validates.
+    New(author::NewArgs),
+    /// Rewrite records in another format, losslessly.
+    Convert(author::ConvertArgs),
+    /// List, get and search records.
+    Query(query::QueryArgs),
+    /// Write (or `--check`) a Markdown index of the corpus.
+    Index(query::IndexArgs),
+    /// Serve editors over the Language Server Protocol (stdio): live diagnostics, quick
+    /// fixes, completion, hover, go-to-definition, references and rename.
+    Lsp,
     /// Explain a rule, or list every rule.
     Explain {
         /// A rule code such as `unknown-field`.
         code: Option<String>,
+    },
+    /// Create a corpus to start from: a commented gotchas.toml, an example collection and an
+    /// example record. Writes nothing if any of them exists.
+    Init {
+        /// The folder to create it in (default: the --root folder).
+        dir: Option<PathBuf>,
+    },
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page, in roff (`gotchas man | man -l -`).
+    Man {
+        /// A command whose page to print instead (`check` prints gotchas-check(1)).
+        command: Option<String>,
     },
 }
 
@@ -88,7 +120,8 @@ pub fn main() -> ExitCode {
                 && std::io::stdout().is_terminal()
         }
     };
-    let mut stdout = std::io::stdout().lock();
+    // Not locked for the whole run: the language server writes from a thread of its own.
+    let mut stdout = std::io::stdout();
     let code = match &cli.command {
         Command::Check(args) => check::run(&cli, args, styled, &mut stdout),
         Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
@@ -96,7 +129,15 @@ pub fn main() -> ExitCode {
         Command::Stats(args) => graph::stats(&cli, args, styled, &mut stdout),
         Command::Build(args) => site::build(&cli, args, styled, &mut stdout),
         Command::Serve(args) => site::serve(&cli, args, styled, &mut stdout),
+        Command::New(args) => author::new(&cli, args, styled, &mut stdout),
+        Command::Convert(args) => author::convert(&cli, args, styled, &mut stdout),
+        Command::Query(args) => query::query(&cli, args, styled, &mut stdout),
+        Command::Index(args) => query::index(&cli, args, styled, &mut stdout),
+        Command::Lsp => lsp::run(&cli),
         Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
+        Command::Init { dir } => init::run(dir.as_ref().unwrap_or(&cli.root), &mut stdout),
+        Command::Completions { shell } => generate::completions(*shell, &mut stdout),
+        Command::Man { command } => generate::man(command.as_deref(), &mut stdout),
     };
     let _ = stdout.flush();
     code
@@ -105,7 +146,7 @@ pub fn main() -> ExitCode {
 /// Reports problems that stop the run (config, schemas) on stderr, with exit code 2.
 pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCode {
     let sources = Sources::collect(root, None, errors);
-    let text = report::human::render(errors, &sources, styled);
+    let text = report::human::render(errors, &sources, styled, 0);
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(
         stderr,

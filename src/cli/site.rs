@@ -128,7 +128,7 @@ fn content_report(
 ) -> String {
     let diagnostics = site.diagnostics(project);
     let sources = Sources::collect(&project.root, Some(corpus), &diagnostics);
-    let mut text = report::human::render(&diagnostics, &sources, styled);
+    let mut text = report::human::render(&diagnostics, &sources, styled, 0);
     if !diagnostics.is_empty() {
         text.push_str(&format!(
             "note: {} marked on the pages\n",

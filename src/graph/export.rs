@@ -23,21 +23,12 @@ const PALETTE: &[&str] = &[
 ];
 const PAGE_COLOUR: &str = "#f3f4f6";
 
-/// The collections of a graph's nodes in name order, `None` (prose pages) first.
-fn collections(graph: &CorpusGraph) -> BTreeSet<Option<&str>> {
-    graph
-        .graph
-        .node_weights()
-        .map(|n| n.collection.as_deref())
-        .collect()
-}
-
 /// The fill colour of each collection (by name order in the graph at hand), and of pages.
 struct Colours<'g>(Vec<&'g str>);
 
 impl<'g> Colours<'g> {
     fn of(graph: &'g CorpusGraph) -> Self {
-        Colours(collections(graph).into_iter().flatten().collect())
+        Colours(groups(graph).into_iter().flatten().collect())
     }
 
     fn get(&self, node: &Node) -> &'static str {
@@ -49,6 +40,15 @@ impl<'g> Colours<'g> {
             }
         }
     }
+}
+
+/// The node groups of an export, in name order: each collection, and `None` for pages.
+fn groups(graph: &CorpusGraph) -> BTreeSet<Option<&str>> {
+    graph
+        .graph
+        .node_weights()
+        .map(|n| n.collection.as_deref())
+        .collect()
 }
 
 fn dot_string(text: &str) -> String {
@@ -67,8 +67,7 @@ pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
     let mut out = String::from(
         "digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
     );
-    let collections = collections(graph);
-    for collection in collections {
+    for collection in groups(graph) {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(name) = collection {
             out.push_str(&format!(
@@ -174,8 +173,7 @@ fn mermaid_label(text: &str) -> String {
 pub fn mermaid(graph: &CorpusGraph) -> String {
     let mut out = String::from("flowchart LR\n");
     let name = |node: NodeIndex| format!("n{}", node.index());
-    let collections = collections(graph);
-    for collection in collections {
+    for collection in groups(graph) {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(title) = collection {
             out.push_str(&format!(
@@ -314,7 +312,7 @@ fn positions(graph: &CorpusGraph, center: Option<NodeIndex>) -> Vec<(f64, f64)> 
             }
         }
         None => {
-            let collections: Vec<Option<&str>> = collections(graph).into_iter().collect();
+            let collections: Vec<Option<&str>> = groups(graph).into_iter().collect();
             for (column, collection) in collections.iter().enumerate() {
                 let members: Vec<NodeIndex> = graph
                     .graph

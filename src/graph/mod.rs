@@ -125,6 +125,9 @@ impl CorpusGraph {
         for edge in &resolved.edges {
             let (from, field) = match &edge.source {
                 Source::Field { record, field, .. } => (record_nodes.get(record), field.clone()),
+                Source::FieldLink { record, .. } => {
+                    (record_nodes.get(record), LINK_FIELD.to_string())
+                }
                 Source::Link { file, .. } => (file_nodes.get(file), LINK_FIELD.to_string()),
             };
             let to = match edge.target {

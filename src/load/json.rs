@@ -193,12 +193,13 @@ impl Scanner<'_> {
         );
     }
 
+    /// Skips a string; on text that ends inside one (a backslash last), stops at the end.
     fn string(&mut self) {
         self.pos += 1;
         while let Some(b) = self.peek() {
             self.pos += 1;
             match b {
-                b'\\' => self.pos += 1,
+                b'\\' => self.pos = (self.pos + 1).min(self.bytes.len()),
                 b'"' => return,
                 _ => {}
             }
@@ -221,7 +222,9 @@ impl Scanner<'_> {
             let key_start = self.pos;
             self.string();
             let key_span = key_start..self.pos;
-            let raw = &self.text[key_span.clone()];
+            let Some(raw) = self.text.get(key_span.clone()) else {
+                return;
+            };
             let key = serde_json::from_str::<String>(raw)
                 .unwrap_or_else(|_| raw.trim_matches('"').to_string());
             self.skip_ws();
@@ -305,6 +308,14 @@ mod tests {
     fn deep_nesting_is_an_error() {
         let text = "[".repeat(10_000) + &"]".repeat(10_000);
         assert!(parse(&text).unwrap_err().too_deep);
+    }
+
+    #[test]
+    fn scan_survives_text_that_ends_inside_an_escape() {
+        // Found by the `load_record` fuzz target.
+        let text = "? [[{\"\\q\u{feff}[\t{\\q\u{feff}\\q },[[[\\";
+        let _ = scan(text);
+        let _ = scan("{\"a\\");
     }
 
     #[test]

@@ -37,6 +37,32 @@ pub struct Record {
     pub value: Value,
     /// Markdown records: the body after the front matter.
     pub body: Option<Span>,
+    /// Markdown records: the fields read from `## Heading` sections (their links are found
+    /// in the body, with exact positions).
+    pub sections: Vec<String>,
+}
+
+impl Record {
+    /// Gives a parsed record its place in the corpus. Its id is its `id` field when that is
+    /// a string, else its file name, so a record with a broken id still has a name to be
+    /// cited and reported by.
+    pub fn new(loaded: LoadedRecord, collection: usize, stem: String, file: usize) -> Record {
+        let id = loaded
+            .value
+            .get("id")
+            .and_then(Value::as_str)
+            .map_or_else(|| stem.clone(), str::to_string);
+        Record {
+            collection,
+            id,
+            stem,
+            file,
+            format: loaded.format,
+            value: loaded.value,
+            body: loaded.body,
+            sections: loaded.sections,
+        }
+    }
 }
 
 /// A key that appeared twice in one mapping.
@@ -70,6 +96,8 @@ pub struct LoadedRecord {
     pub value: Value,
     /// Markdown body.
     pub body: Option<Span>,
+    /// Fields read from Markdown sections.
+    pub sections: Vec<String>,
 }
 
 /// What the loader needs to know about the file's collection.
@@ -92,6 +120,25 @@ pub struct LoadedText {
 /// Reads and decodes a text file: the size limit, I/O errors and invalid UTF-8 become
 /// diagnostics.
 pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText {
+    match read_limited(path, max_file_size) {
+        Err(diagnostic) => {
+            let diagnostics = vec![diagnostic(&display)];
+            LoadedText {
+                file: SourceFile {
+                    path: path.to_path_buf(),
+                    display,
+                    text: None,
+                    had_bom: false,
+                },
+                diagnostics,
+            }
+        }
+        Ok(bytes) => decode_text(path, display, bytes),
+    }
+}
+
+/// Decodes bytes already read (from disk, or from an editor's buffer).
+pub fn decode_text(path: &Path, display: String, bytes: Vec<u8>) -> LoadedText {
     let mut file = SourceFile {
         path: path.to_path_buf(),
         display,
@@ -99,26 +146,56 @@ pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText
         had_bom: false,
     };
     let mut diagnostics = Vec::new();
-    match read_limited(path, max_file_size) {
-        Err(diagnostic) => diagnostics.push(diagnostic(&file.display)),
-        Ok(bytes) => match source::decode(bytes) {
-            Ok((text, had_bom)) => {
-                file.text = Some(text);
-                file.had_bom = had_bom;
-            }
-            Err(source::DecodeError::InvalidUtf8 { offset }) => diagnostics.push(
-                Diagnostic::new(
-                    rules::INVALID_UTF8,
-                    &file.display,
-                    "the file is not valid UTF-8",
-                )
-                .at_span(offset..offset + 1)
-                .with_label("this byte does not start a UTF-8 character")
-                .with_help("re-save the file as UTF-8"),
-            ),
-        },
+    match source::decode(bytes) {
+        Ok((text, had_bom)) => {
+            file.text = Some(text);
+            file.had_bom = had_bom;
+        }
+        Err(source::DecodeError::InvalidUtf8 { offset }) => diagnostics.push(
+            Diagnostic::new(
+                rules::INVALID_UTF8,
+                &file.display,
+                "the file is not valid UTF-8",
+            )
+            .at_span(offset..offset + 1)
+            .with_label("this byte does not start a UTF-8 character")
+            .with_help("re-save the file as UTF-8"),
+        ),
     }
     LoadedText { file, diagnostics }
+}
+
+/// Parses a record from bytes that are already in memory: what [`load`] does after reading,
+/// and what a fuzzer or an editor integration calls directly.
+pub fn load_bytes(
+    path: &Path,
+    display: String,
+    bytes: Vec<u8>,
+    format: Format,
+    context: &LoadContext<'_>,
+) -> Loaded {
+    let LoadedText {
+        file,
+        mut diagnostics,
+    } = decode_text(path, display, bytes);
+    finish(file, &mut diagnostics, format, context)
+}
+
+fn finish(
+    file: SourceFile,
+    diagnostics: &mut Vec<Diagnostic>,
+    format: Format,
+    context: &LoadContext<'_>,
+) -> Loaded {
+    let record = match file.text.as_deref() {
+        Some(text) => parse(text, &file.display, format, context, diagnostics),
+        None => None,
+    };
+    Loaded {
+        file,
+        record,
+        diagnostics: std::mem::take(diagnostics),
+    }
 }
 
 /// Reads and parses one record file.
@@ -127,15 +204,7 @@ pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<
         file,
         mut diagnostics,
     } = load_text(path, display, context.max_file_size);
-    let record = match file.text.as_deref() {
-        Some(text) => parse(text, &file.display, format, context, &mut diagnostics),
-        None => None,
-    };
-    Loaded {
-        file,
-        record,
-        diagnostics,
-    }
+    finish(file, &mut diagnostics, format, context)
 }
 
 type DeferredDiagnostic = Box<dyn FnOnce(&str) -> Diagnostic>;
@@ -172,7 +241,10 @@ fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, DeferredDiagnostic> {
     Ok(bytes)
 }
 
-fn parse(
+/// Parses a record from text already in memory: what [`load`] does after reading the file,
+/// and what an editor's unsaved buffer needs (the language server re-parses one file per
+/// edit without touching the disk).
+pub fn parse(
     text: &str,
     display: &str,
     format: Format,
@@ -186,8 +258,8 @@ fn parse(
         );
         return None;
     }
-    let (value, body) = match format {
-        Format::Json => (parse_json(text, display, diagnostics)?, None),
+    let (value, body, sections) = match format {
+        Format::Json => (parse_json(text, display, diagnostics)?, None, Vec::new()),
         Format::Yaml => {
             let value = parse_yaml(text, 0, display, diagnostics)?;
             let Some(value) = value else {
@@ -197,11 +269,11 @@ fn parse(
                 );
                 return None;
             };
-            (value, None)
+            (value, None, Vec::new())
         }
         Format::Markdown => {
-            let (value, body) = parse_markdown(text, display, context, diagnostics)?;
-            (value, Some(body))
+            let (value, body, sections) = parse_markdown(text, display, context, diagnostics)?;
+            (value, Some(body), sections)
         }
     };
     match value {
@@ -209,6 +281,7 @@ fn parse(
             format,
             value,
             body,
+            sections,
         }),
         other => {
             let found = json_type(&other);
@@ -285,7 +358,7 @@ fn parse_markdown(
     display: &str,
     context: &LoadContext<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<(Value, Span)> {
+) -> Option<(Value, Span, Vec<String>)> {
     let front = match markdown::split_front_matter(text) {
         Ok(front) => front,
         Err(err) => {
@@ -316,6 +389,7 @@ fn parse_markdown(
         None => Value::Object(Map::new()),
         Some(value) => value,
     };
+    let mut fields = Vec::new();
     if let Value::Object(map) = &mut value {
         for section in markdown::sections(text, &front.body, context.text_fields) {
             let content = text[section.content.clone()].to_string();
@@ -336,11 +410,12 @@ fn parse_markdown(
                     .with_help("keep one of the two; the first is used"),
                 );
             } else {
+                fields.push(section.field.clone());
                 map.insert(section.field, Value::String(content));
             }
         }
     }
-    Some((value, front.body))
+    Some((value, front.body, fields))
 }
 
 fn duplicate_key(display: &str, duplicate: DuplicateKey) -> Diagnostic {

@@ -8,16 +8,45 @@ use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::source::char_span;
 
 /// Renders diagnostics one after another, each followed by a blank line.
-pub fn render(diagnostics: &[Diagnostic], sources: &Sources, styled: bool) -> String {
+///
+/// At most `max_per_file` diagnostics are shown for one file (0: no limit), then a line
+/// counts the rest: a generated or badly broken file should not bury every other problem.
+/// The machine formats always carry everything.
+pub fn render(
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    styled: bool,
+    max_per_file: usize,
+) -> String {
     let renderer = if styled {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
     let mut out = String::new();
-    for diagnostic in diagnostics {
-        out.push_str(&renderer.render(&[group(diagnostic, sources)]));
-        out.push_str("\n\n");
+    let mut index = 0;
+    while index < diagnostics.len() {
+        let file = &diagnostics[index].file;
+        let count = diagnostics[index..]
+            .iter()
+            .take_while(|d| &d.file == file)
+            .count();
+        let shown = if max_per_file == 0 {
+            count
+        } else {
+            count.min(max_per_file)
+        };
+        for diagnostic in &diagnostics[index..index + shown] {
+            out.push_str(&renderer.render(&[group(diagnostic, sources)]));
+            out.push_str("\n\n");
+        }
+        if shown < count {
+            out.push_str(&format!(
+                "note: {file}: {} not shown (--max-per-file 0 shows all)\n\n",
+                plural(count - shown, "more diagnostic")
+            ));
+        }
+        index += count;
     }
     out
 }

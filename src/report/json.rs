@@ -59,20 +59,17 @@ pub fn render(diagnostics: &[Diagnostic], sources: &Sources, summary: Summary) -
 fn convert<'a>(diagnostic: &'a Diagnostic, sources: &Sources) -> JsonDiagnostic<'a> {
     let range = sources.range(&diagnostic.file, &diagnostic.anchor);
     let fix = diagnostic.fix.as_ref().and_then(|fix| {
-        let edits = fix
-            .edits
-            .iter()
-            .map(|edit| {
-                let (start, end) = sources.range(&diagnostic.file, &edit.anchor)?;
-                Some(JsonEdit {
-                    line: start.line,
-                    column: start.column,
-                    end_line: end.line,
-                    end_column: end.column,
-                    replacement: edit.replacement.clone(),
-                })
+        let edits = sources
+            .fix_edits(diagnostic)?
+            .into_iter()
+            .map(|edit| JsonEdit {
+                line: edit.start.line,
+                column: edit.start.column,
+                end_line: edit.end.line,
+                end_column: edit.end.column,
+                replacement: edit.replacement.to_string(),
             })
-            .collect::<Option<Vec<_>>>()?;
+            .collect();
         Some(JsonFix {
             applicability: fix.applicability,
             edits,

@@ -1,11 +1,16 @@
-//! Report: diagnostics rendered for people ([`human`]) and for machines ([`json`]).
+//! Report: diagnostics rendered for people ([`human`]), for scripts ([`json`]) and for the
+//! tools CI runs them through: code scanning ([`sarif`]), pull-request annotations
+//! ([`github`]) and test dashboards ([`junit`]).
 //!
 //! Rendering is the last stage and the only one that turns diagnostics into text; the CLI
 //! decides where the text goes. Renderers need the text of the files they quote, which
 //! [`Sources`] gathers once.
 
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -67,6 +72,34 @@ impl Sources {
         };
         Some(positions(text, span))
     }
+
+    /// The edits of a diagnostic's fix with their positions; `None` when there is no fix or
+    /// an edit could not be located, since half a fix must not be offered.
+    pub fn fix_edits<'d>(&self, diagnostic: &'d Diagnostic) -> Option<Vec<LocatedEdit<'d>>> {
+        let fix = diagnostic.fix.as_ref()?;
+        fix.edits
+            .iter()
+            .map(|edit| {
+                let (start, end) = self.range(&diagnostic.file, &edit.anchor)?;
+                Some(LocatedEdit {
+                    start,
+                    end,
+                    replacement: &edit.replacement,
+                })
+            })
+            .collect()
+    }
+}
+
+/// An edit of a fix, with the positions it replaces (the end is exclusive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocatedEdit<'d> {
+    /// Where the replaced text starts.
+    pub start: LineCol,
+    /// Where it ends.
+    pub end: LineCol,
+    /// The new text.
+    pub replacement: &'d str,
 }
 
 fn positions(text: &str, span: &Span) -> (LineCol, LineCol) {
@@ -108,4 +141,27 @@ impl Summary {
             stale: 0,
         }
     }
+}
+
+/// The path other tools should show for a displayed path. GitHub and CI dashboards resolve
+/// paths against the repository root, while the tool displays them relative to the corpus
+/// root; `prefix` is the corpus root's folder inside the repository (`kb/`), or empty (see
+/// [`crate::git::worktree_prefix`]).
+pub fn repository_path(prefix: &str, file: &str) -> String {
+    format!("{prefix}{file}")
+}
+
+/// The message with its notes and help, one per line, for formats that carry no snippet:
+/// the did-you-mean is often the most useful line.
+pub fn full_message(diagnostic: &Diagnostic) -> String {
+    let mut text = diagnostic.message.clone();
+    for note in &diagnostic.notes {
+        text.push_str("\nnote: ");
+        text.push_str(note);
+    }
+    if let Some(help) = &diagnostic.help {
+        text.push_str("\nhelp: ");
+        text.push_str(help);
+    }
+    text
 }

@@ -16,8 +16,8 @@ use crate::graph::{CorpusGraph, Node, NodeKind};
 use crate::index::{IdIndex, Resolved, Source, Target};
 use crate::rules;
 use crate::schema::Schemas;
+use crate::schema::enum_fields;
 use crate::source::display_path;
-use crate::stats::enum_fields;
 use crate::suggest;
 
 /// The enum fields that get value pages when the config does not list them.

@@ -7,8 +7,6 @@
 //! code. Long text fields are prose and get the Markdown renderer; a Markdown record's body is
 //! rendered whole, and the fields it holds are not repeated in the table.
 
-use std::collections::HashSet;
-
 use serde::Serialize;
 use serde_json::Value;
 
@@ -16,8 +14,6 @@ use super::content::Content;
 use super::markdown;
 use super::urls::{self, escape};
 use crate::diagnostic::join_pointer;
-use crate::load::markdown::{sections, split_front_matter};
-use crate::source::Format;
 
 /// Fields shown in a record page's heading rather than in its table.
 const HEADING_FIELDS: &[&str] = &["id", "type", "name"];
@@ -52,26 +48,19 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
     let record = &content.corpus.records[content.records[published].record];
     let collection = &content.schemas.collections[record.collection];
     let mut fields = Fields::default();
-    let mut in_body: HashSet<String> = HashSet::new();
-    if let (Format::Markdown, Some(text)) = (
-        record.format,
+    if let (Some(body), Some(text)) = (
+        &record.body,
         content.corpus.files[record.file].text.as_deref(),
-    ) && let Ok(front) = split_front_matter(text)
+    ) && let Some(prose) = text.get(body.clone())
+        && !prose.trim().is_empty()
     {
-        in_body = sections(text, &front.body, &collection.text_fields)
-            .into_iter()
-            .map(|s| s.field)
-            .collect();
-        let body = &text[front.body.clone()];
-        if !body.trim().is_empty() {
-            fields.body = Some(markdown::render(
-                content,
-                record.file,
-                body,
-                front.body.start,
-                root,
-            ));
-        }
+        fields.body = Some(markdown::render(
+            content,
+            record.file,
+            prose,
+            body.start,
+            root,
+        ));
     }
     let Value::Object(map) = &record.value else {
         return fields;
@@ -93,7 +82,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
         root,
     };
     for name in names {
-        if HEADING_FIELDS.contains(&name) || in_body.contains(name) {
+        if HEADING_FIELDS.contains(&name) || record.sections.iter().any(|s| s == name) {
             continue;
         }
         let value = &map[name];
@@ -216,6 +205,10 @@ impl Writer<'_, '_> {
                 urls::href(self.root, page),
                 escape(text)
             ));
+        } else if text.contains("[[") || text.contains(".md") {
+            // `check` reads links in any string field; the page shows them as links too.
+            let file = content.corpus.records[content.records[self.published].record].file;
+            out.push_str(&markdown::render_inline(content, file, text, self.root));
         } else if is_web(text) {
             out.push_str(&format!(
                 "<a class=\"external\" href=\"{0}\">{0}</a>",

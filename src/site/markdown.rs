@@ -1,7 +1,7 @@
 //! Prose to HTML: record bodies, long text fields and prose pages.
 //!
 //! Links are rewritten on the way through. A wiki-link or a link to a Markdown file is
-//! resolved by the same resolver as `check` ([`IdIndex::resolve_link`]), so a page links
+//! resolved by the same resolver as `check` ([`IdIndex::resolve_prose_link`]), so a page links
 //! exactly what `check` accepts, and what `check` reports is visibly marked instead of
 //! linked. Any other relative link points at a file of the repository that the site does not
 //! publish: it goes to the repository when `repo_url` is set, and is marked otherwise. So the
@@ -11,7 +11,7 @@
 //! many hands, and a `<script>` or a stray relative link in one must not break or hijack the
 //! site. HTML comments are dropped.
 //!
-//! [`IdIndex::resolve_link`]: crate::index::IdIndex::resolve_link
+//! [`IdIndex::resolve_prose_link`]: crate::index::IdIndex::resolve_prose_link
 
 use std::collections::HashSet;
 
@@ -103,6 +103,18 @@ pub fn render(content: &Content<'_>, file: usize, prose: &str, base: usize, root
     out
 }
 
+/// Renders a short text that may hold links, without the paragraph around it when it is one.
+pub fn render_inline(content: &Content<'_>, file: usize, text: &str, root: &str) -> String {
+    let html = render(content, file, text, 0, root);
+    match html
+        .strip_prefix("<p>")
+        .and_then(|rest| rest.strip_suffix("</p>\n"))
+    {
+        Some(inner) if !inner.contains("<p>") => inner.to_string(),
+        _ => html,
+    }
+}
+
 /// Opens a link or an image as rewritten, remembering how to close it.
 fn push_rewritten<'a>(
     events: &mut Vec<Event<'a>>,
@@ -159,7 +171,7 @@ impl Renderer<'_, '_> {
         let resolved =
             self.content
                 .index
-                .resolve_link(self.file, &link, &self.content.all_collections);
+                .resolve_prose_link(self.file, &link, &self.content.all_collections);
         let page = match resolved {
             Ok(Target::Record(record)) => {
                 self.content.published[record].map(|p| self.content.records[p].page.as_str())

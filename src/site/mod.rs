@@ -214,15 +214,15 @@ impl<'c> Site<'c> {
         self.files.iter().filter(|(_, item)| item.is_html()).count()
     }
 
-    /// The broken links in prose, which the pages mark: the diagnostics `check` gives them,
-    /// at the levels the config sets.
+    /// The broken links in prose and in string fields, which the pages mark: the diagnostics
+    /// `check` gives them, at the levels the config sets.
     pub fn diagnostics(&self, project: &Project) -> Vec<Diagnostic> {
         let links: Vec<_> = self
             .content
             .resolved
             .unresolved
             .iter()
-            .filter(|u| matches!(u.source, Source::Link { .. }))
+            .filter(|u| matches!(u.source, Source::Link { .. } | Source::FieldLink { .. }))
             .cloned()
             .collect();
         let mut diagnostics: Vec<Diagnostic> = crate::check::refs::check(

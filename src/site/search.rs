@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::content::Content;
 use super::urls;
-use crate::stats::enum_fields;
+use crate::schema::enum_fields;
 
 /// Characters of a record's text kept in the index.
 const RECORD_TEXT: usize = 500;

@@ -22,9 +22,14 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// Runs `gotchas ARGS` with colour off and `NO_COLOR` cleared, from the crate root.
 pub fn gotchas(args: &[&str]) -> Run {
+    gotchas_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Runs `gotchas ARGS` in the folder `dir`, with `NO_COLOR` cleared.
+pub fn gotchas_in(dir: &Path, args: &[&str]) -> Run {
     let output = Command::cargo_bin("gotchas")
         .expect("the binary is built")
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .env_remove("NO_COLOR")
         .args(args)
         .output()
@@ -195,4 +200,16 @@ impl Drop for Served {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Makes a git (or git-running) command independent of the machine's git config, with a
+/// fixed identity for commits.
+pub fn hermetic_git(command: &mut std::process::Command) -> &mut std::process::Command {
+    command
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
 }

@@ -1,0 +1,278 @@
+//! `gotchas new` and `gotchas convert`: writing records.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+
+use super::{Cli, fatal};
+use crate::convert;
+use crate::index::IdIndex;
+use crate::project::Project;
+use crate::serialize;
+use crate::skeleton;
+use crate::source::Format;
+use crate::suggest;
+use crate::write::write_atomic;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum RecordFormat {
+    /// Markdown with front matter; long text fields as `## Heading` sections.
+    Md,
+    /// YAML.
+    Yaml,
+    /// JSON.
+    Json,
+}
+
+impl RecordFormat {
+    fn format(self) -> Format {
+        match self {
+            RecordFormat::Md => Format::Markdown,
+            RecordFormat::Yaml => Format::Yaml,
+            RecordFormat::Json => Format::Json,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct NewArgs {
+    /// The collection (type name such as `gotcha`, or its folder).
+    collection: String,
+    /// The record's name.
+    #[arg(long)]
+    name: String,
+    /// The id; derived from the name when omitted.
+    #[arg(long)]
+    id: Option<String>,
+    /// A source id to cite (repeatable); each must exist.
+    #[arg(long = "source", value_name = "ID")]
+    sources: Vec<String>,
+    /// The file format.
+    #[arg(long, value_enum, default_value_t = RecordFormat::Md)]
+    format: RecordFormat,
+    /// Overwrite an existing record.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ConvertArgs {
+    /// The target format.
+    #[arg(long, value_enum)]
+    to: RecordFormat,
+    /// Records to convert (`engines/vllm` or `vllm`).
+    ids: Vec<String>,
+    /// Convert every record.
+    #[arg(long, conflicts_with = "ids")]
+    all: bool,
+    /// Replace the files (the old file is removed when the extension changes); without it the
+    /// converted text is printed.
+    #[arg(long)]
+    in_place: bool,
+}
+
+fn open(cli: &Cli, styled: bool) -> Result<Project, ExitCode> {
+    Project::open(&cli.root, cli.config.as_deref())
+        .map_err(|errors| fatal(&cli.root, &errors, styled))
+}
+
+pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let project = match open(cli, styled) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    let schemas = &project.schemas;
+    let Some(collection_index) = schemas
+        .collections
+        .iter()
+        .position(|c| c.name == args.collection || c.folder == args.collection)
+    else {
+        let names = schemas.collections.iter().map(|c| c.name.as_str());
+        let help = suggest::did_you_mean(&suggest::suggest(&args.collection, names, 3))
+            .map(|h| format!("\nhelp: {h}"))
+            .unwrap_or_default();
+        eprintln!("error: no collection `{}`{help}", args.collection);
+        return ExitCode::from(2);
+    };
+    let collection = &schemas.collections[collection_index];
+    let id = args
+        .id
+        .clone()
+        .unwrap_or_else(|| skeleton::id_from_name(&args.name));
+    if !collection.id_pattern.is_match(&id) {
+        eprintln!(
+            "error: the id `{id}` does not match the id pattern `{}`\nhelp: pass --id",
+            collection.id_pattern.as_str()
+        );
+        return ExitCode::from(2);
+    }
+    let corpus = project.load();
+    let index = IdIndex::new(&corpus, schemas);
+    let source_targets = collection
+        .references
+        .iter()
+        .find(|r| r.path == ["sources"])
+        .map(|r| r.targets.clone())
+        .unwrap_or_default();
+    if !args.sources.is_empty() && source_targets.is_empty() {
+        eprintln!(
+            "error: `{}` records have no `sources` reference field to cite sources in",
+            collection.name
+        );
+        return ExitCode::from(2);
+    }
+    for source in &args.sources {
+        if index.resolve(source, &source_targets).is_err() {
+            let help = index.help_line(source, &source_targets);
+            eprintln!("error: the source `{source}` names no record{help}");
+            return ExitCode::from(2);
+        }
+    }
+    let first_record = |targets: &[usize]| -> Option<String> {
+        corpus
+            .records
+            .iter()
+            .filter(|r| targets.contains(&r.collection))
+            .map(|r| r.id.clone())
+            .min()
+    };
+    let (value, placeholders) = skeleton::skeleton(
+        collection,
+        &id,
+        &args.name,
+        &args.sources,
+        &skeleton::today(),
+        &first_record,
+    );
+    let format = args.format.format();
+    let text = match format {
+        Format::Json => serialize::to_json(&value),
+        Format::Yaml => serialize::to_yaml(&value),
+        Format::Markdown => serialize::to_markdown_skeleton(&value, &collection.text_fields),
+    };
+    let dir = project
+        .root
+        .join(&project.config.records)
+        .join(&collection.folder);
+    let path = dir.join(format!("{id}.{}", convert::extension(format)));
+    let existing: Vec<std::path::PathBuf> = ["json", "yaml", "yml", "md"]
+        .iter()
+        .map(|ext| dir.join(format!("{id}.{ext}")))
+        .filter(|p| p.exists())
+        .collect();
+    if !args.force && !existing.is_empty() {
+        eprintln!(
+            "error: a record with the id `{id}` already exists: {}\nhelp: pass --force to overwrite it",
+            existing[0].display()
+        );
+        return ExitCode::from(2);
+    }
+    if let Err(err) =
+        std::fs::create_dir_all(&dir).and_then(|()| write_atomic(&path, text.as_bytes()))
+    {
+        eprintln!("error: cannot write {}: {err}", path.display());
+        return ExitCode::from(2);
+    }
+    let _ = writeln!(
+        out,
+        "created {}",
+        crate::source::display_path(&project.root, &path)
+    );
+    for placeholder in placeholders {
+        eprintln!(
+            "note: the required reference `{}` was set to `{}` so the record validates; point it at the right record",
+            placeholder.field, placeholder.id
+        );
+    }
+    ExitCode::SUCCESS
+}
+
+pub(crate) fn convert(
+    cli: &Cli,
+    args: &ConvertArgs,
+    styled: bool,
+    out: &mut impl Write,
+) -> ExitCode {
+    let project = match open(cli, styled) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    let corpus = project.load();
+    let records: Vec<usize> = if args.all {
+        (0..corpus.records.len()).collect()
+    } else {
+        let index = IdIndex::new(&corpus, &project.schemas);
+        let every: Vec<usize> = (0..project.schemas.collections.len()).collect();
+        let mut found = Vec::new();
+        for id in &args.ids {
+            match index.resolve(id, &every) {
+                Ok(record) => found.push(record),
+                Err(_) => {
+                    let help = index.help_line(id, &every);
+                    eprintln!("error: `{id}` names no single record{help}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        found
+    };
+    if records.is_empty() {
+        eprintln!("error: name records to convert, or pass --all");
+        return ExitCode::from(2);
+    }
+    let mut failed = false;
+    let mut converted = 0;
+    let several = records.len() > 1;
+    for outcome in convert::convert(&corpus, &project.schemas, &records, args.to.format()) {
+        let item = match outcome {
+            Ok(item) => item,
+            Err(refused) => {
+                eprintln!(
+                    "error: {} was not converted: {}",
+                    refused.file, refused.reason
+                );
+                failed = true;
+                continue;
+            }
+        };
+        let display = crate::source::display_path(&project.root, &item.to);
+        if !args.in_place {
+            if several {
+                let _ = writeln!(out, "==> {display} <==");
+            }
+            let _ = out.write_all(item.text.as_bytes());
+            continue;
+        }
+        if item.to != item.from && item.to.exists() {
+            eprintln!(
+                "error: {display} already exists; {} was not converted",
+                item.from.display()
+            );
+            failed = true;
+            continue;
+        }
+        let written = write_atomic(&item.to, item.text.as_bytes()).and_then(|()| {
+            if item.to == item.from {
+                Ok(())
+            } else {
+                std::fs::remove_file(&item.from)
+            }
+        });
+        match written {
+            Ok(()) => converted += 1,
+            Err(err) => {
+                eprintln!("error: cannot write {display}: {err}");
+                failed = true;
+            }
+        }
+    }
+    if args.in_place {
+        let _ = writeln!(out, "converted {converted} of {} records", records.len());
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,36 @@
+//! `gotchas init`: scaffold a new corpus, or refuse and write nothing.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::init::{self, InitError};
+
+pub(crate) fn run(dir: &Path, out: &mut impl Write) -> ExitCode {
+    match init::init(dir) {
+        Ok(written) => {
+            let mut text = String::new();
+            for path in written {
+                text.push_str(&format!("created {}\n", path.display()));
+            }
+            text.push_str(&format!(
+                "next: edit the example, then run `gotchas check --root {}`\n",
+                dir.display()
+            ));
+            match out.write_all(text.as_bytes()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::from(2),
+            }
+        }
+        Err(err @ InitError::Exists(_)) => {
+            eprintln!(
+                "error: {err}\nnote: gotchas init writes nothing when any of its files or folders exists"
+            );
+            ExitCode::from(2)
+        }
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

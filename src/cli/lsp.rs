@@ -1,0 +1,17 @@
+//! `gotchas lsp`: the language server, over standard input and output.
+
+use std::process::ExitCode;
+
+use super::{Cli, fatal};
+use crate::lsp;
+
+pub(crate) fn run(cli: &Cli) -> ExitCode {
+    match lsp::serve(&cli.root, cli.config.as_deref()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(lsp::Error::Setup(errors)) => fatal(&cli.root, &errors, false),
+        Err(err) => {
+            eprintln!("error: gotchas lsp: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

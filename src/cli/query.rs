@@ -1,0 +1,296 @@
+//! `gotchas query` and `gotchas index`: reading the corpus.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use super::{Cli, fatal};
+use crate::catalog;
+use crate::fix::unified_diff;
+use crate::index::IdIndex;
+use crate::project::Project;
+use crate::query::{self, Condition};
+use crate::serialize;
+use crate::suggest;
+use crate::write::write_atomic;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct QueryArgs {
+    #[command(subcommand)]
+    command: QueryCommand,
+    /// The output format.
+    #[arg(long, value_enum, default_value_t = Output::Table, global = true)]
+    format: Output,
+}
+
+#[derive(Debug, Subcommand)]
+enum QueryCommand {
+    /// List the records of a collection.
+    List {
+        /// The collection (type name or folder).
+        collection: String,
+        /// Keep records where FIELD equals VALUE (dotted paths; repeatable).
+        #[arg(long = "where", value_name = "FIELD=VALUE")]
+        conditions: Vec<String>,
+        /// Sort by this field (then by id).
+        #[arg(long, value_name = "FIELD")]
+        sort: Option<String>,
+    },
+    /// Show one record (`engines/vllm` or `vllm`).
+    Get {
+        /// The record's id.
+        id: String,
+    },
+    /// Find records mentioning a text: id and name matches first, then any text field.
+    Search {
+        /// The text to look for (case-insensitive).
+        text: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Output {
+    /// Aligned columns (YAML for `get`).
+    Table,
+    /// JSON.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct IndexArgs {
+    /// Write the index to this file (atomically) instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    out: Option<std::path::PathBuf>,
+    /// Compare with the committed file (`--out`, default `INDEX.md` at the root); exit 1 and
+    /// print a diff when it is stale.
+    #[arg(long)]
+    check: bool,
+}
+
+fn open(cli: &Cli, styled: bool) -> Result<Project, ExitCode> {
+    Project::open(&cli.root, cli.config.as_deref())
+        .map_err(|errors| fatal(&cli.root, &errors, styled))
+}
+
+fn emit(out: &mut impl Write, text: &str) -> ExitCode {
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+/// Aligned columns with a header row.
+fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        let mut text: String = cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect::<Vec<_>>()
+            .join("  ");
+        text.truncate(text.trim_end().len());
+        text.push('\n');
+        text
+    };
+    let mut out = line(header.to_vec());
+    for row in rows {
+        out.push_str(&line(row.iter().map(String::as_str).collect()));
+    }
+    out
+}
+
+pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let project = match open(cli, styled) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    let corpus = project.load();
+    let schemas = &project.schemas;
+    let qualified = |record: usize| {
+        let r = &corpus.records[record];
+        format!("{}/{}", schemas.collections[r.collection].folder, r.id)
+    };
+    let name_of = |record: usize| {
+        let r = &corpus.records[record];
+        let name = r.value.get("name").and_then(Value::as_str).unwrap_or(&r.id);
+        // Names can be sentences; a table column stays readable at fifty characters.
+        if name.chars().count() > 50 {
+            format!("{}…", name.chars().take(49).collect::<String>())
+        } else {
+            name.to_string()
+        }
+    };
+    match &args.command {
+        QueryCommand::List {
+            collection,
+            conditions,
+            sort,
+        } => {
+            let Some(index) = schemas
+                .collections
+                .iter()
+                .position(|c| &c.name == collection || &c.folder == collection)
+            else {
+                let names = schemas.collections.iter().map(|c| c.folder.as_str());
+                let help = suggest::did_you_mean(&suggest::suggest(collection, names, 3))
+                    .map(|h| format!("\nhelp: {h}"))
+                    .unwrap_or_default();
+                eprintln!("error: no collection `{collection}`{help}");
+                return ExitCode::from(2);
+            };
+            let parsed: Result<Vec<Condition>, String> =
+                conditions.iter().map(|c| Condition::parse(c)).collect();
+            let conditions = match parsed {
+                Ok(conditions) => conditions,
+                Err(message) => {
+                    eprintln!("error: {message}");
+                    return ExitCode::from(2);
+                }
+            };
+            let found = query::list(&corpus, index, &conditions, sort.as_deref());
+            let mut columns: Vec<&str> = conditions.iter().map(|c| c.field.as_str()).collect();
+            if let Some(sort) = sort
+                && !columns.contains(&sort.as_str())
+            {
+                columns.push(sort);
+            }
+            let cell = |record: usize, field: &str| -> String {
+                query::values_at(&corpus.records[record].value, field)
+                    .into_iter()
+                    .map(query::text_of)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            match args.format {
+                Output::Json => {
+                    let items: Vec<Value> = found
+                        .iter()
+                        .map(|&r| json!({"id": qualified(r), "record": corpus.records[r].value}))
+                        .collect();
+                    emit(
+                        out,
+                        &format!(
+                            "{}\n",
+                            serde_json::to_string_pretty(&items).unwrap_or_default()
+                        ),
+                    )
+                }
+                Output::Table => {
+                    let mut header = vec!["id", "name"];
+                    header.extend(&columns);
+                    let rows: Vec<Vec<String>> = found
+                        .iter()
+                        .map(|&r| {
+                            let mut row = vec![qualified(r), name_of(r)];
+                            row.extend(columns.iter().map(|field| cell(r, field)));
+                            row
+                        })
+                        .collect();
+                    emit(out, &table(&header, &rows))
+                }
+            }
+        }
+        QueryCommand::Get { id } => {
+            let index = IdIndex::new(&corpus, schemas);
+            let every: Vec<usize> = (0..schemas.collections.len()).collect();
+            match index.resolve(id, &every) {
+                Ok(record) => match args.format {
+                    Output::Json => emit(
+                        out,
+                        &format!(
+                            "{}\n",
+                            serde_json::to_string_pretty(&corpus.records[record].value)
+                                .unwrap_or_default()
+                        ),
+                    ),
+                    Output::Table => emit(
+                        out,
+                        &format!(
+                            "# {}\n{}",
+                            qualified(record),
+                            serialize::to_yaml(&corpus.records[record].value)
+                        ),
+                    ),
+                },
+                Err(_) => {
+                    let help = index.help_line(id, &every);
+                    eprintln!("error: `{id}` names no single record{help}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        QueryCommand::Search { text } => {
+            let hits = query::search(&corpus, schemas, text);
+            match args.format {
+                Output::Json => {
+                    let items: Vec<Value> = hits
+                        .iter()
+                        .map(|h| json!({"id": qualified(h.record), "name": name_of(h.record), "field": h.field, "excerpt": h.excerpt}))
+                        .collect();
+                    emit(
+                        out,
+                        &format!(
+                            "{}\n",
+                            serde_json::to_string_pretty(&items).unwrap_or_default()
+                        ),
+                    )
+                }
+                Output::Table => {
+                    let rows: Vec<Vec<String>> = hits
+                        .iter()
+                        .map(|h| {
+                            vec![
+                                qualified(h.record),
+                                name_of(h.record),
+                                h.field.clone(),
+                                h.excerpt.clone(),
+                            ]
+                        })
+                        .collect();
+                    emit(out, &table(&["id", "name", "field", "match"], &rows))
+                }
+            }
+        }
+    }
+}
+
+pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let project = match open(cli, styled) {
+        Ok(project) => project,
+        Err(code) => return code,
+    };
+    let corpus = project.load();
+    let text = catalog::render(&corpus, &project.schemas);
+    let target = args
+        .out
+        .clone()
+        .unwrap_or_else(|| project.root.join("INDEX.md"));
+    if args.check {
+        let committed = std::fs::read_to_string(&target).unwrap_or_default();
+        if committed == text {
+            return emit(out, &format!("{} is up to date\n", target.display()));
+        }
+        let shown = target.display().to_string();
+        let _ = out.write_all(unified_diff(&shown, &committed, &text).as_bytes());
+        eprintln!("error: {shown} is stale; run `gotchas index --out {shown}`");
+        return ExitCode::from(1);
+    }
+    match &args.out {
+        None => emit(out, &text),
+        Some(path) => match write_atomic(path, text.as_bytes()) {
+            Ok(()) => emit(out, &format!("wrote {}\n", path.display())),
+            Err(err) => {
+                eprintln!("error: cannot write {}: {err}", path.display());
+                ExitCode::from(2)
+            }
+        },
+    }
+}

@@ -1,0 +1,106 @@
+//! `gotchas convert`: rewrite records in another format without losing anything.
+//!
+//! The converted text is produced from the loaded value by [`crate::serialize`], so reading
+//! it back gives equal values. A Markdown record whose body holds prose outside its field
+//! sections cannot become JSON or YAML without dropping that prose, so it is refused rather
+//! than converted.
+
+use std::path::PathBuf;
+
+use crate::corpus::Corpus;
+use crate::load::markdown;
+use crate::schema::Schemas;
+use crate::serialize;
+use crate::source::Format;
+
+/// One converted record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Converted {
+    /// The record's index.
+    pub record: usize,
+    /// Its file now.
+    pub from: PathBuf,
+    /// Its file in the new format (same folder and id, new extension).
+    pub to: PathBuf,
+    /// The new text.
+    pub text: String,
+}
+
+/// Why a record was not converted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// The record's file, as displayed.
+    pub file: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// The file extension written for a format.
+pub fn extension(format: Format) -> &'static str {
+    match format {
+        Format::Json => "json",
+        Format::Yaml => "yaml",
+        Format::Markdown => "md",
+    }
+}
+
+/// Converts the given records to `to`.
+pub fn convert(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    records: &[usize],
+    to: Format,
+) -> Vec<Result<Converted, Refused>> {
+    records
+        .iter()
+        .map(|&index| {
+            let record = &corpus.records[index];
+            let file = &corpus.files[record.file];
+            let collection = &schemas.collections[record.collection];
+            if let (Some(body), Some(text), true) = (&record.body, file.text.as_deref(), to != Format::Markdown)
+                && has_free_prose(text, body, &collection.text_fields)
+            {
+                return Err(Refused {
+                    file: file.display.clone(),
+                    reason: "its Markdown body has prose outside the field sections, which JSON and YAML cannot hold".into(),
+                });
+            }
+            let text = match to {
+                Format::Json => serialize::to_json(&record.value),
+                Format::Yaml => serialize::to_yaml(&record.value),
+                Format::Markdown => serialize::to_markdown(&record.value, &collection.text_fields),
+            };
+            Ok(Converted {
+                record: index,
+                from: file.path.clone(),
+                to: file.path.with_extension(extension(to)),
+                text,
+            })
+        })
+        .collect()
+}
+
+/// Whether a Markdown body has text that is not inside a field section.
+fn has_free_prose(
+    text: &str,
+    body: &crate::source::Span,
+    fields: &std::collections::HashSet<String>,
+) -> bool {
+    let mut covered: Vec<(usize, usize)> = markdown::sections(text, body, fields)
+        .into_iter()
+        .map(|s| (s.heading.start, s.content.end))
+        .collect();
+    covered.sort_unstable();
+    let mut cursor = body.start;
+    for (start, end) in covered {
+        if text
+            .get(cursor..start)
+            .is_some_and(|gap| !gap.trim().is_empty())
+        {
+            return true;
+        }
+        cursor = cursor.max(end);
+    }
+    text.get(cursor..body.end)
+        .is_some_and(|rest| !rest.trim().is_empty())
+}

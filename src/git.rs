@@ -1,0 +1,120 @@
+//! What the tool needs to know about the git repository a corpus lives in.
+//!
+//! Reports for other tools name files relative to the repository root, since that is what
+//! GitHub resolves annotation and code-scanning paths against; the corpus root may be a
+//! folder inside the repository. A pre-commit run asks which files the index deletes or
+//! renames, since a deleted record is passed to no hook, yet breaks every record citing it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The corpus root's folder inside its git work tree, with a trailing `/` (`kb/`), or empty
+/// when the root is the work tree's top or is in no work tree.
+///
+/// Found by looking for `.git` (a folder, or a file in linked work trees and submodules) in
+/// the root and its ancestors, so no `git` process is started for every report.
+pub fn worktree_prefix(root: &Path) -> String {
+    let Ok(root) = root.canonicalize() else {
+        return String::new();
+    };
+    let Some(top) = root.ancestors().find(|dir| dir.join(".git").exists()) else {
+        return String::new();
+    };
+    let relative = crate::source::display_path(top, &root);
+    if relative.is_empty() {
+        relative
+    } else {
+        format!("{relative}/")
+    }
+}
+
+/// What the git index changes against `HEAD`, as absolute paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Staged {
+    /// Files the index adds, modifies, copies, or renames to.
+    pub changed: Vec<PathBuf>,
+    /// Files the index deletes, or renames away.
+    pub removed: Vec<PathBuf>,
+}
+
+/// Asks git what the index of the repository around the current folder changes.
+///
+/// Git runs in the current folder, not in the corpus root: during a commit git hands hooks a
+/// `GIT_INDEX_FILE` that may be relative to the work tree's top, which a `git -C <root>`
+/// would resolve against the wrong folder.
+pub fn staged() -> Result<Staged, String> {
+    let top = run_git(&["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(top.trim_end_matches(['\n', '\r']));
+    let listing = run_git(&["diff", "--cached", "--name-status", "-M", "-z"])?;
+    let relative = parse_name_status(&listing);
+    Ok(Staged {
+        changed: relative.changed.iter().map(|p| top.join(p)).collect(),
+        removed: relative.removed.iter().map(|p| top.join(p)).collect(),
+    })
+}
+
+fn run_git(args: &[&str]) -> Result<String, String> {
+    let output = Command::new("git")
+        .args(args)
+        .output()
+        .map_err(|err| format!("cannot run git: {err}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    String::from_utf8(output.stdout)
+        .map_err(|_| format!("`git {}` printed non-UTF-8 paths", args.join(" ")))
+}
+
+/// Parses `git diff --name-status -M -z`: a status, then one path, or two for a rename or
+/// copy (`R100 old new`).
+fn parse_name_status(listing: &str) -> Staged {
+    let mut staged = Staged::default();
+    let mut fields = listing.split('\0').filter(|f| !f.is_empty());
+    while let Some(status) = fields.next() {
+        let Some(path) = fields.next() else { break };
+        match status.as_bytes().first() {
+            Some(b'D') => staged.removed.push(PathBuf::from(path)),
+            Some(b'R') => {
+                staged.removed.push(PathBuf::from(path));
+                staged.changed.extend(fields.next().map(PathBuf::from));
+            }
+            Some(b'C') => staged.changed.extend(fields.next().map(PathBuf::from)),
+            _ => staged.changed.push(PathBuf::from(path)),
+        }
+    }
+    staged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_status_sorts_deletions_and_renames_from_changes() {
+        let listing = "M\0records/a.yaml\0D\0records/b.yaml\0R097\0records/c.md\0records/d.md\0C100\0x.md\0y.md\0A\0new file.json\0";
+        let staged = parse_name_status(listing);
+        let paths = |list: &[PathBuf]| -> Vec<String> {
+            list.iter().map(|p| p.display().to_string()).collect()
+        };
+        assert_eq!(
+            paths(&staged.changed),
+            ["records/a.yaml", "records/d.md", "y.md", "new file.json"]
+        );
+        assert_eq!(paths(&staged.removed), ["records/b.yaml", "records/c.md"]);
+    }
+
+    #[test]
+    fn prefix_is_the_root_inside_the_work_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let kb = dir.path().join("docs/kb");
+        std::fs::create_dir_all(&kb).unwrap();
+        assert_eq!(worktree_prefix(&kb), "", "no work tree, no prefix");
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        assert_eq!(worktree_prefix(&kb), "docs/kb/");
+        assert_eq!(worktree_prefix(dir.path()), "");
+    }
+}

@@ -1,0 +1,352 @@
+//! `gotchas lsp`: a language server, so that what `check` finds shows while a record is
+//! written, ids complete, and references can be followed and renamed.
+//!
+//! The server is synchronous and single-threaded on top of `lsp-server`'s message channels:
+//! the corpus is loaded once ([`Workspace`]) and each edit re-parses the one file it touches.
+//! Diagnostics are republished when no message is waiting, so a burst of keystrokes costs
+//! one refresh, and before any request that reads them, so an answer never lags an edit it
+//! follows.
+
+mod actions;
+mod complete;
+mod convert;
+mod navigate;
+mod workspace;
+
+use std::path::{Path, PathBuf};
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    Notification as _, PublishDiagnostics,
+};
+use lsp_types::request::{
+    CodeActionRequest, Completion, GotoDefinition, HoverRequest, References, RegisterCapability,
+    Rename, Request as _,
+};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, CompletionOptions,
+    CompletionResponse, DidChangeWatchedFilesRegistrationOptions, FileSystemWatcher, GlobPattern,
+    GotoDefinitionResponse, InitializeParams, Location, OneOf, PublishDiagnosticsParams,
+    Registration, RegistrationParams, ServerCapabilities, ServerInfo, TextDocumentPositionParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind,
+};
+
+use crate::diagnostic::{Anchor, Diagnostic};
+use crate::project::Project;
+pub use workspace::{Publish, Workspace};
+
+/// Why the server stopped other than by the client's `shutdown` and `exit`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The client broke the protocol (or went away mid-handshake).
+    #[error("{0}")]
+    Protocol(#[from] lsp_server::ProtocolError),
+    /// The corpus's config or schemas are unusable; the client was told.
+    #[error("the corpus could not be opened")]
+    Setup(Vec<Diagnostic>),
+    /// Standard input or output failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The connection closed while a message was being sent.
+    #[error("the connection to the client closed")]
+    Disconnected,
+}
+
+/// Serves over standard input and output until the client exits.
+pub fn serve(root: &Path, config: Option<&Path>) -> Result<(), Error> {
+    let (connection, io_threads) = Connection::stdio();
+    let outcome = run(&connection, root, config);
+    drop(connection);
+    io_threads.join()?;
+    outcome
+}
+
+/// Serves one client on a connection: handshake, then messages until `shutdown`. The corpus
+/// root is `root` unless that is `.` and the client names a workspace folder.
+pub fn run(connection: &Connection, root: &Path, config: Option<&Path>) -> Result<(), Error> {
+    let (id, params) = connection.initialize_start()?;
+    let params: InitializeParams = serde_json::from_value(params).unwrap_or_default();
+    let root = corpus_root(root, &params);
+    let project = match Project::open(&root, config) {
+        Ok(project) => project,
+        Err(errors) => {
+            let message = errors
+                .iter()
+                .map(|e| format!("{}: {}", e.file, e.message))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let refusal = Response::new_err(id, ErrorCode::RequestFailed as i32, message);
+            send(connection, refusal.into())?;
+            return Err(Error::Setup(errors));
+        }
+    };
+    let answer = serde_json::json!({
+        "capabilities": capabilities(),
+        "serverInfo": ServerInfo {
+            name: "gotchas".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        },
+    });
+    connection.initialize_finish(id, answer)?;
+    if watches_files(&params) {
+        send(connection, watch_request().into())?;
+    }
+    let mut workspace = Workspace::new(project);
+    serve_messages(connection, &mut workspace)
+}
+
+/// `root` as given, or the client's first workspace folder when `root` is the default `.`;
+/// made absolute, since the client names files by absolute URI.
+fn corpus_root(root: &Path, params: &InitializeParams) -> PathBuf {
+    let folder = params
+        .workspace_folders
+        .as_ref()
+        .and_then(|folders| folders.first())
+        .and_then(|folder| convert::path(&folder.uri));
+    let chosen = match folder {
+        Some(folder) if root == Path::new(".") => folder,
+        _ => root.to_path_buf(),
+    };
+    chosen
+        .canonicalize()
+        .or_else(|_| std::path::absolute(&chosen))
+        .unwrap_or(chosen)
+}
+
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(["[", "/", "\"", " "].map(String::from).to_vec()),
+            ..CompletionOptions::default()
+        }),
+        hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// Whether the client can be asked to report file changes made outside the editor.
+fn watches_files(params: &InitializeParams) -> bool {
+    params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|w| w.dynamic_registration)
+        .unwrap_or(false)
+}
+
+/// Asks the client to report created, changed and deleted record and page files.
+fn watch_request() -> Request {
+    let options = DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![FileSystemWatcher {
+            glob_pattern: GlobPattern::String("**/*.{json,yaml,yml,md}".into()),
+            kind: None,
+        }],
+    };
+    Request::new(
+        RequestId::from("gotchas/watch".to_string()),
+        RegisterCapability::METHOD.into(),
+        RegistrationParams {
+            registrations: vec![Registration {
+                id: "gotchas/watch".into(),
+                method: DidChangeWatchedFiles::METHOD.into(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        },
+    )
+}
+
+fn send(connection: &Connection, message: Message) -> Result<(), Error> {
+    connection
+        .sender
+        .send(message)
+        .map_err(|_| Error::Disconnected)
+}
+
+fn serve_messages(connection: &Connection, workspace: &mut Workspace) -> Result<(), Error> {
+    loop {
+        let message = match connection.receiver.try_recv() {
+            Ok(message) => message,
+            Err(_) => {
+                publish(connection, workspace)?;
+                match connection.receiver.recv() {
+                    Ok(message) => message,
+                    Err(_) => return Ok(()),
+                }
+            }
+        };
+        match message {
+            Message::Request(request) => {
+                if connection.handle_shutdown(&request)? {
+                    return Ok(());
+                }
+                publish(connection, workspace)?;
+                send(connection, respond(workspace, request).into())?;
+            }
+            Message::Notification(notification) => notice(workspace, notification),
+            Message::Response(_) => {}
+        }
+    }
+}
+
+/// Sends the diagnostics of every file whose diagnostics changed.
+fn publish(connection: &Connection, workspace: &mut Workspace) -> Result<(), Error> {
+    for Publish {
+        path,
+        diagnostics,
+        version,
+    } in workspace.refresh()
+    {
+        let Some(uri) = convert::uri(&path) else {
+            continue;
+        };
+        let text = workspace
+            .file(&path)
+            .map_or("", |file| workspace.text(file));
+        let params = PublishDiagnosticsParams {
+            uri,
+            diagnostics: diagnostics
+                .iter()
+                .map(|d| protocol_diagnostic(workspace, d, text))
+                .collect(),
+            version,
+        };
+        send(
+            connection,
+            Notification::new(PublishDiagnostics::METHOD.into(), params).into(),
+        )?;
+    }
+    Ok(())
+}
+
+/// A located diagnostic of a file with text `text`, as the protocol shows it.
+fn protocol_diagnostic(
+    workspace: &Workspace,
+    diagnostic: &Diagnostic,
+    text: &str,
+) -> lsp_types::Diagnostic {
+    let locate = |display: &str, anchor: &Anchor| -> Option<Location> {
+        let path = workspace.path_of(display);
+        let text = workspace
+            .file(&path)
+            .map_or("", |file| workspace.text(file));
+        Some(Location {
+            uri: convert::uri(&path)?,
+            range: convert::anchor_range(text, anchor),
+        })
+    };
+    convert::diagnostic(diagnostic, text, &locate)
+}
+
+fn notice(workspace: &mut Workspace, notification: Notification) {
+    let params = notification.params;
+    match notification.method.as_str() {
+        DidOpenTextDocument::METHOD => {
+            if let Ok(p) = serde_json::from_value::<lsp_types::DidOpenTextDocumentParams>(params)
+                && let Some(path) = convert::path(&p.text_document.uri)
+            {
+                workspace.edit(&path, p.text_document.text, p.text_document.version);
+            }
+        }
+        DidChangeTextDocument::METHOD => {
+            if let Ok(p) = serde_json::from_value::<lsp_types::DidChangeTextDocumentParams>(params)
+                && let Some(path) = convert::path(&p.text_document.uri)
+                && let Some(change) = p.content_changes.into_iter().last()
+            {
+                workspace.edit(&path, change.text, p.text_document.version);
+            }
+        }
+        DidCloseTextDocument::METHOD => {
+            if let Ok(p) = serde_json::from_value::<lsp_types::DidCloseTextDocumentParams>(params)
+                && let Some(path) = convert::path(&p.text_document.uri)
+            {
+                workspace.close(&path);
+            }
+        }
+        DidChangeWatchedFiles::METHOD => {
+            if let Ok(p) = serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(params)
+            {
+                for change in p.changes {
+                    if let Some(path) = convert::path(&change.uri) {
+                        workspace.reload(&path);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The corpus file and byte offset a document position names.
+fn position(workspace: &Workspace, params: &TextDocumentPositionParams) -> Option<(usize, usize)> {
+    let path = convert::path(&params.text_document.uri)?;
+    let file = workspace.file(&path)?;
+    Some((file, convert::offset(workspace.text(file), params.position)))
+}
+
+fn respond(workspace: &Workspace, request: Request) -> Response {
+    let id = request.id.clone();
+    let result = match request.method.as_str() {
+        Completion::METHOD => handle::<Completion>(request, |p| {
+            Ok(position(workspace, &p.text_document_position)
+                .and_then(|(file, offset)| complete::complete(workspace, file, offset))
+                .map(CompletionResponse::List))
+        }),
+        HoverRequest::METHOD => handle::<HoverRequest>(request, |p| {
+            Ok(position(workspace, &p.text_document_position_params)
+                .and_then(|(file, offset)| navigate::hover(workspace, file, offset)))
+        }),
+        GotoDefinition::METHOD => handle::<GotoDefinition>(request, |p| {
+            Ok(position(workspace, &p.text_document_position_params)
+                .and_then(|(file, offset)| navigate::definition(workspace, file, offset))
+                .map(GotoDefinitionResponse::Scalar))
+        }),
+        References::METHOD => handle::<References>(request, |p| {
+            Ok(
+                position(workspace, &p.text_document_position).map(|(file, offset)| {
+                    navigate::references(workspace, file, offset, p.context.include_declaration)
+                }),
+            )
+        }),
+        Rename::METHOD => handle::<Rename>(request, |p| {
+            let (file, offset) = position(workspace, &p.text_document_position)
+                .ok_or("the document is not a file of the corpus")?;
+            navigate::rename(workspace, file, offset, &p.new_name).map(Some)
+        }),
+        CodeActionRequest::METHOD => handle::<CodeActionRequest>(request, |p| {
+            let file = convert::path(&p.text_document.uri).and_then(|path| workspace.file(&path));
+            Ok(file
+                .map(|file| actions::quick_fixes(workspace, file, &p.text_document.uri, p.range)))
+        }),
+        method => {
+            return Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("`{method}` is not supported"),
+            );
+        }
+    };
+    match result {
+        Ok(value) => Response::new_ok(id, value),
+        Err(message) => Response::new_err(id, ErrorCode::RequestFailed as i32, message),
+    }
+}
+
+/// Decodes a request's parameters, runs `answer`, encodes its result.
+fn handle<R: lsp_types::request::Request>(
+    request: Request,
+    answer: impl FnOnce(R::Params) -> Result<R::Result, String>,
+) -> Result<serde_json::Value, String> {
+    let params: R::Params = serde_json::from_value(request.params)
+        .map_err(|err| format!("invalid parameters: {err}"))?;
+    serde_json::to_value(answer(params)?).map_err(|err| err.to_string())
+}

@@ -1,0 +1,250 @@
+//! `gotchas query`: list, get and search records, the questions the corpus's maintainers ask
+//! their scripts every day.
+//!
+//! Fields are addressed with dots (`flops.precision`), looking through arrays on the way, as
+//! reference paths are.
+
+use std::cmp::Ordering;
+
+use serde_json::Value;
+
+use crate::corpus::Corpus;
+use crate::schema::Schemas;
+
+/// Every value at a dotted path; arrays met on the way (and at the end) are looked through.
+pub fn values_at<'v>(value: &'v Value, path: &str) -> Vec<&'v Value> {
+    let mut found = Vec::new();
+    let segments: Vec<&str> = path.split('.').filter(|s| !s.is_empty()).collect();
+    collect(value, &segments, &mut found);
+    found
+}
+
+fn collect<'v>(value: &'v Value, path: &[&str], found: &mut Vec<&'v Value>) {
+    match (value, path.split_first()) {
+        (Value::Array(items), _) => {
+            for item in items {
+                collect(item, path, found);
+            }
+        }
+        (Value::Object(map), Some((first, rest))) => {
+            if let Some(child) = map.get(*first) {
+                collect(child, rest, found);
+            }
+        }
+        (_, None) => found.push(value),
+        _ => {}
+    }
+}
+
+/// A scalar as text, for comparisons and tables: strings as they are, others as JSON.
+pub fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// `FIELD=VALUE`: a record matches when any value at the field's path equals VALUE.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Condition {
+    /// The dotted field path.
+    pub field: String,
+    /// The wanted value, as text.
+    pub value: String,
+}
+
+impl Condition {
+    /// Parses `FIELD=VALUE`.
+    pub fn parse(text: &str) -> Result<Condition, String> {
+        match text.split_once('=') {
+            Some((field, value)) if !field.is_empty() => Ok(Condition {
+                field: field.to_string(),
+                value: value.to_string(),
+            }),
+            _ => Err(format!("`{text}` is not FIELD=VALUE")),
+        }
+    }
+
+    fn matches(&self, record: &Value) -> bool {
+        values_at(record, &self.field)
+            .iter()
+            .any(|v| text_of(v) == self.value)
+    }
+}
+
+/// The records of a collection matching every condition, sorted by `sort` (then id).
+pub fn list(
+    corpus: &Corpus,
+    collection: usize,
+    conditions: &[Condition],
+    sort: Option<&str>,
+) -> Vec<usize> {
+    let mut found: Vec<usize> = corpus
+        .records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            r.collection == collection && conditions.iter().all(|c| c.matches(&r.value))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    let key = |index: &usize| -> Option<String> {
+        sort.and_then(|field| {
+            values_at(&corpus.records[*index].value, field)
+                .first()
+                .map(|v| text_of(v))
+        })
+    };
+    found.sort_by(|a, b| {
+        let by_field = match (key(a), key(b)) {
+            (Some(x), Some(y)) => numeric_aware(&x, &y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        };
+        by_field.then(corpus.records[*a].id.cmp(&corpus.records[*b].id))
+    });
+    found
+}
+
+/// Numbers compare as numbers, everything else as text.
+fn numeric_aware(a: &str, b: &str) -> Ordering {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.total_cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
+/// A search result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// The record.
+    pub record: usize,
+    /// How it matched, best first: 0 exact id, 1 id, 2 name, 3 another text field.
+    pub rank: u8,
+    /// The field that matched.
+    pub field: String,
+    /// A short excerpt around the match.
+    pub excerpt: String,
+}
+
+/// Records mentioning `text` (case-insensitive), ranked: id and name matches first, then any
+/// text field; ties by id.
+pub fn search(corpus: &Corpus, schemas: &Schemas, text: &str) -> Vec<Hit> {
+    let needle = text.to_lowercase();
+    let mut hits: Vec<Hit> = Vec::new();
+    for (index, record) in corpus.records.iter().enumerate() {
+        let id = record.id.to_lowercase();
+        let name = record
+            .value
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let hit = if id == needle {
+            Some((0, "id".to_string(), record.id.clone()))
+        } else if id.contains(&needle) {
+            Some((1, "id".to_string(), record.id.clone()))
+        } else if name.to_lowercase().contains(&needle) {
+            Some((2, "name".to_string(), name.to_string()))
+        } else {
+            first_text_match(&record.value, "", &needle).map(|(field, excerpt)| (3, field, excerpt))
+        };
+        if let Some((rank, field, excerpt)) = hit {
+            hits.push(Hit {
+                record: index,
+                rank,
+                field,
+                excerpt,
+            });
+        }
+    }
+    hits.sort_by(|a, b| {
+        a.rank.cmp(&b.rank).then_with(|| {
+            let qualified = |h: &Hit| {
+                let r = &corpus.records[h.record];
+                (
+                    schemas.collections[r.collection].folder.as_str(),
+                    r.id.as_str(),
+                )
+            };
+            qualified(a).cmp(&qualified(b))
+        })
+    });
+    hits
+}
+
+/// The first string field (depth first, in key order) containing `needle`, with an excerpt.
+fn first_text_match(value: &Value, path: &str, needle: &str) -> Option<(String, String)> {
+    match value {
+        Value::String(s) => {
+            let lower = s.to_lowercase();
+            lower
+                .find(needle)
+                .map(|at| (path.to_string(), excerpt(s, at, needle.len())))
+        }
+        Value::Array(items) => items
+            .iter()
+            .find_map(|item| first_text_match(item, path, needle)),
+        Value::Object(map) => map.iter().find_map(|(key, child)| {
+            let child_path = if path.is_empty() {
+                key.clone()
+            } else {
+                format!("{path}.{key}")
+            };
+            first_text_match(child, &child_path, needle)
+        }),
+        _ => None,
+    }
+}
+
+/// About 30 characters either side of a match, on character boundaries.
+fn excerpt(text: &str, at: usize, len: usize) -> String {
+    const CONTEXT: usize = 30;
+    let start = crate::source::floor_char_boundary(text, at.saturating_sub(CONTEXT));
+    let end = crate::source::char_span(text, &(at..at + len + CONTEXT)).end;
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(&text[start..end].replace('\n', " "));
+    if end < text.len() {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn dotted_paths_look_through_arrays() {
+        let record =
+            json!({"flops": [{"precision": "bf16"}, {"precision": "fp8"}], "status": "draft"});
+        let found: Vec<String> = values_at(&record, "flops.precision")
+            .into_iter()
+            .map(text_of)
+            .collect();
+        assert_eq!(found, vec!["bf16", "fp8"]);
+        assert!(
+            Condition::parse("flops.precision=fp8")
+                .unwrap()
+                .matches(&record)
+        );
+        assert!(
+            !Condition::parse("status=verified")
+                .unwrap()
+                .matches(&record)
+        );
+        assert!(Condition::parse("nothing").is_err());
+    }
+
+    #[test]
+    fn excerpt_is_cut_on_character_boundaries() {
+        let text = "ééééééééééééééééééééééééééééééééééé mooncake ééééééééééééééééééééééééééééééééé";
+        let at = text.find("mooncake").unwrap();
+        let cut = excerpt(text, at, "mooncake".len());
+        assert!(cut.contains("mooncake") && cut.starts_with('…') && cut.ends_with('…'));
+    }
+}

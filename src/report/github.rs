@@ -1,0 +1,68 @@
+//! GitHub Actions workflow commands: one `::error` or `::warning` line per diagnostic, which
+//! the runner turns into an annotation on the pull request's diff.
+//!
+//! ```text
+//! ::error file=records/gotchas/a.md,line=6,col=23,endLine=6,endColumn=32,title=unresolved-ref::`mooncache` in `affects` names no record%0Ahelp: did you mean mooncake (engines/mooncake)?
+//! ```
+//!
+//! The runner parses the line itself, so the message escapes `%`, CR and LF, and property
+//! values also escape `:` and `,`, exactly as GitHub's own toolkit does; anything else would
+//! cut the annotation short or break it into several.
+
+use super::{Sources, full_message, repository_path};
+use crate::diagnostic::{Diagnostic, Severity};
+
+/// Renders one workflow command per diagnostic. `prefix` is the corpus root's folder in the
+/// repository (see [`repository_path`]).
+pub fn render(diagnostics: &[Diagnostic], sources: &Sources, prefix: &str) -> String {
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        let command = match diagnostic.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut properties = vec![("file", repository_path(prefix, &diagnostic.file))];
+        if let Some((start, end)) = sources.range(&diagnostic.file, &diagnostic.anchor) {
+            properties.extend([
+                ("line", start.line.to_string()),
+                ("col", start.column.to_string()),
+                ("endLine", end.line.to_string()),
+                ("endColumn", end.column.to_string()),
+            ]);
+        }
+        properties.push(("title", diagnostic.code.to_string()));
+        let properties: Vec<String> = properties
+            .iter()
+            .map(|(name, value)| format!("{name}={}", escape_property(value)))
+            .collect();
+        out.push_str(&format!(
+            "::{command} {}::{}\n",
+            properties.join(","),
+            escape_data(&full_message(diagnostic))
+        ));
+    }
+    out
+}
+
+/// Escapes a command's message.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value: like a message, and `:` and `,`, which end a property.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_the_actions_toolkit() {
+        assert_eq!(escape_data("50% a:b,c\r\nd"), "50%25 a:b,c%0D%0Ad");
+        assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+}

@@ -1,0 +1,278 @@
+//! Writing records: the same data as JSON, YAML or Markdown, so that reading it back gives
+//! equal values.
+//!
+//! JSON is serde_json's pretty form. YAML is block style with a string left plain only when
+//! YAML 1.2 would read it back as the same string (not `null`, `true`, `0.8`, nothing with
+//! `: ` or ` #`); every other string is double-quoted with JSON escapes, which YAML reads the
+//! same way. Markdown puts each long text field the schema declares into a `## Heading`
+//! section and everything else into front matter, and checks each section by parsing it back,
+//! so a value a section cannot hold exactly (a line that would read as a heading, leading
+//! spaces) stays in the front matter.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::load::markdown;
+
+/// Pretty JSON with a final newline.
+pub fn to_json(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Block-style YAML with a final newline.
+pub fn to_yaml(value: &Value) -> String {
+    let mut out = String::new();
+    match value {
+        Value::Object(map) if !map.is_empty() => mapping(&mut out, map, 0),
+        Value::Array(items) if !items.is_empty() => sequence(&mut out, items, 0),
+        other => {
+            out.push_str(&inline(other));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn mapping(out: &mut String, map: &Map<String, Value>, indent: usize) {
+    for (key, value) in map {
+        out.push_str(&" ".repeat(indent));
+        out.push_str(&scalar_string(key));
+        out.push(':');
+        member(out, value, indent);
+    }
+}
+
+/// Writes what follows `key:` or `-`: an inline value, or a nested block on the next lines.
+fn member(out: &mut String, value: &Value, indent: usize) {
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            out.push('\n');
+            mapping(out, map, indent + 2);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push('\n');
+            sequence(out, items, indent + 2);
+        }
+        other => {
+            out.push(' ');
+            out.push_str(&inline(other));
+            out.push('\n');
+        }
+    }
+}
+
+fn sequence(out: &mut String, items: &[Value], indent: usize) {
+    for item in items {
+        out.push_str(&" ".repeat(indent));
+        out.push('-');
+        match item {
+            Value::Object(map) if !map.is_empty() => {
+                // The first key goes on the dash's line; the rest align under it.
+                let mut nested = String::new();
+                mapping(&mut nested, map, indent + 2);
+                out.push(' ');
+                out.push_str(nested.trim_start_matches(' '));
+            }
+            other => member(out, other, indent),
+        }
+    }
+}
+
+fn inline(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => scalar_string(s),
+        Value::Array(_) => "[]".into(),
+        Value::Object(_) => "{}".into(),
+    }
+}
+
+/// A string as a YAML scalar: plain when that reads back as the same string, else quoted.
+fn scalar_string(text: &str) -> String {
+    if plain_is_safe(text) {
+        text.to_string()
+    } else {
+        serde_json::to_string(text).unwrap_or_default()
+    }
+}
+
+fn plain_is_safe(text: &str) -> bool {
+    let Some(first) = text.chars().next() else {
+        return false;
+    };
+    let reads_as_other = matches!(
+        text,
+        "null" | "Null" | "NULL" | "~" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+    ) || text.parse::<f64>().is_ok()
+        || text.starts_with("0x")
+        || text.starts_with("0o")
+        || text.starts_with('.');
+    !reads_as_other
+        && (first.is_alphanumeric() || first == '/')
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || " -_./()+@".contains(c))
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+}
+
+/// Markdown with front matter: the schema's text fields (`text_fields`) whose value is long or
+/// spans lines become `## Heading` sections, in their order; the rest is front matter.
+///
+/// Each section is checked on its own, then the whole document is read back: one section's
+/// text can change how the next is read (an HTML block or code fence left open swallows the
+/// next heading), so a section that does not come back exactly moves to the front matter
+/// and the document is tried again.
+pub fn to_markdown(value: &Value, text_fields: &HashSet<String>) -> String {
+    let Value::Object(map) = value else {
+        return to_yaml(value);
+    };
+    let mut as_section: Vec<&str> = map
+        .iter()
+        .filter_map(|(key, field)| {
+            let text = field.as_str()?;
+            (text_fields.contains(key)
+                && is_long(text)
+                && section_round_trips(key, text, text_fields))
+            .then_some(key.as_str())
+        })
+        .collect();
+    loop {
+        let document = render_markdown(map, &as_section);
+        let Ok(front) = markdown::split_front_matter(&document) else {
+            return document;
+        };
+        let found = markdown::sections(&document, &front.body, text_fields);
+        let mismatch = as_section.iter().enumerate().position(|(i, key)| {
+            found.get(i).is_none_or(|section| {
+                section.field != *key
+                    || document.get(section.content.clone())
+                        != map.get(*key).and_then(Value::as_str)
+            })
+        });
+        match mismatch {
+            None if found.len() == as_section.len() => return document,
+            Some(i) => {
+                as_section.remove(i);
+            }
+            None => as_section.clear(),
+        }
+    }
+}
+
+fn render_markdown(map: &Map<String, Value>, as_section: &[&str]) -> String {
+    let front: Map<String, Value> = map
+        .iter()
+        .filter(|(key, _)| !as_section.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    let mut out = String::from("---\n");
+    if !front.is_empty() {
+        mapping(&mut out, &front, 0);
+    }
+    out.push_str("---\n");
+    for key in as_section {
+        let text = map.get(*key).and_then(Value::as_str).unwrap_or_default();
+        out.push_str(&format!("\n## {}\n\n{text}\n", heading(key)));
+    }
+    out
+}
+
+/// Markdown for a new record: every text field becomes a section to write in, empty ones too.
+pub fn to_markdown_skeleton(value: &Value, text_fields: &HashSet<String>) -> String {
+    let Value::Object(map) = value else {
+        return to_yaml(value);
+    };
+    let (sections, front): (Map<String, Value>, Map<String, Value>) = map
+        .clone()
+        .into_iter()
+        .partition(|(key, field)| text_fields.contains(key) && field.as_str() == Some(""));
+    let mut out = String::from("---\n");
+    if !front.is_empty() {
+        mapping(&mut out, &front, 0);
+    }
+    out.push_str("---\n");
+    for key in sections.keys() {
+        out.push_str(&format!("\n## {}\n\n", heading(key)));
+    }
+    out
+}
+
+/// Long enough to read better as prose than as a front-matter line.
+fn is_long(text: &str) -> bool {
+    text.contains('\n') || text.chars().count() > 80
+}
+
+/// `root_cause` -> `Root cause`.
+pub fn heading(field: &str) -> String {
+    let words = field.replace('_', " ");
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// Whether a section for this field would be read back as exactly this field and value.
+fn section_round_trips(field: &str, text: &str, text_fields: &HashSet<String>) -> bool {
+    if text.trim() != text || markdown::field_name(&heading(field)) != field {
+        return false;
+    }
+    let document = format!("---\n---\n\n## {}\n\n{text}\n", heading(field));
+    let Ok(front) = markdown::split_front_matter(&document) else {
+        return false;
+    };
+    let found = markdown::sections(&document, &front.body, text_fields);
+    matches!(found.as_slice(), [section] if section.field == field && document.get(section.content.clone()) == Some(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn reparse_yaml(text: &str) -> Value {
+        crate::load::yaml::parse(text, 0, crate::load::yaml::Limits::default(), false)
+            .unwrap()
+            .value
+            .unwrap()
+    }
+
+    #[test]
+    fn yaml_reads_back_equal() {
+        let value = json!({
+            "id": "kv-cache", "n": 3, "f": 0.8, "t": true, "z": null,
+            "date": "2026-10-03", "tricky": ["null", "1.5", "yes", "a: b", "# not a comment", "", " lead", "é ü", "line\nbreak"],
+            "empty": [], "nested": {"a": [{"x": 1, "y": [1, 2]}, {"q": {}}], "b": {"c": "d"}},
+            "key: with colon": "v"
+        });
+        let text = to_yaml(&value);
+        assert_eq!(reparse_yaml(&text), value, "{text}");
+    }
+
+    #[test]
+    fn markdown_sections_hold_long_text_and_read_back_equal() {
+        let fields: HashSet<String> = ["symptom", "notes"].map(String::from).into();
+        let long = "A long symptom that goes on and on and on so that it is clearly prose, not a label at all.";
+        let tricky = "First line\n---\nwould be a setext heading";
+        let value = json!({"id": "x", "symptom": long, "notes": tricky});
+        let text = to_markdown(&value, &fields);
+        assert!(text.contains("## Symptom\n\nA long"));
+        assert!(
+            !text.contains("## Notes"),
+            "a value a section cannot hold stays in front matter"
+        );
+        let front = markdown::split_front_matter(&text).unwrap();
+        let mut back = reparse_yaml(&text[front.yaml.clone()]);
+        for section in markdown::sections(&text, &front.body, &fields) {
+            back[section.field.as_str()] = Value::String(text[section.content].to_string());
+        }
+        assert_eq!(back["symptom"], value["symptom"]);
+        assert_eq!(back["notes"], value["notes"]);
+    }
+}

@@ -1,0 +1,381 @@
+//! Authoring and parity commands through the binary: `new`, `convert`, `query`, `index`.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{check, copy_dir, gotchas};
+
+fn bundled_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_dir(&main.join("schema"), &dir.path().join("schema"));
+    copy_dir(&main.join("records"), &dir.path().join("records"));
+    dir
+}
+
+fn sample() -> PathBuf {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/inference-research");
+    assert!(
+        path.is_dir(),
+        "the shared corpus sample is expected at {}",
+        path.display()
+    );
+    path
+}
+
+fn config() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/inference-research.toml")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn run(root: &Path, args: &[&str]) -> common::Run {
+    let mut all = vec!["--root", root.to_str().unwrap()];
+    all.extend_from_slice(args);
+    gotchas(&all)
+}
+
+#[test]
+fn new_records_check_clean_in_every_collection_and_format() {
+    let dir = bundled_copy();
+    for collection in ["gotcha", "engine", "source"] {
+        for format in ["md", "yaml", "json"] {
+            let mut args = vec![
+                "new",
+                collection,
+                "--name",
+                "A new record",
+                "--id",
+                "",
+                "--format",
+                format,
+            ];
+            let id = format!("new-{collection}-{format}");
+            args[5] = &id;
+            if collection != "source" {
+                args.extend(["--source", "engine-vllm-github"]);
+            }
+            let created = run(dir.path(), &args);
+            assert_eq!(created.code, 0, "{}", created.stderr);
+        }
+    }
+    let checked = check(dir.path(), &["--format", "json"]);
+    assert_eq!(checked.code, 0, "{}", checked.stdout);
+    let errors =
+        serde_json::from_str::<serde_json::Value>(&checked.stdout).unwrap()["summary"]["errors"]
+            .clone();
+    assert_eq!(errors, 0);
+    let again = run(
+        dir.path(),
+        &["new", "engine", "--name", "x", "--id", "new-engine-md"],
+    );
+    assert_eq!(again.code, 2, "no overwrite without --force");
+    assert!(again.stderr.contains("already exists"));
+    let typo = run(
+        dir.path(),
+        &[
+            "new",
+            "gotcha",
+            "--name",
+            "x",
+            "--source",
+            "engine-vllm-githb",
+        ],
+    );
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("did you mean engine-vllm-github"),
+        "{}",
+        typo.stderr
+    );
+}
+
+#[test]
+fn new_records_validate_in_every_collection_of_the_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&sample(), dir.path());
+    let before = run(
+        dir.path(),
+        &["--config", &config(), "check", "--format", "json"],
+    );
+    let collections: Vec<String> = std::fs::read_dir(dir.path().join("schemas"))
+        .unwrap()
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_suffix(".schema.json")
+                .map(str::to_string)
+        })
+        .collect();
+    assert!(collections.len() >= 10);
+    for collection in &collections {
+        let created = run(
+            dir.path(),
+            &[
+                "--config",
+                &config(),
+                "new",
+                collection,
+                "--name",
+                &format!("Fresh {collection}"),
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(created.code, 0, "{collection}: {}", created.stderr);
+    }
+    let after = run(
+        dir.path(),
+        &["--config", &config(), "check", "--format", "json"],
+    );
+    let errors = |run: &common::Run| {
+        serde_json::from_str::<serde_json::Value>(&run.stdout).unwrap()["summary"]["errors"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(
+        errors(&after),
+        errors(&before),
+        "the new records add no error: {}",
+        after.stdout
+    );
+}
+
+/// Every record of a corpus folder: displayed path without extension -> value.
+fn values(root: &Path) -> BTreeMap<String, serde_json::Value> {
+    let mut found = BTreeMap::new();
+    for folder in std::fs::read_dir(root.join("data")).unwrap().flatten() {
+        for file in std::fs::read_dir(folder.path()).unwrap().flatten() {
+            let path = file.path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let key = path
+                .with_extension("")
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            found.insert(key, serde_json::from_str(&text).unwrap());
+        }
+    }
+    found
+}
+
+#[test]
+fn convert_to_markdown_and_back_keeps_every_value_of_the_sample() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&sample(), dir.path());
+    let original = values(dir.path());
+    let to_md = run(
+        dir.path(),
+        &[
+            "--config",
+            &config(),
+            "convert",
+            "--to",
+            "md",
+            "--all",
+            "--in-place",
+        ],
+    );
+    assert_eq!(to_md.code, 0, "{}", to_md.stderr);
+    assert!(to_md.stdout.contains("converted 321 of 321 records"));
+    let markdown = std::fs::read_to_string(dir.path().join("data/engines/mooncake.md")).unwrap();
+    assert!(markdown.starts_with("---\nid: mooncake\n"));
+    assert!(
+        markdown.contains("\n## Notes\n\n"),
+        "long text fields become sections"
+    );
+    let checked_md = run(
+        dir.path(),
+        &["--config", &config(), "check", "--format", "json"],
+    );
+    let summary = |run: &common::Run| {
+        serde_json::from_str::<serde_json::Value>(&run.stdout).unwrap()["summary"]["errors"].clone()
+    };
+    let to_json = run(
+        dir.path(),
+        &[
+            "--config",
+            &config(),
+            "convert",
+            "--to",
+            "json",
+            "--all",
+            "--in-place",
+        ],
+    );
+    assert_eq!(to_json.code, 0, "{}", to_json.stderr);
+    assert_eq!(values(dir.path()), original);
+    let checked_json = run(
+        dir.path(),
+        &["--config", &config(), "check", "--format", "json"],
+    );
+    assert_eq!(
+        summary(&checked_md),
+        summary(&checked_json),
+        "Markdown records validate like JSON ones"
+    );
+}
+
+#[test]
+fn convert_prints_without_in_place_and_refuses_lossy_markdown() {
+    let dir = bundled_copy();
+    let printed = run(
+        dir.path(),
+        &[
+            "convert",
+            "--to",
+            "json",
+            "pd-batch-invariant-mode-absent-from-kv-namespace",
+        ],
+    );
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    let value: serde_json::Value = serde_json::from_str(&printed.stdout).unwrap();
+    assert_eq!(
+        value["affects"],
+        serde_json::json!(["vllm", "nixl", "mooncake", "nvidia-dynamo"])
+    );
+    assert!(
+        value["root_cause"]
+            .as_str()
+            .unwrap()
+            .starts_with("The compatibility metadata is incomplete")
+    );
+    let record = dir
+        .path()
+        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(
+        &record,
+        text.replace("## Symptom", "Some free prose.\n\n## Symptom"),
+    )
+    .unwrap();
+    let refused = run(
+        dir.path(),
+        &["convert", "--to", "yaml", "--all", "--in-place"],
+    );
+    assert_eq!(refused.code, 1);
+    assert!(refused.stderr.contains("prose outside the field sections"));
+    assert!(record.exists(), "a refused record is left as it was");
+}
+
+#[test]
+fn query_search_lists_the_mooncake_engine_first() {
+    let json = run(
+        &sample(),
+        &[
+            "--config",
+            &config(),
+            "query",
+            "search",
+            "mooncake",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let hits: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(hits[0]["id"], "engines/mooncake");
+    assert!(hits.as_array().unwrap().len() > 1);
+    let table = run(
+        &sample(),
+        &["--config", &config(), "query", "search", "mooncake"],
+    );
+    assert!(
+        table
+            .stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("engines/mooncake")
+    );
+}
+
+#[test]
+fn query_list_filters_sorts_and_get_suggests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = run(
+        root,
+        &[
+            "query",
+            "list",
+            "engines",
+            "--where",
+            "license=Apache-2.0",
+            "--sort",
+            "first_release_year",
+        ],
+    );
+    assert_eq!(listed.code, 0);
+    insta::assert_snapshot!("query-list", listed.stdout);
+    let nested = run(
+        &sample(),
+        &[
+            "--config",
+            &config(),
+            "query",
+            "list",
+            "accelerators",
+            "--where",
+            "flops.precision=fp4",
+            "--format",
+            "json",
+        ],
+    );
+    let items: serde_json::Value = serde_json::from_str(&nested.stdout).unwrap();
+    assert!(!items.as_array().unwrap().is_empty());
+    let got = run(root, &["query", "get", "vllm", "--format", "json"]);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&got.stdout).unwrap()["name"],
+        "vLLM"
+    );
+    let missing = run(root, &["query", "get", "mooncache"]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing
+            .stderr
+            .contains("did you mean mooncake (engines/mooncake)?")
+    );
+}
+
+#[test]
+fn index_is_deterministic_and_check_detects_a_stale_one() {
+    let dir = bundled_copy();
+    let written = run(
+        dir.path(),
+        &[
+            "index",
+            "--out",
+            dir.path().join("INDEX.md").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(written.code, 0, "{}", written.stderr);
+    let index = std::fs::read_to_string(dir.path().join("INDEX.md")).unwrap();
+    insta::assert_snapshot!("index", index);
+    assert_eq!(run(dir.path(), &["index", "--check"]).code, 0);
+    run(
+        dir.path(),
+        &[
+            "new",
+            "engine",
+            "--name",
+            "Brand new engine",
+            "--format",
+            "yaml",
+        ],
+    );
+    let stale = run(dir.path(), &["index", "--check"]);
+    assert_eq!(stale.code, 1);
+    assert!(
+        stale
+            .stdout
+            .contains("+- **Brand new engine** (`brand-new-engine`)"),
+        "{}",
+        stale.stdout
+    );
+}

@@ -1,0 +1,246 @@
+//! Changed-files mode: `gotchas check FILE...` and `--staged` report on the named files and on
+//! every record citing what they define or what was removed, never on the rest.
+//!
+//! In the `ci` fixture `markup.md` and `typo.yaml` cite `engines/vllm`, `warned.md` cites
+//! `engines/mooncake`; each of the three gotchas has a problem of its own.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Run, copy_dir, fixture, gotchas_in, hermetic_git};
+
+fn corpus() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("ci"), dir.path());
+    dir
+}
+
+/// `gotchas check --format json ARGS` run from the corpus root, as a hook runs it.
+fn check_in(root: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    gotchas_in(root, &all)
+}
+
+/// The files with diagnostics, and the codes, of a JSON report.
+fn reported(run: &Run) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = common::json_diagnostics(run)
+        .into_iter()
+        .map(|(code, path, _, _)| (path, code))
+        .collect();
+    found.dedup();
+    found
+}
+
+fn pairs(expected: &[(&str, &str)]) -> Vec<(String, String)> {
+    expected
+        .iter()
+        .map(|(path, code)| (path.to_string(), code.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_named_record_is_reported_alone() {
+    let dir = corpus();
+    let run = check_in(dir.path(), &["records/gotchas/typo.yaml"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/typo.yaml", "unresolved-ref")])
+    );
+    let summary: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        summary["summary"]["records"], 1,
+        "the summary counts the scope"
+    );
+}
+
+#[test]
+fn records_citing_a_named_record_are_reported_too() {
+    let dir = corpus();
+    let run = check_in(dir.path(), &["records/engines/vllm.yaml"]);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/gotchas/markup.md", "invalid-value"),
+            ("records/gotchas/markup.md", "broken-link"),
+            ("records/gotchas/typo.yaml", "unresolved-ref"),
+        ]),
+        "warned.md cites mooncake only"
+    );
+}
+
+#[test]
+fn a_deleted_file_named_reports_the_records_that_cited_it() {
+    let dir = corpus();
+    std::fs::remove_file(dir.path().join("records/engines/mooncake.yaml")).unwrap();
+    let run = check_in(dir.path(), &["records/engines/mooncake.yaml"]);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/gotchas/warned.md", "unresolved-ref"),
+            ("records/gotchas/warned.md", "broken-link"),
+        ])
+    );
+    assert!(
+        run.stdout
+            .contains("`mooncake` in `affects` names no record")
+    );
+}
+
+#[test]
+fn names_outside_the_corpus_are_ignored_with_a_note() {
+    let dir = corpus();
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    let run = check_in(dir.path(), &["README.md", outside.path().to_str().unwrap()]);
+    assert_eq!(run.code, 0);
+    assert!(reported(&run).is_empty());
+    assert!(run.stderr.contains(
+        "note: ignoring README.md: not a record, prose page, schema or config of the corpus"
+    ));
+    assert_eq!(run.stderr.matches("note: ignoring").count(), 2);
+    let quiet = check_in(dir.path(), &["--quiet", "README.md"]);
+    assert_eq!(quiet.stderr, "");
+}
+
+#[test]
+fn a_named_schema_or_folder_covers_its_records() {
+    let dir = corpus();
+    let by_schema = check_in(dir.path(), &["schema/gotcha.schema.json"]);
+    let by_folder = check_in(dir.path(), &["records/gotchas"]);
+    let everything = check_in(dir.path(), &[]);
+    assert_eq!(reported(&by_schema), reported(&everything));
+    assert_eq!(reported(&by_folder), reported(&everything));
+}
+
+#[test]
+fn fix_applies_only_in_scope() {
+    let dir = corpus();
+    let run = gotchas_in(dir.path(), &["check", "--fix", "records/gotchas/typo.yaml"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let fixed = std::fs::read_to_string(dir.path().join("records/gotchas/typo.yaml")).unwrap();
+    assert!(fixed.contains("affects: [vllm, mooncake]"));
+    let untouched = std::fs::read_to_string(dir.path().join("records/gotchas/warned.md")).unwrap();
+    assert!(untouched.contains("[[engines/vlm]]"), "outside the scope");
+}
+
+#[test]
+fn a_baseline_cannot_be_written_from_part_of_the_corpus() {
+    let dir = corpus();
+    let run = gotchas_in(
+        dir.path(),
+        &["check", "--write-baseline", "records/gotchas/typo.yaml"],
+    );
+    assert_eq!(run.code, 2);
+    assert!(!dir.path().join("gotchas-baseline.json").exists());
+}
+
+#[test]
+fn the_baseline_applies_and_entries_out_of_scope_are_not_stale() {
+    let dir = corpus();
+    assert_eq!(
+        gotchas_in(dir.path(), &["check", "--write-baseline"]).code,
+        0
+    );
+    let run = gotchas_in(
+        dir.path(),
+        &["check", "--color", "never", "records/gotchas/typo.yaml"],
+    );
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        "checked 1 record in 1 file: 0 errors, 0 warnings (1 known problem in the baseline)\n"
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = hermetic_git(Command::new("git").args(args).current_dir(dir))
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+/// The `ci` fixture, committed, with only the record citing the engine that will be removed
+/// (so that every diagnostic comes from the change).
+fn repository() -> tempfile::TempDir {
+    let dir = corpus();
+    for file in ["typo.yaml", "markup.md"] {
+        std::fs::remove_file(dir.path().join("records/gotchas").join(file)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("records/gotchas/warned.md"),
+        "---\nid: warned\ntype: gotcha\nname: Cites mooncake\nseverity: minor\naffects: [mooncake]\n---\n",
+    )
+    .unwrap();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "corpus"]);
+    dir
+}
+
+#[test]
+fn staged_deletion_reports_the_committed_records_citing_it() {
+    let dir = repository();
+    assert!(reported(&check_in(dir.path(), &["--staged"])).is_empty());
+    git(dir.path(), &["rm", "-q", "records/engines/mooncake.yaml"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+}
+
+#[test]
+fn staged_rename_reports_the_records_citing_the_old_id() {
+    let dir = repository();
+    git(
+        dir.path(),
+        &[
+            "mv",
+            "records/engines/mooncake.yaml",
+            "records/engines/mooncake-store.yaml",
+        ],
+    );
+    let renamed = dir.path().join("records/engines/mooncake-store.yaml");
+    let text = std::fs::read_to_string(&renamed).unwrap();
+    std::fs::write(&renamed, text.replace("id: mooncake", "id: mooncake-store")).unwrap();
+    git(dir.path(), &["add", "-A"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/mooncake-store.yaml", "orphan"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ]),
+        "the renamed engine is staged, and nothing cites it any more"
+    );
+    assert!(
+        run.stdout
+            .contains("`mooncake` in `affects` names no record")
+    );
+}
+
+#[test]
+fn staged_removal_still_in_the_working_tree_is_noted() {
+    let dir = repository();
+    git(
+        dir.path(),
+        &["rm", "-q", "--cached", "records/engines/mooncake.yaml"],
+    );
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stderr.contains(
+        "note: records/engines/mooncake.yaml is removed from the git index but still in the working tree"
+    ));
+}
+
+#[test]
+fn staged_outside_a_repository_cannot_run() {
+    let dir = corpus();
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("error: --staged needs the git index"));
+}

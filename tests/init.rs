@@ -1,0 +1,91 @@
+//! `gotchas init`: a new corpus that checks clean, and a refusal that writes nothing.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{check, gotchas};
+
+/// Every file under `dir` with its content.
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let name = path.strip_prefix(dir).unwrap().display().to_string();
+                files.insert(name, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn init_then_check_passes_and_a_second_init_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("kb");
+    let root_arg = root.to_str().unwrap();
+    let first = gotchas(&["init", root_arg]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        tree(&root).keys().collect::<Vec<_>>(),
+        [
+            "docs/index.md",
+            "gotchas.toml",
+            "records/gotchas/example-gotcha.md",
+            "schema/gotcha.schema.json"
+        ]
+    );
+    let checked = check(&root, &[]);
+    assert_eq!(checked.code, 0, "{}", checked.stdout);
+    assert_eq!(
+        checked.stdout,
+        "checked 1 record in 2 files: 0 errors, 0 warnings\n"
+    );
+
+    let before = tree(&root);
+    let second = gotchas(&["init", root_arg]);
+    assert_eq!(second.code, 2);
+    assert!(
+        second.stderr.starts_with("error: already there: "),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(tree(&root), before, "nothing changed");
+}
+
+#[test]
+fn init_writes_nothing_when_any_target_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("records")).unwrap();
+    let run = gotchas(&["init", "--root", dir.path().to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("records"), "{}", run.stderr);
+    assert!(tree(dir.path()).is_empty(), "no config, no schema");
+}
+
+#[test]
+fn the_example_schema_declares_a_reference_that_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(gotchas(&["init", dir.path().to_str().unwrap()]).code, 0);
+    let record = dir.path().join("records/gotchas/example-gotcha.md");
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(
+        &record,
+        text.replace("related: []", "related: [example-gotcah]"),
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("help: did you mean example-gotcha (gotchas/example-gotcha)?"),
+        "{}",
+        run.stdout
+    );
+}

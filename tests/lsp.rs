@@ -1,0 +1,484 @@
+//! `gotchas lsp` driven over stdio the way an editor drives it: Content-Length framed
+//! JSON-RPC written to the real binary, answers read back with a timeout so that a broken
+//! server fails the test instead of hanging it.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+const GOTCHA: &str = "records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md";
+
+/// An editor's side of the connection.
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    /// Messages read while waiting for another one.
+    backlog: Vec<Value>,
+    next_id: i64,
+}
+
+impl Client {
+    fn start(root: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_gotchas"))
+            .args(["lsp", "--root"])
+            .arg(root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, incoming) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                if sender.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            child,
+            stdin,
+            incoming,
+            backlog: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    fn write(&mut self, message: Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.stdin.flush().expect("flush");
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.write(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and returns its response (`result` or `error`).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.write(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait(&format!("the response to {method}"), |m| {
+            m["id"] == json!(id) && m.get("method").is_none()
+        })
+    }
+
+    /// The first message (from the backlog, then from the server) that `wanted` accepts.
+    fn wait(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(at) = self.backlog.iter().position(&wanted) {
+            return self.backlog.remove(at);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .incoming
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}"));
+            if wanted(&message) {
+                return message;
+            }
+            self.backlog.push(message);
+        }
+    }
+
+    /// The next diagnostics published for `uri` (with `version`, when given).
+    fn diagnostics(&mut self, uri: &str, version: Option<i64>) -> Vec<Value> {
+        let message = self.wait(&format!("diagnostics for {uri}"), |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && version.is_none_or(|v| m["params"]["version"] == v)
+        });
+        message["params"]["diagnostics"]
+            .as_array()
+            .expect("a diagnostics array")
+            .clone()
+    }
+
+    /// The Markdown a hover at `position` shows.
+    fn hover(&mut self, uri: &str, position: Value) -> String {
+        let hover = self.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": position}),
+        );
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .expect("markdown")
+            .to_string()
+    }
+
+    fn stop(mut self) {
+        let response = self.request("shutdown", Value::Null);
+        assert_eq!(response["result"], Value::Null);
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                assert!(status.success(), "the server exits cleanly: {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(value) = line.strip_prefix("Content-Length: ") {
+            length = value.parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
+
+/// A copy of the bundled corpus in which the gotcha cites `mooncache` and links to NIXL from
+/// its notes.
+fn corpus() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    common::copy_dir(&manifest.join("schema"), &dir.path().join("schema"));
+    common::copy_dir(&manifest.join("records"), &dir.path().join("records"));
+    let root = dir.path().canonicalize().expect("a canonical root");
+    let gotcha = root.join(GOTCHA);
+    let text = std::fs::read_to_string(&gotcha).expect("the gotcha");
+    let text = text
+        .replace(
+            "affects: [vllm, nixl, mooncake, nvidia-dynamo]",
+            "affects: [vllm, nixl, mooncache, nvidia-dynamo]",
+        )
+        .replace("## Notes\n\n", "## Notes\n\nSee [[engines/nixl|NIXL]]. ");
+    std::fs::write(&gotcha, text).expect("write the gotcha");
+    (dir, root)
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.display())
+}
+
+fn initialize(client: &mut Client, root: &Path) {
+    let response = client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(root),
+            "capabilities": {
+                "workspace": {"workspaceEdit": {"documentChanges": true, "resourceOperations": ["rename"]}}
+            }
+        }),
+    );
+    let capabilities = &response["result"]["capabilities"];
+    assert_eq!(capabilities["renameProvider"], true);
+    assert_eq!(capabilities["definitionProvider"], true);
+    client.notify("initialized", json!({}));
+}
+
+/// A server on a fresh copy of the corpus, initialized, with the gotcha open (version 1)
+/// as `edit` makes it.
+struct Session {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    client: Client,
+    gotcha: String,
+    text: String,
+}
+
+fn session(edit: impl FnOnce(String) -> String) -> Session {
+    let (dir, root) = corpus();
+    let path = root.join(GOTCHA);
+    let gotcha = uri(&path);
+    let text = edit(std::fs::read_to_string(&path).expect("the gotcha"));
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": gotcha, "languageId": "markdown", "version": 1, "text": text}}),
+    );
+    Session {
+        _dir: dir,
+        root,
+        client,
+        gotcha,
+        text,
+    }
+}
+
+/// The 0-based line and UTF-16 column of the first `needle` after `after` in `text`.
+fn position_of(text: &str, after: &str, needle: &str) -> Value {
+    let start = text.find(after).expect("the anchor text");
+    let at = start + text[start..].find(needle).expect("the needle");
+    let line = text[..at].matches('\n').count();
+    let column = text[..at]
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .encode_utf16()
+        .count();
+    json!({"line": line, "character": column})
+}
+
+#[test]
+fn diagnostics_quick_fix_completion_navigation_and_rename() {
+    let Session {
+        _dir,
+        root,
+        mut client,
+        gotcha,
+        mut text,
+    } = session(|text| text);
+
+    // The typo is reported as `check` reports it, with the did-you-mean and a certain fix.
+    let diagnostics = client.diagnostics(&gotcha, None);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let typo = &diagnostics[0];
+    assert_eq!(typo["code"], "unresolved-ref");
+    assert_eq!(typo["severity"], 1);
+    let message = typo["message"].as_str().expect("a message");
+    assert!(message.starts_with("`mooncache` in `affects` names no record"));
+    assert!(message.contains("help: did you mean mooncake (engines/mooncake)?"));
+    assert_eq!(
+        typo["range"],
+        json!({"start": {"line": 5, "character": 22}, "end": {"line": 5, "character": 31}})
+    );
+
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": gotcha}, "range": typo["range"], "context": {"diagnostics": [typo]}}),
+    );
+    let actions = actions["result"].as_array().expect("code actions");
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    let fix = &actions[0];
+    assert_eq!(fix["title"], "Replace with `mooncake`");
+    assert_eq!(fix["kind"], "quickfix");
+    assert_eq!(fix["isPreferred"], true);
+    let edits = fix["edit"]["changes"][&gotcha].as_array().expect("edits");
+    assert_eq!(edits.len(), 1);
+    assert_eq!(edits[0]["range"], typo["range"]);
+    assert_eq!(edits[0]["newText"], "mooncake");
+
+    // Applying it, as the editor would, clears the file's diagnostics.
+    text = text.replacen("mooncache, nvidia", "mooncake, nvidia", 1);
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": gotcha, "version": 2}, "contentChanges": [{"text": text}]}),
+    );
+    assert_eq!(client.diagnostics(&gotcha, Some(2)), Vec::<Value>::new());
+
+    // Ids complete after `affects: [`, engines only, named in the detail.
+    let typing = text.replacen(
+        "affects: [vllm, nixl, mooncake, nvidia-dynamo]",
+        "affects: [",
+        1,
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": gotcha, "version": 3}, "contentChanges": [{"text": typing}]}),
+    );
+    let completion = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": gotcha}, "position": {"line": 5, "character": 10}}),
+    );
+    let items = completion["result"]["items"].as_array().expect("items");
+    let labels: Vec<&str> = items.iter().filter_map(|i| i["label"].as_str()).collect();
+    assert_eq!(labels, ["mooncake", "nixl", "nvidia-dynamo", "vllm"]);
+    assert_eq!(items[0]["detail"], "Mooncake");
+    assert_eq!(
+        items[0]["textEdit"]["range"],
+        json!({"start": {"line": 5, "character": 10}, "end": {"line": 5, "character": 10}})
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": gotcha, "version": 4}, "contentChanges": [{"text": text}]}),
+    );
+
+    // Go to definition: from `mooncake` in `affects` to the engine's `id`.
+    let definition = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": gotcha}, "position": position_of(&text, "affects:", "mooncake")}),
+    );
+    let mooncake = root.join("records/engines/mooncake.yaml");
+    assert_eq!(
+        definition["result"],
+        json!({"uri": uri(&mooncake), "range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 12}}})
+    );
+
+    // Find references from the engine's own file: the field value and the wiki-link.
+    let nixl = root.join("records/engines/nixl.yaml");
+    let references = client.request(
+        "textDocument/references",
+        json!({
+            "textDocument": {"uri": uri(&nixl)},
+            "position": {"line": 0, "character": 5},
+            "context": {"includeDeclaration": false}
+        }),
+    );
+    let field = position_of(&text, "affects:", "nixl");
+    let link = position_of(&text, "[[", "engines/nixl");
+    let found: Vec<(&Value, &Value)> = references["result"]
+        .as_array()
+        .expect("locations")
+        .iter()
+        .map(|l| (&l["uri"], &l["range"]["start"]))
+        .collect();
+    assert_eq!(
+        found,
+        [(&json!(gotcha), &field), (&json!(gotcha), &link)],
+        "{references:#?}"
+    );
+
+    // Rename the engine from a reference to it: its id, the field value, the wiki-link (kept
+    // qualified) and its file, in one edit, files in path order and the file renamed last.
+    let rename = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": gotcha}, "position": field, "newName": "nixl-ep"}),
+    );
+    let changes = rename["result"]["documentChanges"]
+        .as_array()
+        .expect("document changes");
+    assert_eq!(changes.len(), 3, "{changes:#?}");
+    let edits_of = |change: &Value| -> Vec<(Value, Value)> {
+        change["edits"]
+            .as_array()
+            .expect("edits")
+            .iter()
+            .map(|e| (e["range"]["start"].clone(), e["newText"].clone()))
+            .collect()
+    };
+    assert_eq!(
+        changes[0]["textDocument"],
+        json!({"uri": uri(&nixl), "version": null})
+    );
+    assert_eq!(
+        edits_of(&changes[0]),
+        [(json!({"line": 0, "character": 4}), json!("nixl-ep"))]
+    );
+    assert_eq!(
+        changes[1]["textDocument"],
+        json!({"uri": gotcha, "version": 4})
+    );
+    assert_eq!(
+        edits_of(&changes[1]),
+        [
+            (field.clone(), json!("nixl-ep")),
+            (link, json!("engines/nixl-ep"))
+        ]
+    );
+    assert_eq!(
+        changes[2],
+        json!({"kind": "rename", "oldUri": uri(&nixl), "newUri": uri(&root.join("records/engines/nixl-ep.yaml"))})
+    );
+
+    // A name that breaks the id pattern is refused.
+    let refused = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": gotcha}, "position": field, "newName": "NIXL EP"}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("does not match the id pattern"))
+    );
+
+    client.stop();
+}
+
+#[test]
+fn hover_shows_the_target_and_a_new_record_joins_the_corpus() {
+    let Session {
+        _dir,
+        root,
+        mut client,
+        gotcha,
+        text,
+    } = session(|text| text);
+    let shown = client.hover(&gotcha, position_of(&text, "affects:", "vllm"));
+    assert!(shown.starts_with("**vLLM** `engines/vllm`"), "{shown}");
+    assert!(
+        shown.contains("collection `engines` · status `verified`"),
+        "{shown}"
+    );
+
+    // An engine created in the editor (not yet on disk) fixes the dangling `mooncache`.
+    let diagnostics = client.diagnostics(&gotcha, None);
+    assert_eq!(diagnostics.len(), 1);
+    let created = root.join("records/engines/mooncache.yaml");
+    let record = "id: mooncache\ntype: engine\nname: Mooncache\nstatus: draft\nconfidence: 0.5\nupdated: 2026-10-03\nsources: [pd-mooncake-repo]\n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&created), "languageId": "yaml", "version": 1, "text": record}}),
+    );
+    assert_eq!(client.diagnostics(&gotcha, Some(1)), Vec::<Value>::new());
+    let shown = client.hover(&gotcha, position_of(&text, "affects:", "mooncache"));
+    assert!(
+        shown.starts_with("**Mooncache** `engines/mooncache`"),
+        "{shown}"
+    );
+    client.stop();
+}
+
+#[test]
+fn completes_enum_values_and_wiki_link_targets() {
+    let Session {
+        _dir,
+        mut client,
+        gotcha,
+        text,
+        ..
+    } = session(|text| {
+        text.replacen("severity: major", "severity: ", 1).replacen(
+            "See [[engines/nixl|NIXL]]. ",
+            "See [[engines/n\n\n",
+            1,
+        )
+    });
+    let labels = |client: &mut Client, position: Value| -> Vec<String> {
+        let completion = client.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": gotcha}, "position": position}),
+        );
+        completion["result"]["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|i| i["label"].as_str().map(str::to_string))
+            .collect()
+    };
+    let severity = position_of(&text, "severity: ", "\n");
+    assert_eq!(labels(&mut client, severity), ["blocker", "major", "minor"]);
+    let link = position_of(&text, "[[engines/n", "\n");
+    assert_eq!(
+        labels(&mut client, link),
+        ["engines/nixl", "engines/nvidia-dynamo"]
+    );
+    client.stop();
+}

@@ -1,0 +1,112 @@
+//! How loud `check` is and how it exits: `--quiet`, `--verbose`, `--max-warnings`,
+//! `--exit-zero`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{check, copy_dir, fixture};
+
+/// The `ci` fixture with only its warning-only gotcha and the engine it cites: 1 warning, no
+/// error, and no record left that nothing cites.
+fn warnings_only() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("ci"), dir.path());
+    for file in [
+        "gotchas/typo.yaml",
+        "gotchas/markup.md",
+        "engines/vllm.yaml",
+    ] {
+        std::fs::remove_file(dir.path().join("records").join(file)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn max_warnings_fails_the_run_past_the_limit() {
+    let dir = warnings_only();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 0, "warnings alone pass");
+    assert!(
+        run.stdout.ends_with("0 errors, 1 warning\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(check(dir.path(), &["--max-warnings", "1"]).code, 0);
+    let over = check(dir.path(), &["--max-warnings", "0"]);
+    assert_eq!(over.code, 1);
+    assert_eq!(
+        over.stderr,
+        "error: 1 warning found, more than --max-warnings 0\n"
+    );
+}
+
+#[test]
+fn exit_zero_reports_but_passes_unless_the_tool_cannot_run() {
+    let run = check(&fixture("ci"), &["--exit-zero"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("error[unresolved-ref]"));
+    assert_eq!(
+        check(&fixture("setup/bad-config"), &["--exit-zero"]).code,
+        2
+    );
+}
+
+#[test]
+fn quiet_prints_only_problems() {
+    let problems = check(&fixture("formats/json"), &["--quiet"]);
+    assert_eq!(problems.code, 1);
+    assert!(problems.stdout.starts_with("error["));
+    assert!(!problems.stdout.contains("checked "));
+
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let nothing = check(bundled, &["--quiet"]);
+    assert_eq!(
+        (nothing.code, nothing.stdout.as_str()),
+        (0, ""),
+        "a clean corpus"
+    );
+
+    let dir = warnings_only();
+    let report = dir.path().join("report.json");
+    let to_file = check(
+        dir.path(),
+        &[
+            "--quiet",
+            "--format",
+            "json",
+            "--output",
+            report.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(to_file.stdout, "", "no summary line either");
+    assert!(report.is_file());
+}
+
+#[test]
+fn verbose_times_each_stage_on_stderr_and_changes_nothing_else() {
+    let root = fixture("ci");
+    let plain = check(&root, &[]);
+    let verbose = check(&root, &["--verbose"]);
+    assert_eq!(verbose.stdout, plain.stdout);
+    assert_eq!(verbose.code, plain.code);
+    for stage in [
+        "config and schemas",
+        "load",
+        "check",
+        "baseline",
+        "render",
+        "write",
+    ] {
+        assert!(
+            verbose.stderr.contains(&format!("timing: {stage}: ")),
+            "{stage}: {}",
+            verbose.stderr
+        );
+    }
+    assert_eq!(
+        check(&root, &["--quiet", "--verbose"]).code,
+        2,
+        "they conflict"
+    );
+}

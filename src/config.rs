@@ -31,6 +31,9 @@
 //!
 //! [site]
 //! base_url = "/"
+//! title = "gotchas"
+//! repo_url = "https://github.com/org/kb"
+//! enum_pages = ["severity", "status"]
 //! ```
 
 use std::collections::BTreeMap;
@@ -133,8 +136,13 @@ pub struct SiteConfig {
     pub base_url: String,
     /// The site's title.
     pub title: String,
-    /// The repository's web address, for links to each record's file.
+    /// The repository's web address, for links to each record's file: the file's path is
+    /// put in place of `{path}`, or appended after `/blob/HEAD/` when there is no `{path}`.
     pub repo_url: Option<String>,
+    /// Enum fields that get a page per value (`/severity/major/`), each with where it is
+    /// written in the config so that an unknown field can be pointed at. `None`: the
+    /// default, `severity` and `status` where the schemas have them.
+    pub enum_pages: Option<Vec<(String, Range<usize>)>>,
 }
 
 impl Default for SiteConfig {
@@ -143,6 +151,7 @@ impl Default for SiteConfig {
             base_url: "/".into(),
             title: "gotchas".into(),
             repo_url: None,
+            enum_pages: None,
         }
     }
 }
@@ -389,7 +398,7 @@ impl Reader<'_> {
     }
 
     fn site(&mut self, table: &DeTable<'_>) -> SiteConfig {
-        const KEYS: &[&str] = &["base_url", "title", "repo_url"];
+        const KEYS: &[&str] = &["base_url", "title", "repo_url", "enum_pages"];
         let mut site = SiteConfig::default();
         for (key, value) in table.iter() {
             match key.get_ref().as_ref() {
@@ -408,6 +417,7 @@ impl Reader<'_> {
                     }
                 }
                 "repo_url" => site.repo_url = self.string(value),
+                "enum_pages" => site.enum_pages = Some(self.spanned_strings(value)),
                 _ => self.unknown_key(key, KEYS, "[site]"),
             }
         }
@@ -424,6 +434,18 @@ impl Reader<'_> {
             return Vec::new();
         };
         items.iter().filter_map(|item| self.string(item)).collect()
+    }
+
+    /// An array of strings, each with its span.
+    fn spanned_strings(&mut self, value: &Spanned<DeValue<'_>>) -> Vec<(String, Range<usize>)> {
+        let Some(items) = value.get_ref().as_array() else {
+            self.expected(value, "an array of strings");
+            return Vec::new();
+        };
+        items
+            .iter()
+            .filter_map(|item| Some((self.string(item)?, item.span())))
+            .collect()
     }
 
     fn rule_level(&mut self, (key, value): Entry<'_, '_>, levels: &mut BTreeMap<String, Level>) {
@@ -464,22 +486,15 @@ impl Reader<'_> {
 
     fn unknown_key(&mut self, key: &Spanned<std::borrow::Cow<'_, str>>, known: &[&str], at: &str) {
         let name = key.get_ref().as_ref();
-        let suggestions = suggest::suggest(name, known.iter().copied(), 3);
-        let mut diagnostic = self
+        let diagnostic = self
             .error(key.span(), format!("unknown config key `{name}` at {at}"))
-            .with_label("unknown key")
-            .with_note(format!(
-                "known keys here: {}",
-                known
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        if let Some(help) = suggest::did_you_mean(&suggestions) {
-            diagnostic = diagnostic.with_help(help);
-        }
-        self.errors.push(diagnostic);
+            .with_label("unknown key");
+        self.errors.push(suggest::unknown_name(
+            diagnostic,
+            name,
+            "known keys here",
+            known,
+        ));
     }
 
     fn string(&mut self, value: &Spanned<DeValue<'_>>) -> Option<String> {

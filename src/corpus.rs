@@ -105,15 +105,22 @@ impl Corpus {
             return;
         };
         let records = root.join(&config.records);
+        // Neither the records nor a built site (marked by its marker file) hold prose, and
+        // walking their many folders would cost every run.
+        let skip = records.clone();
         let mut paths: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(root)
             .hidden(true)
             .parents(false)
             .require_git(false)
+            .filter_entry(move |entry| {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                !(is_dir
+                    && (entry.path() == skip || entry.path().join(crate::site::MARKER).is_file()))
+            })
             .build()
             .filter_map(Result::ok)
             .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
             .map(ignore::DirEntry::into_path)
-            .filter(|path| !path.starts_with(&records))
             .filter(|path| globs.is_match(path.strip_prefix(root).unwrap_or(path)))
             .collect();
         paths.sort();

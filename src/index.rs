@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::Corpus;
-use crate::links::{self, LinkKind};
+use crate::links::{self, Link, LinkKind};
 use crate::schema::Schemas;
 use crate::source::Span;
 use crate::suggest::{self, Suggestion};
@@ -390,6 +390,21 @@ impl<'c> IdIndex<'c> {
         match kind {
             LinkKind::Wiki => self.resolve_wiki(&reference.text, &reference.allowed),
             LinkKind::File => self.resolve_file(file, &reference.text),
+        }
+    }
+
+    /// Resolves one link of prose in corpus file `file` the way [`IdIndex::resolve_written`]
+    /// resolves a link it found; `all` is every collection. The site renders prose links
+    /// through this, so a page links what `check` accepts and marks what it reports.
+    pub fn resolve_prose_link(
+        &self,
+        file: usize,
+        link: &Link,
+        all: &[usize],
+    ) -> Result<Target, Problem> {
+        match link.kind {
+            LinkKind::Wiki => self.resolve_wiki(&link.target, all),
+            LinkKind::File => self.resolve_file(file, &link.target),
         }
     }
 

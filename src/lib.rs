@@ -21,6 +21,9 @@
 //! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON,
 //!   SARIF, GitHub workflow commands, JUnit XML).
 //!
+//! [`site`] renders the loaded corpus as a static site, from the same resolution `check`
+//! uses, for `gotchas build` and `gotchas serve`.
+//!
 //! [`lsp`] serves the same pipeline to editors, keeping the corpus in memory and re-running
 //! the per-file stages for the edited file only.
 //!
@@ -55,6 +58,7 @@ pub mod rules;
 pub mod schema;
 pub mod scope;
 pub mod serialize;
+pub mod site;
 pub mod skeleton;
 pub mod source;
 pub mod sourcemap;

@@ -33,40 +33,50 @@ pub fn extract(text: &str, range: &Span) -> Vec<Link> {
     let Some(prose) = text.get(range.clone()) else {
         return Vec::new();
     };
-    let mut links = Vec::new();
-    for (event, at) in Parser::new_ext(prose, Options::ENABLE_WIKILINKS).into_offset_iter() {
-        let Event::Start(Tag::Link {
-            link_type,
-            dest_url,
-            ..
-        }) = event
-        else {
-            continue;
-        };
-        let kind = match link_type {
-            LinkType::WikiLink { .. } => LinkKind::Wiki,
-            LinkType::Inline | LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
-                if is_markdown_file(&dest_url) =>
-            {
-                LinkKind::File
-            }
-            _ => continue,
-        };
-        let written = prose.get(at.clone()).unwrap_or_default();
-        let target_start = written
-            .find(dest_url.as_ref())
-            .map_or(at.start, |i| at.start + i);
-        let target = dest_url.split('#').next().unwrap_or_default().to_string();
-        if target.is_empty() {
-            continue;
+    Parser::new_ext(prose, Options::ENABLE_WIKILINKS)
+        .into_offset_iter()
+        .filter_map(|(event, at)| match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            }) => classify(prose, range.start, link_type, &dest_url, at),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The corpus link that a parser's link event stands for, if it is one: a wiki-link, or a
+/// link to a Markdown file. `prose` is the parsed text, which starts at byte `base` of its
+/// file, and `at` the event's range in `prose`. Shared with the site's Markdown renderer so
+/// that a page links exactly what `check` resolves.
+pub fn classify(
+    prose: &str,
+    base: usize,
+    link_type: LinkType,
+    dest_url: &str,
+    at: Span,
+) -> Option<Link> {
+    let kind = match link_type {
+        LinkType::WikiLink { .. } => LinkKind::Wiki,
+        LinkType::Inline | LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
+            if is_markdown_file(dest_url) =>
+        {
+            LinkKind::File
         }
-        links.push(Link {
-            kind,
-            span: range.start + target_start..range.start + target_start + target.len(),
-            target,
-        });
+        _ => return None,
+    };
+    let written = prose.get(at.clone()).unwrap_or_default();
+    let target_start = written.find(dest_url).map_or(at.start, |i| at.start + i);
+    let target = dest_url.split('#').next().unwrap_or_default().to_string();
+    if target.is_empty() {
+        return None;
     }
-    links
+    Some(Link {
+        kind,
+        span: base + target_start..base + target_start + target.len(),
+        target,
+    })
 }
 
 /// A relative link to a `.md` file: no scheme, no absolute path.

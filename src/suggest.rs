@@ -196,6 +196,22 @@ pub fn did_you_mean(suggestions: &[Suggestion<'_>]) -> Option<String> {
     }
 }
 
+/// Completes a diagnostic about an unknown name: a note listing the known names (`what`
+/// introduces the list) and, when one is close, a did-you-mean.
+pub fn unknown_name(
+    diagnostic: crate::Diagnostic,
+    name: &str,
+    what: &str,
+    known: &[&str],
+) -> crate::Diagnostic {
+    let listed: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+    let diagnostic = diagnostic.with_note(format!("{what}: {}", listed.join(", ")));
+    match did_you_mean(&suggest(name, known.iter().copied(), 3)) {
+        Some(help) => diagnostic.with_help(help),
+        None => diagnostic,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

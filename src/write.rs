@@ -1,8 +1,9 @@
 //! Writing files without ever leaving a half-written one.
 //!
-//! Every file the tool writes (fixes now; converted records and built sites later) goes
-//! through [`write_atomic`]: the new content is written to a temporary file in the same
-//! folder, flushed to disk, given the original's permissions, and renamed over the target.
+//! Every file the tool writes in place (fixes now; converted records later) goes through
+//! [`write_atomic`], which writes the new content to a temporary file in the same folder,
+//! flushes it to disk, gives it the original's permissions, and renames it over the target.
+//! (A built site is written whole into a fresh folder and swapped in: see `site::output`.)
 //! A rename within a folder is atomic, so a reader sees the old file or the new one, never a
 //! mix, and a failure at any step leaves the original untouched.
 

@@ -9,17 +9,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use common::{check, copy_dir};
+use common::{bundled_copy, check};
 
 const RECORD: &str = "records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md";
-
-fn corpus() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
-    copy_dir(&main.join("schema"), &dir.path().join("schema"));
-    copy_dir(&main.join("records"), &dir.path().join("records"));
-    dir
-}
 
 /// Replaces a file the way an editor that saves safely would: temp file, then rename.
 fn replace(path: &Path, text: &str) {
@@ -30,7 +22,7 @@ fn replace(path: &Path, text: &str) {
 
 #[test]
 fn a_reader_never_sees_a_half_written_file() {
-    let dir = corpus();
+    let dir = bundled_copy();
     let path = dir.path().join(RECORD);
     let fixed = std::fs::read_to_string(&path).unwrap();
     let broken = fixed.replace("nixl, mooncake,", "nixl, mooncache,");
@@ -104,7 +96,7 @@ impl Drop for ReadOnly<'_> {
 #[cfg(unix)]
 #[test]
 fn a_failed_write_leaves_the_original_and_names_the_file() {
-    let dir = corpus();
+    let dir = bundled_copy();
     let path = dir.path().join(RECORD);
     let broken = std::fs::read_to_string(&path)
         .unwrap()

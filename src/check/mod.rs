@@ -3,7 +3,7 @@
 
 mod graph;
 mod ids;
-mod refs;
+pub mod refs;
 mod schema;
 
 use std::collections::HashSet;

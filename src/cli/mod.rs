@@ -12,6 +12,7 @@ mod graph;
 mod init;
 mod lsp;
 mod query;
+mod site;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -53,6 +54,10 @@ enum Command {
     Refs(graph::RefsArgs),
     /// Count records, enum values and references.
     Stats(graph::StatsArgs),
+    /// Build the static site: a page per record, collection, enum value and prose page.
+    Build(site::BuildArgs),
+    /// Build the site, serve it on 127.0.0.1, and rebuild and reload on every change.
+    Serve(site::ServeArgs),
     /// Create a record skeleton that already validates.
     New(author::NewArgs),
     /// Rewrite records in another format, losslessly.
@@ -122,6 +127,8 @@ pub fn main() -> ExitCode {
         Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
         Command::Refs(args) => graph::refs(&cli, args, styled, &mut stdout),
         Command::Stats(args) => graph::stats(&cli, args, styled, &mut stdout),
+        Command::Build(args) => site::build(&cli, args, styled, &mut stdout),
+        Command::Serve(args) => site::serve(&cli, args, styled, &mut stdout),
         Command::New(args) => author::new(&cli, args, styled, &mut stdout),
         Command::Convert(args) => author::convert(&cli, args, styled, &mut stdout),
         Command::Query(args) => query::query(&cli, args, styled, &mut stdout),

@@ -23,21 +23,21 @@ const PALETTE: &[&str] = &[
 ];
 const PAGE_COLOUR: &str = "#f3f4f6";
 
-/// The fill colour of each collection, and of pages.
-fn colour(graph: &CorpusGraph, node: &Node) -> &'static str {
-    let collections: BTreeSet<&str> = graph
-        .graph
-        .node_weights()
-        .filter_map(|n| n.collection.as_deref())
-        .collect();
-    match &node.collection {
-        None => PAGE_COLOUR,
-        Some(collection) => {
-            let position = collections
-                .iter()
-                .position(|c| c == collection)
-                .unwrap_or(0);
-            PALETTE[position % PALETTE.len()]
+/// The fill colour of each collection (by name order in the graph at hand), and of pages.
+struct Colours<'g>(Vec<&'g str>);
+
+impl<'g> Colours<'g> {
+    fn of(graph: &'g CorpusGraph) -> Self {
+        Colours(groups(graph).into_iter().flatten().collect())
+    }
+
+    fn get(&self, node: &Node) -> &'static str {
+        match &node.collection {
+            None => PAGE_COLOUR,
+            Some(collection) => {
+                let position = self.0.iter().position(|c| c == collection).unwrap_or(0);
+                PALETTE[position % PALETTE.len()]
+            }
         }
     }
 }
@@ -63,6 +63,7 @@ fn dot_string(text: &str) -> String {
 /// Graphviz DOT: one cluster per collection (pages outside any cluster), nodes labelled with
 /// names and linked to their site pages.
 pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
+    let colours = Colours::of(graph);
     let mut out = String::from(
         "digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
     );
@@ -86,7 +87,7 @@ pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
                 dot_string(&node.name),
                 dot_string(&node.id),
                 dot_string(&node.url(site)),
-                colour(graph, node)
+                colours.get(node)
             ));
         }
         if collection.is_some() {
@@ -227,7 +228,7 @@ pub fn svg(
     center: Option<NodeIndex>,
 ) -> Result<String, SvgError> {
     if graph.graph.node_count() <= MAX_INPROCESS_SVG_NODES {
-        return Ok(layout_svg(graph, site, center));
+        return Ok(layout_svg(graph, center, &|node| node.url(site)));
     }
     let spawned = Command::new("dot")
         .arg("-Tsvg")
@@ -311,13 +312,7 @@ fn positions(graph: &CorpusGraph, center: Option<NodeIndex>) -> Vec<(f64, f64)> 
             }
         }
         None => {
-            let collections: Vec<Option<&str>> = graph
-                .graph
-                .node_weights()
-                .map(|n| n.collection.as_deref())
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
+            let collections: Vec<Option<&str>> = groups(graph).into_iter().collect();
             for (column, collection) in collections.iter().enumerate() {
                 let members: Vec<NodeIndex> = graph
                     .graph
@@ -336,13 +331,22 @@ fn positions(graph: &CorpusGraph, center: Option<NodeIndex>) -> Vec<(f64, f64)> 
     placed
 }
 
-fn layout_svg(graph: &CorpusGraph, site: &SiteConfig, center: Option<NodeIndex>) -> String {
+/// The in-process layout as SVG, each node linked to `href(node)`: a site links nodes
+/// relative to the page that shows the picture. Meant for at most
+/// [`MAX_INPROCESS_SVG_NODES`] nodes.
+pub fn layout_svg(
+    graph: &CorpusGraph,
+    center: Option<NodeIndex>,
+    href: &dyn Fn(&Node) -> String,
+) -> String {
     let placed = positions(graph, center);
-    let margin = NODE_WIDTH / 2.0 + 20.0;
-    let min_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::min) - margin;
-    let min_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::min) - margin;
-    let max_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::max) + margin;
-    let max_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::max) + margin;
+    let colours = Colours::of(graph);
+    // Boxes are wide and flat: pad each axis by half a box and a little air, not more.
+    let (margin_x, margin_y) = (NODE_WIDTH / 2.0 + 20.0, NODE_HEIGHT / 2.0 + 20.0);
+    let min_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::min) - margin_x;
+    let min_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::min) - margin_y;
+    let max_x = placed.iter().map(|p| p.0).fold(0.0_f64, f64::max) + margin_x;
+    let max_y = placed.iter().map(|p| p.1).fold(0.0_f64, f64::max) + margin_y;
     let (width, height) = (max_x - min_x, max_y - min_y);
     let mut out = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"{min_x:.0} {min_y:.0} {width:.0} {height:.0}\" width=\"{width:.0}\" height=\"{height:.0}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"11\">\n<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#6b7280\"/></marker></defs>\n"
@@ -366,11 +370,11 @@ fn layout_svg(graph: &CorpusGraph, site: &SiteConfig, center: Option<NodeIndex>)
         };
         out.push_str(&format!(
             "<a href=\"{}\"><g class=\"node\"><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\" rx=\"6\" fill=\"{}\" stroke=\"{stroke}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text></g></a>\n",
-            xml(&weight.url(site)),
+            xml(&href(weight)),
             xml(&format!("{}: {}", weight.id, weight.name)),
             x - NODE_WIDTH / 2.0,
             y - NODE_HEIGHT / 2.0,
-            colour(graph, weight),
+            colours.get(weight),
             y + 4.0,
             xml(&short(&weight.name)),
         ));

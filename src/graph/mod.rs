@@ -7,7 +7,7 @@
 
 pub mod export;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -184,6 +184,45 @@ impl CorpusGraph {
         }
     }
 
+    /// A node and its direct neighbours, both directions, for a page's picture: at most
+    /// `limit` nodes in all (the first neighbours in graph order), with every edge between
+    /// them. It costs the node's degree and the kept nodes' out-degrees, never the size of
+    /// the graph, so a site can draw one for each of many thousand pages.
+    pub fn neighbourhood(&self, center: NodeIndex, limit: usize) -> Neighbourhood {
+        let neighbours: BTreeSet<NodeIndex> = self
+            .graph
+            .neighbors_undirected(center)
+            .filter(|&n| n != center)
+            .collect();
+        let mut sub = CorpusGraph::default();
+        let mut mapping: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+        for node in std::iter::once(center).chain(neighbours.iter().copied()) {
+            if mapping.len() == limit.max(1) {
+                break;
+            }
+            mapping.insert(node, sub.add(self.graph[node].clone()));
+        }
+        let mut kept: Vec<(NodeIndex, NodeIndex)> = mapping.iter().map(|(&a, &b)| (a, b)).collect();
+        kept.sort_by_key(|&(_, new)| new);
+        for (old, new) in kept {
+            let mut edges: Vec<_> = self
+                .graph
+                .edges_directed(old, Direction::Outgoing)
+                .collect();
+            edges.sort_by_key(|edge| edge.id());
+            for edge in edges {
+                if let Some(&to) = mapping.get(&edge.target()) {
+                    sub.graph.add_edge(new, to, edge.weight().clone());
+                }
+            }
+        }
+        Neighbourhood {
+            center: mapping[&center],
+            graph: sub,
+            neighbours: neighbours.len(),
+        }
+    }
+
     /// A subgraph: only edges of the given fields (all when empty), only nodes of the given
     /// collections (all when empty), and, with `around`, only nodes within `depth` steps of
     /// that node, following edges both ways. Node and edge order is kept.
@@ -244,6 +283,17 @@ impl CorpusGraph {
         }
         filtered
     }
+}
+
+/// A node's neighbourhood, cut to a size that can be drawn.
+#[derive(Clone, Debug)]
+pub struct Neighbourhood {
+    /// The node and the neighbours kept, with the edges between them.
+    pub graph: CorpusGraph,
+    /// The node itself, in `graph`.
+    pub center: NodeIndex,
+    /// How many neighbours the node has in the whole graph, kept or not.
+    pub neighbours: usize,
 }
 
 /// The text of a Markdown file's first `# ` heading.

@@ -89,6 +89,15 @@ pub fn temp_corpus(records: &[(&str, &[u8])]) -> tempfile::TempDir {
     dir
 }
 
+/// The bundled corpus (records and schemas) copied into a fresh folder, to change or build.
+pub fn bundled_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    copy_dir(&main.join("schema"), &dir.path().join("schema"));
+    copy_dir(&main.join("records"), &dir.path().join("records"));
+    dir
+}
+
 /// Copies a folder recursively.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create folder");
@@ -100,6 +109,96 @@ pub fn copy_dir(from: &Path, to: &Path) {
         } else {
             std::fs::copy(entry.path(), &target).expect("copy file");
         }
+    }
+}
+
+/// A `gotchas serve` running in the background, killed when dropped.
+pub struct Served {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT/`.
+    pub url: String,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Served {
+    /// Starts `gotchas serve --root ROOT --port 0` and waits (at most a minute) for the
+    /// address it prints.
+    pub fn start(root: &Path) -> Served {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gotchas"))
+            .args(["serve", "--port", "0", "--color", "never", "--root"])
+            .arg(root)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut served = Served {
+            child,
+            url: String::new(),
+            lines,
+        };
+        let line = served
+            .wait_for("serving the site at ", std::time::Duration::from_secs(60))
+            .expect("the server prints its address");
+        let at = line.find("http://").expect("an address");
+        served.url = line[at..]
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        served
+    }
+
+    /// Waits for an output line that contains `text`.
+    pub fn wait_for(&self, text: &str, timeout: std::time::Duration) -> Option<String> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.checked_duration_since(std::time::Instant::now())?;
+            let line = self.lines.recv_timeout(left).ok()?;
+            if line.contains(text) {
+                return Some(line);
+            }
+        }
+    }
+
+    /// `GET path` (bounded by a timeout): the status code, the headers and the body.
+    pub fn get(&self, path: &str) -> (u16, String, String) {
+        use std::io::{Read, Write};
+        let address = self.url.trim_start_matches("http://").trim_end_matches('/');
+        let mut stream = std::net::TcpStream::connect(address).expect("connect");
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .expect("timeout");
+        write!(stream, "GET {path} HTTP/1.0\r\nHost: {address}\r\n\r\n").expect("request");
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).expect("response");
+        let response = String::from_utf8_lossy(&response).into_owned();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (status, head.to_string(), body.to_string())
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

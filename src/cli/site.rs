@@ -1,0 +1,234 @@
+//! `gotchas build` and `gotchas serve`: the static site, written to a folder or served.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::{Cli, fatal};
+use crate::project::Project;
+use crate::report::human::plural;
+use crate::report::{self, Sources};
+use crate::site::serve::{self, Server};
+use crate::site::{BuildError, Memory, Site, Staging, protected_folders};
+
+/// The default output folder, under the corpus root.
+const DEFAULT_OUT: &str = "site";
+
+/// Builds with at least this many files show a progress bar (on a terminal).
+const PROGRESS_FROM: usize = 2000;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct BuildArgs {
+    /// The output folder [default: `site/` under the corpus root]. It is replaced whole, so
+    /// it must be missing, empty, or a site an earlier build wrote.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The URL the site is published under, for the feed, the sitemap and canonical links
+    /// (`https://org.github.io/kb/`); default: the config's `[site] base_url`.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct ServeArgs {
+    /// The port on 127.0.0.1; 0 takes a free one.
+    #[arg(long, default_value_t = 8000, value_name = "N")]
+    port: u16,
+}
+
+pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let started = Instant::now();
+    let project = match Project::open(&cli.root, cli.config.as_deref()) {
+        Ok(project) => project,
+        Err(errors) => return fatal(&cli.root, &errors, styled),
+    };
+    let corpus = project.load();
+    let site = match Site::new(&project, &corpus, args.base_url.as_deref()) {
+        Ok(site) => site,
+        Err(errors) => return fatal(&cli.root, &errors, styled),
+    };
+    let folder = args
+        .out
+        .clone()
+        .unwrap_or_else(|| project.root.join(DEFAULT_OUT));
+    let protected = protected_folders(&project);
+    let folders: Vec<(&std::path::Path, &str)> = protected
+        .iter()
+        .map(|(p, what)| (p.as_path(), *what))
+        .collect();
+    let staging = match Staging::new(&folder, &project.root, &folders) {
+        Ok(staging) => staging,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let bar = progress_bar(site.files());
+    let written = site.write(&staging, &|| bar.inc(1));
+    bar.finish_and_clear();
+    if let Err(err) = written.map_err(|e| describe(&e)).and_then(|()| {
+        staging
+            .commit()
+            .map_err(|e| (e.to_string(), ExitCode::from(2)))
+    }) {
+        eprintln!("error: {}", err.0);
+        return err.1;
+    }
+    let mut text = content_report(&project, &corpus, &site, styled);
+    text.push_str(&format!(
+        "built {} ({}) into {} in {:.2}s\n",
+        plural(site.pages(), "page"),
+        plural(site.files(), "file"),
+        folder.display(),
+        started.elapsed().as_secs_f64()
+    ));
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+/// A failed build's message and exit code: 1 when the site itself is wrong (a template links
+/// to nothing), 2 when the tool could not do its job.
+fn describe(err: &BuildError) -> (String, ExitCode) {
+    let code = match err {
+        BuildError::BrokenLinks(_) => 1,
+        BuildError::Render { .. } | BuildError::Write { .. } => 2,
+    };
+    (
+        format!("{err}\nthe previous site, if any, was left as it was"),
+        ExitCode::from(code),
+    )
+}
+
+fn progress_bar(files: usize) -> ProgressBar {
+    if files < PROGRESS_FROM || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(files as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} building the site {bar:40} {pos}/{len} files")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// What the content does wrong that the pages show: broken prose links in full, unresolved
+/// reference fields counted. Neither fails the build: `check` is where they fail.
+fn content_report(
+    project: &Project,
+    corpus: &crate::corpus::Corpus,
+    site: &Site<'_>,
+    styled: bool,
+) -> String {
+    let diagnostics = site.diagnostics(project);
+    let sources = Sources::collect(&project.root, Some(corpus), &diagnostics);
+    let mut text = report::human::render(&diagnostics, &sources, styled, 0);
+    if !diagnostics.is_empty() {
+        text.push_str(&format!(
+            "note: {} marked on the pages\n",
+            plural(diagnostics.len(), "broken link")
+        ));
+    }
+    let unresolved = site.unresolved_fields();
+    if unresolved > 0 {
+        text.push_str(&format!(
+            "note: {} name no record; they are shown unlinked (run `gotchas check`)\n",
+            plural(unresolved, "reference")
+        ));
+    }
+    if !corpus.diagnostics.is_empty() {
+        text.push_str(&format!(
+            "note: {} while loading; the site shows what loaded (run `gotchas check`)\n",
+            plural(corpus.diagnostics.len(), "problem")
+        ));
+    }
+    text
+}
+
+pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    let project = match Project::open(&cli.root, cli.config.as_deref()) {
+        Ok(project) => project,
+        Err(errors) => return fatal(&cli.root, &errors, styled),
+    };
+    let server = match Server::bind(args.port) {
+        Ok(server) => server,
+        Err(err) => {
+            eprintln!("error: cannot listen on 127.0.0.1:{}: {err}", args.port);
+            return ExitCode::from(2);
+        }
+    };
+    let url = server.url();
+    let files = match build_in_memory(cli, &url, styled, out) {
+        Ok(files) => files,
+        Err(code) => return code,
+    };
+    server.publish(files);
+    if let Err(err) = server.spawn() {
+        eprintln!("error: cannot serve: {err}");
+        return ExitCode::from(2);
+    }
+    let _ = writeln!(
+        out,
+        "serving the site at {url} (rebuilt on every change; Ctrl-C stops)"
+    );
+    let _ = out.flush();
+    let watched = serve::watch(&project, |changed| {
+        let first = changed
+            .first()
+            .map(|p| crate::source::display_path(&project.root, p))
+            .unwrap_or_default();
+        let _ = writeln!(out, "{first} changed, rebuilding");
+        match build_in_memory(cli, &url, styled, out) {
+            Ok(files) => server.publish(files),
+            Err(_) => {
+                let _ = writeln!(
+                    out,
+                    "the site was not rebuilt; the previous build is still served"
+                );
+            }
+        }
+        let _ = out.flush();
+    });
+    if let Err(err) = watched {
+        eprintln!("warning: cannot watch for changes ({err}); serving the site as built");
+    }
+    loop {
+        std::thread::park();
+    }
+}
+
+/// One build for `serve`: the whole site in memory, built for the server's address. Problems
+/// are printed; a rebuild that fails keeps the previous site served.
+fn build_in_memory(
+    cli: &Cli,
+    url: &str,
+    styled: bool,
+    out: &mut impl Write,
+) -> Result<BTreeMap<String, Vec<u8>>, ExitCode> {
+    let started = Instant::now();
+    let project = Project::open(&cli.root, cli.config.as_deref())
+        .map_err(|errors| fatal(&cli.root, &errors, styled))?;
+    let corpus = project.load();
+    let site = Site::new(&project, &corpus, Some(url))
+        .map_err(|errors| fatal(&cli.root, &errors, styled))?;
+    let memory = Memory::default();
+    if let Err(err) = site.write(&memory, &|| {}) {
+        let (message, code) = describe(&err);
+        eprintln!("error: {message}");
+        return Err(code);
+    }
+    let mut text = content_report(&project, &corpus, &site, styled);
+    text.push_str(&format!(
+        "built {} in {:.2}s\n",
+        plural(site.pages(), "page"),
+        started.elapsed().as_secs_f64()
+    ));
+    let _ = out.write_all(text.as_bytes());
+    Ok(memory.into_files())
+}

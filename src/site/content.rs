@@ -1,0 +1,407 @@
+//! What the site shows, worked out once from the loaded corpus: which records and prose pages
+//! get a page and where, what each reference field points at, which records each collection
+//! and each enum value lists. Every page is then rendered from this alone, so pages can be
+//! rendered in any order, in parallel, and still agree with each other.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use petgraph::graph::NodeIndex;
+use serde_json::Value;
+
+use crate::config::{Config, SiteConfig};
+use crate::corpus::Corpus;
+use crate::diagnostic::Diagnostic;
+use crate::graph::{CorpusGraph, Node, NodeKind};
+use crate::index::{IdIndex, Resolved, Source, Target};
+use crate::rules;
+use crate::schema::Schemas;
+use crate::schema::enum_fields;
+use crate::source::display_path;
+use crate::suggest;
+
+/// The enum fields that get value pages when the config does not list them.
+const DEFAULT_ENUM_PAGES: &[&str] = &["severity", "status"];
+
+/// A record that has a page. Records that repeat another's id have none: the first one in
+/// path order is the one every reference resolves to, and `check` reports the others.
+#[derive(Debug)]
+pub struct Published {
+    /// Index in [`Corpus::records`].
+    pub record: usize,
+    /// Its node in the corpus graph.
+    pub node: NodeIndex,
+    /// `engines/vllm`.
+    pub qid: String,
+    /// Its page's folder: `engines/vllm/`.
+    pub page: String,
+    /// Its `name`, else its id.
+    pub name: String,
+    /// Every reference in its fields, by JSON pointer: the published record it points at, or
+    /// `None` when it resolves to nothing.
+    pub refs: HashMap<String, Option<usize>>,
+}
+
+/// A prose page.
+#[derive(Debug)]
+pub struct PublishedDoc {
+    /// Index in [`Corpus::docs`].
+    pub doc: usize,
+    /// Its node in the corpus graph.
+    pub node: NodeIndex,
+    /// Its page's folder: `docs/05-known-traps/`.
+    pub page: String,
+    /// Its first heading, else its file name.
+    pub title: String,
+}
+
+/// A collection's page.
+#[derive(Debug)]
+pub struct CollectionPage {
+    /// Index in [`Schemas::collections`].
+    pub collection: usize,
+    /// Its page's folder: `engines/`.
+    pub page: String,
+    /// Its published records, by id.
+    pub records: Vec<usize>,
+    /// Its enum fields, in schema order: the table's columns.
+    pub enum_fields: Vec<String>,
+}
+
+/// The pages of one enum field (`severity/`) and of each of its values (`severity/major/`).
+#[derive(Debug)]
+pub struct EnumPage {
+    /// The field.
+    pub field: String,
+    /// Its page's folder.
+    pub page: String,
+    /// Each value some record has, in the schemas' order, with its published records.
+    pub values: Vec<EnumValue>,
+}
+
+/// One value of an enum field.
+#[derive(Debug)]
+pub struct EnumValue {
+    /// The value.
+    pub value: String,
+    /// Its page's folder.
+    pub page: String,
+    /// The published records that have it, by collection then id.
+    pub records: Vec<usize>,
+}
+
+/// Everything the pages are rendered from.
+pub struct Content<'c> {
+    /// The loaded corpus.
+    pub corpus: &'c Corpus,
+    /// Its collections.
+    pub schemas: &'c Schemas,
+    /// Site settings, with the base URL the build was asked for.
+    pub site: SiteConfig,
+    /// The resolver `check` uses, for the links of prose.
+    pub index: IdIndex<'c>,
+    /// Every reference and link, resolved.
+    pub resolved: Resolved,
+    /// The corpus graph.
+    pub graph: CorpusGraph,
+    /// Every collection index: a wiki-link may name any.
+    pub all_collections: Vec<usize>,
+    /// Records with a page, in corpus order.
+    pub records: Vec<Published>,
+    /// For each corpus record, its index in `records`.
+    pub published: Vec<Option<usize>>,
+    /// Prose pages.
+    pub docs: Vec<PublishedDoc>,
+    /// For each corpus doc, its index in `docs`.
+    pub published_docs: Vec<Option<usize>>,
+    /// Collection pages, in collection order.
+    pub collections: Vec<CollectionPage>,
+    /// Enum field pages, in the configured order.
+    pub enums: Vec<EnumPage>,
+}
+
+impl<'c> Content<'c> {
+    /// Works out the site of a loaded corpus. Fails only on configuration the site cannot
+    /// honour: an `enum_pages` entry that names no enum field.
+    pub fn new(
+        root: &Path,
+        config: &Config,
+        schemas: &'c Schemas,
+        corpus: &'c Corpus,
+        site: SiteConfig,
+    ) -> Result<Content<'c>, Vec<Diagnostic>> {
+        let index = IdIndex::new(corpus, schemas);
+        let resolved = index.resolve_all();
+        let graph = CorpusGraph::build(corpus, schemas, &resolved);
+        let enum_names = enum_page_fields(root, config, schemas)?;
+        let mut published = vec![None; corpus.records.len()];
+        let mut published_docs = vec![None; corpus.docs.len()];
+        let mut records = Vec::new();
+        let mut docs = Vec::new();
+        for node in graph.graph.node_indices() {
+            let weight = &graph.graph[node];
+            match weight.kind {
+                NodeKind::Record(record) => {
+                    published[record] = Some(records.len());
+                    records.push(Published {
+                        record,
+                        node,
+                        qid: weight.id.clone(),
+                        page: folder_of(&weight.id),
+                        name: weight.name.clone(),
+                        refs: HashMap::new(),
+                    });
+                }
+                NodeKind::Page(doc) => {
+                    published_docs[doc] = Some(docs.len());
+                    docs.push(PublishedDoc {
+                        doc,
+                        node,
+                        page: folder_of(&weight.id),
+                        title: weight.name.clone(),
+                    });
+                }
+            }
+        }
+        let field_refs = resolved
+            .edges
+            .iter()
+            .map(|edge| {
+                let to = match edge.target {
+                    Target::Record(to) => published[to],
+                    Target::Doc(_) | Target::File => None,
+                };
+                (&edge.source, to)
+            })
+            .chain(resolved.unresolved.iter().map(|u| (&u.source, None)));
+        for (source, to) in field_refs {
+            if let Source::Field {
+                record, pointer, ..
+            } = source
+                && let Some(from) = published[*record]
+            {
+                records[from].refs.insert(pointer.clone(), to);
+            }
+        }
+        let mut content = Content {
+            corpus,
+            schemas,
+            site,
+            index,
+            resolved,
+            graph,
+            all_collections: (0..schemas.collections.len()).collect(),
+            records,
+            published,
+            docs,
+            published_docs,
+            collections: Vec::new(),
+            enums: Vec::new(),
+        };
+        content.collections = content.collection_pages();
+        content.enums = enum_names
+            .iter()
+            .map(|field| content.enum_page(field))
+            .collect();
+        Ok(content)
+    }
+
+    /// The page of a graph node: a record's or a prose page's.
+    pub fn page_of(&self, node: &Node) -> &str {
+        let page = match node.kind {
+            NodeKind::Record(record) => self.published[record].map(|p| &self.records[p].page),
+            NodeKind::Page(doc) => self.published_docs[doc].map(|d| &self.docs[d].page),
+        };
+        page.map_or("", String::as_str)
+    }
+
+    /// Where a published record's JSON file is: beside its page's folder
+    /// (`engines/vllm.json`).
+    pub fn json_of(&self, published: usize) -> String {
+        let page = &self.records[published].page;
+        format!("{}.json", page.strip_suffix('/').unwrap_or(page))
+    }
+
+    /// A published record's fields.
+    pub fn value(&self, published: usize) -> &'c Value {
+        &self.corpus.records[self.records[published].record].value
+    }
+
+    /// A published record's collection index.
+    pub fn collection_of(&self, published: usize) -> usize {
+        self.corpus.records[self.records[published].record].collection
+    }
+
+    /// A published record's string field.
+    pub fn text(&self, published: usize, field: &str) -> Option<&'c str> {
+        self.value(published).get(field).and_then(Value::as_str)
+    }
+
+    fn enum_page(&self, field: &str) -> EnumPage {
+        let mut order: Vec<String> = Vec::new();
+        for collection in &self.schemas.collections {
+            for value in enum_values(&collection.schema, field) {
+                if !order.contains(&value) {
+                    order.push(value);
+                }
+            }
+        }
+        let mut by_value: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for published in 0..self.records.len() {
+            if let Some(value) = self.text(published, field).filter(|v| is_folder_name(v)) {
+                by_value.entry(value).or_default().push(published);
+            }
+        }
+        let rank = |value: &str| order.iter().position(|v| v == value).unwrap_or(order.len());
+        let mut values: Vec<(&str, Vec<usize>)> = by_value.into_iter().collect();
+        values.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then(a.0.cmp(b.0)));
+        EnumPage {
+            field: field.to_string(),
+            page: format!("{field}/"),
+            values: values
+                .into_iter()
+                .map(|(value, mut records)| {
+                    records.sort_by(|&a, &b| self.records[a].qid.cmp(&self.records[b].qid));
+                    EnumValue {
+                        value: value.to_string(),
+                        page: format!("{field}/{value}/"),
+                        records,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    fn collection_pages(&self) -> Vec<CollectionPage> {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); self.schemas.collections.len()];
+        for (published, record) in self.records.iter().enumerate() {
+            members[self.corpus.records[record.record].collection].push(published);
+        }
+        members
+            .into_iter()
+            .enumerate()
+            .map(|(collection, mut records)| {
+                records.sort_by(|&a, &b| self.records[a].qid.cmp(&self.records[b].qid));
+                let schema = &self.schemas.collections[collection];
+                CollectionPage {
+                    collection,
+                    page: format!("{}/", schema.folder),
+                    records,
+                    enum_fields: enum_fields(&schema.schema),
+                }
+            })
+            .collect()
+    }
+
+    /// The enum page of `field` and the page of one of its values, when the site has them.
+    pub fn value_page(&self, field: &str, value: &str) -> Option<&str> {
+        self.enums
+            .iter()
+            .find(|e| e.field == field)?
+            .values
+            .iter()
+            .find(|v| v.value == value)
+            .map(|v| v.page.as_str())
+    }
+
+    /// The published records with an `updated` date, most recent first (then by id).
+    pub fn recently_updated(&self) -> Vec<usize> {
+        let mut dated: Vec<(&str, usize)> = (0..self.records.len())
+            .filter_map(|p| Some((self.text(p, "updated")?, p)))
+            .collect();
+        dated.sort_by(|a, b| {
+            b.0.cmp(a.0)
+                .then_with(|| self.records[a.1].qid.cmp(&self.records[b.1].qid))
+        });
+        dated.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+/// The folder of a node's page: its id (`engines/vllm/`), with any segment that could
+/// leave the site or name nothing (`..`, `.`, empty) replaced, since an `id` field is free
+/// text until `check` has judged it. Two pages that end up at one path are caught when the
+/// site is planned.
+fn folder_of(id: &str) -> String {
+    let segments: Vec<&str> = id
+        .split(['/', '\\'])
+        .map(|segment| match segment {
+            "" | "." | ".." => "_",
+            segment => segment,
+        })
+        .collect();
+    format!("{}/", segments.join("/"))
+}
+
+/// Whether an enum value can name a page folder (`severity/major/`).
+fn is_folder_name(value: &str) -> bool {
+    !matches!(value, "" | "." | "..") && !value.contains(['/', '\\'])
+}
+
+/// The string values of a field's `enum` in a collection schema.
+pub fn enum_values(schema: &Value, field: &str) -> Vec<String> {
+    schema
+        .get("properties")
+        .and_then(|p| p.get(field))
+        .and_then(|p| p.get("enum"))
+        .and_then(Value::as_array)
+        .map(|values| {
+            values
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The fields to give value pages: the config's `enum_pages`, each checked against the
+/// schemas' enum fields, or the defaults that exist.
+fn enum_page_fields(
+    root: &Path,
+    config: &Config,
+    schemas: &Schemas,
+) -> Result<Vec<String>, Vec<Diagnostic>> {
+    let mut known: Vec<String> = schemas
+        .collections
+        .iter()
+        .flat_map(|c| enum_fields(&c.schema))
+        .collect();
+    known.sort();
+    known.dedup();
+    let Some(listed) = &config.site.enum_pages else {
+        return Ok(DEFAULT_ENUM_PAGES
+            .iter()
+            .filter(|field| known.iter().any(|k| k == *field))
+            .map(|field| field.to_string())
+            .collect());
+    };
+    let display = config.file.as_deref().map_or_else(
+        || crate::config::FILE_NAME.to_string(),
+        |f| display_path(root, f),
+    );
+    let mut errors = Vec::new();
+    for (field, span) in listed {
+        if known.contains(field) {
+            continue;
+        }
+        let diagnostic = Diagnostic::new(
+            rules::INVALID_CONFIG,
+            &display,
+            format!("`{field}` in `enum_pages` is no enum field of any collection"),
+        )
+        .at_span(span.clone())
+        .with_label("not an enum field");
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        errors.push(suggest::unknown_name(
+            diagnostic,
+            field,
+            "enum fields",
+            &names,
+        ));
+    }
+    if errors.is_empty() {
+        Ok(listed.iter().map(|(field, _)| field.clone()).collect())
+    } else {
+        Err(errors)
+    }
+}

@@ -1,0 +1,161 @@
+//! The site's data files, for scripts and for other tools: each record as JSON, every record
+//! in `records.json`, and the graph the explorer draws.
+//!
+//! A record's JSON holds its fields as written plus what the site resolved: every reference
+//! with the record it names (or `null`), and every record or page that cites it.
+
+use petgraph::Direction;
+use petgraph::visit::EdgeRef;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::content::Content;
+use super::urls;
+
+#[derive(Serialize)]
+struct RecordJson<'a> {
+    id: &'a str,
+    collection: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    file: &'a str,
+    page: &'a str,
+    fields: &'a Value,
+    references: Vec<Reference<'a>>,
+    referenced_by: Vec<Backlink<'a>>,
+}
+
+#[derive(Serialize)]
+struct Reference<'a> {
+    field: String,
+    pointer: String,
+    value: &'a str,
+    target: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Backlink<'a> {
+    from: &'a str,
+    field: &'a str,
+}
+
+fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
+    let entry = &content.records[published];
+    let loaded = &content.corpus.records[entry.record];
+    let collection = &content.schemas.collections[loaded.collection];
+    let references = collection
+        .references
+        .iter()
+        .flat_map(|reference| {
+            reference
+                .values(&loaded.value)
+                .into_iter()
+                .map(move |(pointer, value)| (reference.field(), pointer, value))
+        })
+        .map(|(field, pointer, value)| {
+            let target = entry
+                .refs
+                .get(&pointer)
+                .copied()
+                .flatten()
+                .map(|to| content.records[to].qid.as_str());
+            Reference {
+                field,
+                pointer,
+                value,
+                target,
+            }
+        })
+        .collect();
+    let graph = &content.graph.graph;
+    let mut referenced_by: Vec<Backlink<'a>> = graph
+        .edges_directed(entry.node, Direction::Incoming)
+        .map(|edge| Backlink {
+            from: &graph[edge.source()].id,
+            field: &edge.weight().field,
+        })
+        .collect();
+    referenced_by.sort_by(|a, b| a.from.cmp(b.from).then(a.field.cmp(b.field)));
+    RecordJson {
+        id: &entry.qid,
+        collection: &collection.folder,
+        kind: &collection.name,
+        file: &content.corpus.files[loaded.file].display,
+        page: &entry.page,
+        fields: &loaded.value,
+        references,
+        referenced_by,
+    }
+}
+
+/// One record's JSON file.
+pub fn record_file(content: &Content<'_>, published: usize) -> String {
+    let mut text = serde_json::to_string_pretty(&record(content, published)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `records.json`: every record, one per line, so the file diffs and greps well. Written
+/// in one pass into one buffer: for a large corpus this is the biggest file of the site, and
+/// joining separately serialized records would hold it twice. The other files are rendered
+/// in parallel meanwhile.
+pub fn records_file(content: &Content<'_>) -> Vec<u8> {
+    let mut out = b"[".to_vec();
+    for published in 0..content.records.len() {
+        out.extend_from_slice(if published == 0 { b"\n" } else { b",\n" });
+        let _ = serde_json::to_writer(&mut out, &record(content, published));
+    }
+    out.extend_from_slice(if content.records.is_empty() {
+        b"]\n"
+    } else {
+        b"\n]\n"
+    });
+    out
+}
+
+/// `graph/data.js`: the graph for the explorer, as a script so that it also loads from disk,
+/// where browsers refuse to fetch files. Nodes are `[id, name, collection index (-1 for a
+/// page), link from the site root]`, edges `[from, to]` by node index.
+pub fn graph_script(content: &Content<'_>) -> String {
+    #[derive(Serialize)]
+    struct GraphData<'a> {
+        collections: Vec<&'a str>,
+        nodes: Vec<(&'a str, &'a str, i64, String)>,
+        edges: Vec<(usize, usize)>,
+    }
+    let graph = &content.graph.graph;
+    // Only the collections that have records get a colour, so that colours stay distinct.
+    let collections: Vec<&str> = content
+        .collections
+        .iter()
+        .filter(|c| !c.records.is_empty())
+        .map(|c| content.schemas.collections[c.collection].folder.as_str())
+        .collect();
+    let data = GraphData {
+        nodes: graph
+            .node_weights()
+            .map(|node| {
+                let collection = node
+                    .collection
+                    .as_deref()
+                    .and_then(|c| collections.iter().position(|f| *f == c))
+                    .map_or(-1, |i| i as i64);
+                (
+                    node.id.as_str(),
+                    node.name.as_str(),
+                    collection,
+                    urls::encode(content.page_of(node)),
+                )
+            })
+            .collect(),
+        edges: graph
+            .edge_references()
+            .map(|e| (e.source().index(), e.target().index()))
+            .collect(),
+        collections,
+    };
+    format!(
+        "window.gotchasGraph = {};\n",
+        serde_json::to_string(&data).unwrap_or_default()
+    )
+}

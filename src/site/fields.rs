@@ -1,0 +1,263 @@
+//! A record's fields as HTML: every field, whatever its shape, with references as links.
+//!
+//! Values are walked with their JSON pointers, and a string whose pointer is a reference (as
+//! resolved once for the whole corpus) becomes a link to the record it names, with that
+//! record's `url` beside it when it has one (a source), or a marked id when it names nothing.
+//! So nested references (`flops[].source_id`) link like top-level ones, with no per-field
+//! code. Long text fields are prose and get the Markdown renderer; a Markdown record's body is
+//! rendered whole, and the fields it holds are not repeated in the table.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::content::Content;
+use super::markdown;
+use super::urls::{self, escape};
+use crate::diagnostic::join_pointer;
+
+/// Fields shown in a record page's heading rather than in its table.
+const HEADING_FIELDS: &[&str] = &["id", "type", "name"];
+
+/// A string field at least this long, or with a line break, is prose.
+const PROSE_LENGTH: usize = 160;
+
+/// One row of a record page's table.
+#[derive(Debug, Serialize)]
+pub struct Field {
+    /// The field's name.
+    pub name: String,
+    /// The name for people: `root_cause` -> `Root cause`.
+    pub label: String,
+    /// The value, as HTML.
+    pub html: String,
+}
+
+/// What a record page shows of its fields.
+#[derive(Debug, Default, Serialize)]
+pub struct Fields {
+    /// Short fields, in schema order.
+    pub table: Vec<Field>,
+    /// Long text fields, rendered as Markdown, in schema order.
+    pub prose: Vec<Field>,
+    /// A Markdown record's body, rendered.
+    pub body: Option<String>,
+}
+
+/// Renders the fields of a published record for a page whose way back to the root is `root`.
+pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
+    let record = &content.corpus.records[content.records[published].record];
+    let collection = &content.schemas.collections[record.collection];
+    let mut fields = Fields::default();
+    if let (Some(body), Some(text)) = (
+        &record.body,
+        content.corpus.files[record.file].text.as_deref(),
+    ) && let Some(prose) = text.get(body.clone())
+        && !prose.trim().is_empty()
+    {
+        fields.body = Some(markdown::render(
+            content,
+            record.file,
+            prose,
+            body.start,
+            root,
+        ));
+    }
+    let Value::Object(map) = &record.value else {
+        return fields;
+    };
+    let mut names: Vec<&str> = collection
+        .properties
+        .iter()
+        .map(String::as_str)
+        .filter(|name| map.contains_key(*name))
+        .collect();
+    names.extend(
+        map.keys()
+            .map(String::as_str)
+            .filter(|key| !collection.properties.iter().any(|p| p == key)),
+    );
+    let writer = Writer {
+        content,
+        published,
+        root,
+    };
+    for name in names {
+        if HEADING_FIELDS.contains(&name) || record.sections.iter().any(|s| s == name) {
+            continue;
+        }
+        let value = &map[name];
+        let field = |html| Field {
+            name: name.to_string(),
+            label: label(name),
+            html,
+        };
+        match value {
+            Value::String(text)
+                if collection.text_fields.contains(name)
+                    && (text.contains('\n') || text.chars().count() >= PROSE_LENGTH)
+                    && !content.records[published]
+                        .refs
+                        .contains_key(&join_pointer("", name)) =>
+            {
+                fields
+                    .prose
+                    .push(field(markdown::render(content, record.file, text, 0, root)));
+            }
+            value => {
+                let mut html = String::new();
+                writer.value(value, &join_pointer("", name), Some(name), &mut html);
+                fields.table.push(field(html));
+            }
+        }
+    }
+    fields
+}
+
+/// `root_cause` -> `Root cause`.
+pub fn label(name: &str) -> String {
+    let spaced = name.replace(['_', '-'], " ");
+    let mut chars = spaced.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => spaced,
+    }
+}
+
+struct Writer<'a, 'c> {
+    content: &'a Content<'c>,
+    published: usize,
+    root: &'a str,
+}
+
+impl Writer<'_, '_> {
+    /// Writes a value; `top` is the field name when the value is a top-level field's, where
+    /// an enum value links to its value page.
+    fn value(&self, value: &Value, pointer: &str, top: Option<&str>, out: &mut String) {
+        match value {
+            Value::Null => out.push_str("<span class=\"none\">—</span>"),
+            Value::Bool(yes) => out.push_str(if *yes { "yes" } else { "no" }),
+            Value::Number(number) => out.push_str(&number.to_string()),
+            Value::String(text) => self.string(text, pointer, top, out),
+            Value::Array(items) if items.is_empty() => {
+                out.push_str("<span class=\"none\">none</span>");
+            }
+            Value::Array(items) => {
+                let inline = items
+                    .iter()
+                    .all(|i| !matches!(i, Value::Array(_) | Value::Object(_)));
+                out.push_str(if inline {
+                    "<ul class=\"inline\">"
+                } else {
+                    "<ol class=\"items\">"
+                });
+                for (index, item) in items.iter().enumerate() {
+                    out.push_str("<li>");
+                    self.value(item, &format!("{pointer}/{index}"), None, out);
+                    out.push_str("</li>");
+                }
+                out.push_str(if inline { "</ul>" } else { "</ol>" });
+            }
+            Value::Object(map) => {
+                out.push_str("<dl class=\"object\">");
+                for (key, item) in map {
+                    out.push_str(&format!("<dt>{}</dt><dd>", escape(key)));
+                    self.value(item, &join_pointer(pointer, key), None, out);
+                    out.push_str("</dd>");
+                }
+                out.push_str("</dl>");
+            }
+        }
+    }
+
+    fn string(&self, text: &str, pointer: &str, top: Option<&str>, out: &mut String) {
+        let content = self.content;
+        if let Some(target) = content.records[self.published].refs.get(pointer) {
+            match target {
+                Some(to) => {
+                    let record = &content.records[*to];
+                    out.push_str(&format!(
+                        "<a href=\"{}\" title=\"{}\">{}</a>",
+                        urls::href(self.root, &record.page),
+                        escape(&record.qid),
+                        escape(&record.name)
+                    ));
+                    if let Some(url) = content.text(*to, "url").filter(|u| is_web(u)) {
+                        out.push_str(&format!(
+                            " <a class=\"external host\" href=\"{}\">{}</a>",
+                            escape(url),
+                            escape(host(url))
+                        ));
+                    }
+                }
+                None => out.push_str(&format!(
+                    "<span class=\"broken-ref\" title=\"no record has this id\">{}</span>",
+                    escape(text)
+                )),
+            }
+            return;
+        }
+        if let Some(field) = top
+            && let Some(page) = content.value_page(field, text)
+        {
+            out.push_str(&format!(
+                "<a class=\"badge {}\" href=\"{}\">{}</a>",
+                badge_class(field, text),
+                urls::href(self.root, page),
+                escape(text)
+            ));
+        } else if text.contains("[[") || text.contains(".md") {
+            // `check` reads links in any string field; the page shows them as links too.
+            let file = content.corpus.records[content.records[self.published].record].file;
+            out.push_str(&markdown::render_inline(content, file, text, self.root));
+        } else if is_web(text) {
+            out.push_str(&format!(
+                "<a class=\"external\" href=\"{0}\">{0}</a>",
+                escape(text)
+            ));
+        } else {
+            out.push_str(&escape(text));
+        }
+    }
+}
+
+/// The CSS classes of a badge: `badge-severity badge-severity-major`.
+pub fn badge_class(field: &str, value: &str) -> String {
+    let clean = |text: &str| -> String {
+        text.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect()
+    };
+    format!("badge-{0} badge-{0}-{1}", clean(field), clean(value))
+}
+
+fn is_web(text: &str) -> bool {
+    (text.starts_with("https://") || text.starts_with("http://"))
+        && !text.contains(char::is_whitespace)
+}
+
+/// `https://github.com/a/b` -> `github.com`.
+fn host(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    rest.split('/').next().unwrap_or(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_and_badges() {
+        assert_eq!(label("root_cause"), "Root cause");
+        assert_eq!(
+            badge_class("severity", "major"),
+            "badge-severity badge-severity-major"
+        );
+        assert_eq!(host("https://github.com/kvcache-ai/Mooncake"), "github.com");
+    }
+}

@@ -1,0 +1,312 @@
+//! Prose to HTML: record bodies, long text fields and prose pages.
+//!
+//! Links are rewritten on the way through. A wiki-link or a link to a Markdown file is
+//! resolved by the same resolver as `check` ([`IdIndex::resolve_prose_link`]), so a page links
+//! exactly what `check` accepts, and what `check` reports is visibly marked instead of
+//! linked. Any other relative link points at a file of the repository that the site does not
+//! publish: it goes to the repository when `repo_url` is set, and is marked otherwise. So the
+//! only internal links in a page are links the generator knows arrive.
+//!
+//! Raw HTML in prose is shown as text, not passed through: records are data contributed by
+//! many hands, and a `<script>` or a stray relative link in one must not break or hijack the
+//! site. HTML comments are dropped.
+//!
+//! [`IdIndex::resolve_prose_link`]: crate::index::IdIndex::resolve_prose_link
+
+use std::collections::HashSet;
+
+use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+
+use super::content::Content;
+use super::urls;
+use crate::index::Target;
+use crate::links;
+
+/// Renders Markdown `prose`, which starts at byte `base` of corpus file `file` (its links are
+/// resolved relative to that file), for a page whose way back to the site root is `root`.
+pub fn render(content: &Content<'_>, file: usize, prose: &str, base: usize, root: &str) -> String {
+    let options = Options::ENABLE_WIKILINKS
+        | Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_FOOTNOTES;
+    let renderer = Renderer {
+        content,
+        file,
+        root,
+    };
+    let mut events: Vec<Event<'_>> = Vec::new();
+    // What closes each open link or image: `None` keeps the parser's own end.
+    let mut closers: Vec<Option<&'static str>> = Vec::new();
+    let mut html_block: Option<String> = None;
+    for (event, at) in Parser::new_ext(prose, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                let rewrite = renderer.link(prose, base, link_type, &dest_url, at);
+                let link = |dest_url| Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                };
+                push_rewritten(&mut events, &mut closers, rewrite, dest_url, link);
+            }
+            Event::Start(Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            }) => {
+                let rewrite = renderer.outside(&dest_url);
+                let image = |dest_url| Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                };
+                push_rewritten(&mut events, &mut closers, rewrite, dest_url, image);
+            }
+            Event::End(end @ (TagEnd::Link | TagEnd::Image)) => match closers.pop().flatten() {
+                Some(closer) => events.push(Event::InlineHtml(closer.into())),
+                None => events.push(Event::End(end)),
+            },
+            Event::Start(Tag::HtmlBlock) => html_block = Some(String::new()),
+            Event::Html(text) => match &mut html_block {
+                Some(block) => block.push_str(&text),
+                None => events.push(Event::Text(text)),
+            },
+            Event::End(TagEnd::HtmlBlock) => {
+                let block = html_block.take().unwrap_or_default();
+                let trimmed = block.trim();
+                if !(trimmed.starts_with("<!--") && trimmed.ends_with("-->")) {
+                    events.push(Event::Html("<pre class=\"raw-html\"><code>".into()));
+                    events.push(Event::Text(block.into()));
+                    events.push(Event::Html("</code></pre>\n".into()));
+                }
+            }
+            Event::InlineHtml(text) => {
+                if !text.starts_with("<!--") {
+                    events.push(Event::Text(text));
+                }
+            }
+            other => events.push(other),
+        }
+    }
+    name_headings(&mut events);
+    let mut out = String::with_capacity(prose.len() * 3 / 2);
+    html::push_html(&mut out, events.into_iter());
+    out
+}
+
+/// Renders a short text that may hold links, without the paragraph around it when it is one.
+pub fn render_inline(content: &Content<'_>, file: usize, text: &str, root: &str) -> String {
+    let html = render(content, file, text, 0, root);
+    match html
+        .strip_prefix("<p>")
+        .and_then(|rest| rest.strip_suffix("</p>\n"))
+    {
+        Some(inner) if !inner.contains("<p>") => inner.to_string(),
+        _ => html,
+    }
+}
+
+/// Opens a link or an image as rewritten, remembering how to close it.
+fn push_rewritten<'a>(
+    events: &mut Vec<Event<'a>>,
+    closers: &mut Vec<Option<&'static str>>,
+    rewrite: Rewrite,
+    dest_url: CowStr<'a>,
+    tag: impl FnOnce(CowStr<'a>) -> Tag<'a>,
+) {
+    match rewrite {
+        Rewrite::Keep => {
+            closers.push(None);
+            events.push(Event::Start(tag(dest_url)));
+        }
+        Rewrite::To(href) => {
+            closers.push(None);
+            events.push(Event::Start(tag(href.into())));
+        }
+        Rewrite::Mark(class, why) => {
+            closers.push(Some("</span>"));
+            events.push(mark(class, &why));
+        }
+    }
+}
+
+/// What to do with a link.
+enum Rewrite {
+    /// Leave it: external, or a fragment of the same page.
+    Keep,
+    /// Point it here instead.
+    To(String),
+    /// Replace it with a marked span: the CSS class and the reason, shown on hover.
+    Mark(&'static str, String),
+}
+
+struct Renderer<'a, 'c> {
+    content: &'a Content<'c>,
+    file: usize,
+    root: &'a str,
+}
+
+impl Renderer<'_, '_> {
+    fn link(
+        &self,
+        prose: &str,
+        base: usize,
+        link_type: pulldown_cmark::LinkType,
+        dest_url: &str,
+        at: std::ops::Range<usize>,
+    ) -> Rewrite {
+        let Some(link) = links::classify(prose, base, link_type, dest_url, at) else {
+            return self.outside(dest_url);
+        };
+        let fragment = dest_url.find('#').map_or("", |i| &dest_url[i..]);
+        let resolved =
+            self.content
+                .index
+                .resolve_prose_link(self.file, &link, &self.content.all_collections);
+        let page = match resolved {
+            Ok(Target::Record(record)) => {
+                self.content.published[record].map(|p| self.content.records[p].page.as_str())
+            }
+            Ok(Target::Doc(doc)) => {
+                self.content.published_docs[doc].map(|d| self.content.docs[d].page.as_str())
+            }
+            Ok(Target::File) => return self.outside(dest_url),
+            Err(_) => None,
+        };
+        match page {
+            Some(page) => Rewrite::To(format!("{}{fragment}", urls::href(self.root, page))),
+            None => Rewrite::Mark(
+                "broken-link",
+                match link.kind {
+                    links::LinkKind::Wiki => {
+                        format!(
+                            "broken link: no record or page has the id `{}`",
+                            link.target
+                        )
+                    }
+                    links::LinkKind::File => {
+                        format!("broken link: `{}` points at no file", link.target)
+                    }
+                },
+            ),
+        }
+    }
+
+    /// A link that is not to a record or page: kept when external, sent to the repository
+    /// when it names one of its files, marked when the site cannot show it.
+    fn outside(&self, dest_url: &str) -> Rewrite {
+        let path = dest_url.split(['#', '?']).next().unwrap_or_default();
+        let has_scheme = path
+            .split_once(':')
+            .is_some_and(|(scheme, _)| !scheme.is_empty() && !scheme.contains('/'));
+        if path.is_empty() || has_scheme || dest_url.starts_with("//") {
+            return Rewrite::Keep;
+        }
+        let from = &self.content.corpus.files[self.file].display;
+        let in_repo = match path.strip_prefix('/') {
+            Some(rooted) => Some(rooted.to_string()),
+            None => join(from.rfind('/').map_or("", |i| &from[..i]), path),
+        };
+        match (&self.content.site.repo_url, in_repo) {
+            (Some(repo), Some(file)) => Rewrite::To(urls::repo_file(repo, &file)),
+            _ => Rewrite::Mark(
+                "unpublished",
+                format!("`{path}` is a file of the repository, not a page of this site"),
+            ),
+        }
+    }
+}
+
+/// A relative path joined to a folder, `.` and `..` applied; `None` above the root.
+fn join(folder: &str, relative: &str) -> Option<String> {
+    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for part in relative.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn mark(class: &str, why: &str) -> Event<'static> {
+    Event::InlineHtml(format!("<span class=\"{class}\" title=\"{}\">", urls::escape(why)).into())
+}
+
+/// Gives every heading an id made from its text the way GitHub does (`Tier 0 — Silent` ->
+/// `tier-0--silent`), so links written against the repository's rendering keep their
+/// fragment. Repeats get `-1`, `-2` ...
+fn name_headings(events: &mut [Event<'_>]) {
+    let mut used: HashSet<String> = HashSet::new();
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { id: None, .. }) = &events[i] {
+            let mut text = String::new();
+            for event in &events[i + 1..] {
+                match event {
+                    Event::End(TagEnd::Heading(_)) => break,
+                    Event::Text(t) | Event::Code(t) => text.push_str(t),
+                    _ => {}
+                }
+            }
+            let slug = slug(&text);
+            let mut unique = slug.clone();
+            let mut n = 0;
+            while !used.insert(unique.clone()) {
+                n += 1;
+                unique = format!("{slug}-{n}");
+            }
+            if let Event::Start(Tag::Heading { id, .. }) = &mut events[i] {
+                *id = Some(CowStr::from(unique));
+            }
+        }
+        i += 1;
+    }
+}
+
+fn slug(text: &str) -> String {
+    text.trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_follow_github() {
+        assert_eq!(
+            slug("Tier 0 — Silent wrong output at blocker severity"),
+            "tier-0--silent-wrong-output-at-blocker-severity"
+        );
+        assert_eq!(slug("Root cause"), "root-cause");
+    }
+
+    #[test]
+    fn joins_relative_paths() {
+        assert_eq!(
+            join("docs", "../data/a.json").as_deref(),
+            Some("data/a.json")
+        );
+        assert_eq!(join("", "../a").as_deref(), None);
+    }
+}

@@ -1,0 +1,429 @@
+//! The static site: every record, collection, enum value and prose page as linked HTML, with
+//! search, a graph explorer, a feed, a sitemap and the data as JSON.
+//!
+//! Building is a function of the loaded corpus, in three steps that never reach back:
+//!
+//! ```text
+//! Corpus ─> Content ─────────> plan ──────────> render each file ─> check its links ─> Sink
+//!          (resolved once:     (every file's    (in parallel; a file depends on the
+//!           pages, refs,        path, known      content alone)
+//!           backlinks, graph)   up front)
+//! ```
+//!
+//! Because every output path is known before anything is rendered, each page's links are
+//! checked against the whole site as soon as the page is rendered, and the page can be
+//! written and dropped: memory stays flat however large the corpus. Output is deterministic:
+//! no clock, no hash order, dates only from the records.
+
+mod content;
+mod data;
+mod feed;
+mod fields;
+mod markdown;
+mod output;
+mod pages;
+mod search;
+pub mod serve;
+mod templates;
+mod urls;
+
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
+
+pub use output::{MARKER, Memory, OutputError, Sink, Staging};
+pub use templates::FOLDER as TEMPLATES_FOLDER;
+
+use crate::corpus::Corpus;
+use crate::diagnostic::Diagnostic;
+use crate::index::Source;
+use crate::project::Project;
+use crate::rules;
+use crate::source::display_path;
+use content::Content;
+use pages::Frame;
+use templates::Templates;
+
+/// Why a build failed after it started writing.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A template failed while rendering a page.
+    #[error("cannot render `{file}`: {message}")]
+    Render {
+        /// The page.
+        file: String,
+        /// The template error, with its position.
+        message: String,
+    },
+    /// Generated pages link to files the site does not have: a bug in a template.
+    #[error("the site links to files it does not have:\n{}", list(.0))]
+    BrokenLinks(Vec<(String, String)>),
+    /// A file could not be written.
+    #[error("cannot write `{file}`: {source}")]
+    Write {
+        /// The file.
+        file: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn list(broken: &[(String, String)]) -> String {
+    broken
+        .iter()
+        .map(|(file, link)| format!("  {file}: {link}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One file of the site.
+#[derive(Clone, Debug)]
+enum Item {
+    Home,
+    Collection(usize),
+    Record(usize),
+    Field(usize),
+    Value(usize, usize),
+    Doc(usize),
+    Graph,
+    Search,
+    NotFound,
+    RecordJson(usize),
+    Records,
+    GraphJson,
+    GraphScript,
+    SearchScript,
+    Feed,
+    Sitemap(String),
+    Asset(String),
+}
+
+impl Item {
+    /// What the file is, for messages.
+    fn what(&self) -> &'static str {
+        match self {
+            Item::Home => "the home page",
+            Item::Collection(_) => "a collection page",
+            Item::Record(_) => "a record page",
+            Item::Field(_) => "an enum field page",
+            Item::Value(..) => "an enum value page",
+            Item::Doc(_) => "a prose page",
+            Item::Graph | Item::GraphScript => "the graph explorer",
+            Item::Search | Item::SearchScript => "the search page",
+            Item::NotFound => "the 404 page",
+            Item::RecordJson(_) => "a record's JSON",
+            Item::Records => "records.json",
+            Item::GraphJson => "graph.json",
+            Item::Feed => "the feed",
+            Item::Sitemap(_) => "the sitemap",
+            Item::Asset(_) => "an asset",
+        }
+    }
+
+    fn is_html(&self) -> bool {
+        matches!(
+            self,
+            Item::Home
+                | Item::Collection(_)
+                | Item::Record(_)
+                | Item::Field(_)
+                | Item::Value(..)
+                | Item::Doc(_)
+                | Item::Graph
+                | Item::Search
+                | Item::NotFound
+        )
+    }
+}
+
+/// A site ready to be written: the content, the templates and the list of files.
+pub struct Site<'c> {
+    content: Content<'c>,
+    templates: Templates,
+    files: Vec<(String, Item)>,
+    sitemaps: HashMap<String, String>,
+}
+
+impl<'c> Site<'c> {
+    /// Plans the site of a loaded corpus. `base_url` overrides the config's. Fails on setup
+    /// problems: a template that does not compile, an unknown `enum_pages` field, or two
+    /// pages that would have the same path.
+    pub fn new(
+        project: &'c Project,
+        corpus: &'c Corpus,
+        base_url: Option<&str>,
+    ) -> Result<Site<'c>, Vec<Diagnostic>> {
+        let mut site = project.config.site.clone();
+        if let Some(base) = base_url {
+            site.base_url = if base.ends_with('/') {
+                base.to_string()
+            } else {
+                format!("{base}/")
+            };
+        }
+        let templates = Templates::load(&project.root)?;
+        let content = Content::new(
+            &project.root,
+            &project.config,
+            &project.schemas,
+            corpus,
+            site,
+        )?;
+        let mut files = plan(&content, &templates);
+        let sitemap_pages: Vec<(String, Option<String>)> = files
+            .iter()
+            .filter(|(_, item)| item.is_html() && !matches!(item, Item::NotFound))
+            .map(|(file, item)| {
+                let updated = match item {
+                    Item::Record(p) => feed::lastmod(content.text(*p, "updated")),
+                    _ => None,
+                };
+                (
+                    file.strip_suffix("index.html").unwrap_or(file).to_string(),
+                    updated,
+                )
+            })
+            .collect();
+        let sitemaps: HashMap<String, String> =
+            feed::sitemaps(&content.site.base_url, &sitemap_pages)
+                .into_iter()
+                .collect();
+        let mut names: Vec<&String> = sitemaps.keys().collect();
+        names.sort();
+        files.extend(
+            names
+                .into_iter()
+                .map(|n| (n.clone(), Item::Sitemap(n.clone()))),
+        );
+        collisions(project, &files)?;
+        Ok(Site {
+            content,
+            templates,
+            files,
+            sitemaps,
+        })
+    }
+
+    /// How many files the site has.
+    pub fn files(&self) -> usize {
+        self.files.len()
+    }
+
+    /// How many of them are HTML pages.
+    pub fn pages(&self) -> usize {
+        self.files.iter().filter(|(_, item)| item.is_html()).count()
+    }
+
+    /// The broken links in prose and in string fields, which the pages mark: the diagnostics
+    /// `check` gives them, at the levels the config sets.
+    pub fn diagnostics(&self, project: &Project) -> Vec<Diagnostic> {
+        let links: Vec<_> = self
+            .content
+            .resolved
+            .unresolved
+            .iter()
+            .filter(|u| matches!(u.source, Source::Link { .. } | Source::FieldLink { .. }))
+            .cloned()
+            .collect();
+        let mut diagnostics: Vec<Diagnostic> = crate::check::refs::check(
+            self.content.corpus,
+            self.content.schemas,
+            &self.content.index,
+            &links,
+        )
+        .into_iter()
+        .filter_map(|mut d| {
+            d.severity = match project.config.level(d.code) {
+                crate::config::Level::Allow => return None,
+                crate::config::Level::Warn => crate::Severity::Warning,
+                crate::config::Level::Error => crate::Severity::Error,
+            };
+            Some(d)
+        })
+        .collect();
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        diagnostics
+    }
+
+    /// References in fields that name no record: shown unlinked and marked on their pages.
+    pub fn unresolved_fields(&self) -> usize {
+        self.content
+            .resolved
+            .unresolved
+            .iter()
+            .filter(|u| matches!(u.source, Source::Field { .. }))
+            .count()
+    }
+
+    /// Renders every file, checks the links of every page, and hands each file to `sink`.
+    /// `progress` is called once per file written.
+    pub fn write(&self, sink: &dyn Sink, progress: &(dyn Fn() + Sync)) -> Result<(), BuildError> {
+        let known: HashSet<String> = self.files.iter().map(|(f, _)| f.clone()).collect();
+        let frame = Frame::new(&self.content, &self.templates);
+        let broken: Vec<Vec<(String, String)>> = self
+            .files
+            .par_iter()
+            .map(|(file, item)| {
+                let (bytes, broken) = match self.render(&frame, file, item)? {
+                    Rendered::Page(html) => {
+                        let broken: Vec<(String, String)> =
+                            urls::broken_links(file, &html, &known, &self.content.site.base_url)
+                                .into_iter()
+                                .map(|link| (file.clone(), link))
+                                .collect();
+                        (html.into_bytes(), broken)
+                    }
+                    Rendered::Data(bytes) => (bytes, Vec::new()),
+                };
+                sink.put(file, &bytes).map_err(|source| BuildError::Write {
+                    file: file.clone(),
+                    source,
+                })?;
+                progress();
+                Ok(broken)
+            })
+            .collect::<Result<_, BuildError>>()?;
+        let mut broken: Vec<(String, String)> = broken.into_iter().flatten().collect();
+        if broken.is_empty() {
+            return Ok(());
+        }
+        broken.sort();
+        Err(BuildError::BrokenLinks(broken))
+    }
+
+    fn render(
+        &self,
+        frame: &Frame<'_, '_>,
+        file: &str,
+        item: &Item,
+    ) -> Result<Rendered, BuildError> {
+        let content = &self.content;
+        let html = match item {
+            Item::Home => frame.home(file),
+            Item::Collection(c) => frame.collection(file, *c),
+            Item::Record(p) => frame.record(file, *p),
+            Item::Field(f) => frame.field(file, *f),
+            Item::Value(f, v) => frame.value(file, *f, *v),
+            Item::Doc(d) => frame.doc(file, *d),
+            Item::Graph => frame.plain("graph.html", file, "graph/", "Graph"),
+            Item::Search => frame.plain("search.html", file, "search/", "Search"),
+            Item::NotFound => frame.plain("404.html", file, "404.html", "Not found"),
+            Item::RecordJson(p) => return Ok(Rendered::text(data::record_file(content, *p))),
+            Item::Records => return Ok(Rendered::Data(data::records_file(content))),
+            Item::GraphJson => {
+                let json = crate::graph::export::json(&content.graph, &content.site);
+                return Ok(Rendered::text(json));
+            }
+            Item::GraphScript => return Ok(Rendered::text(data::graph_script(content))),
+            Item::SearchScript => return Ok(Rendered::Data(search::script(content))),
+            Item::Feed => return Ok(Rendered::text(feed::atom(content))),
+            Item::Sitemap(name) => {
+                let xml = self.sitemaps.get(name).cloned().unwrap_or_default();
+                return Ok(Rendered::text(xml));
+            }
+            Item::Asset(name) => {
+                let bytes = self.templates.assets.get(name).cloned().unwrap_or_default();
+                return Ok(Rendered::Data(bytes));
+            }
+        };
+        html.map(Rendered::Page).map_err(|err| BuildError::Render {
+            file: file.to_string(),
+            message: format!("{err:#}"),
+        })
+    }
+}
+
+/// A rendered file: a page, whose links are checked, or anything else.
+enum Rendered {
+    Page(String),
+    Data(Vec<u8>),
+}
+
+impl Rendered {
+    fn text(text: String) -> Rendered {
+        Rendered::Data(text.into_bytes())
+    }
+}
+
+/// Every file of the site but the sitemaps, with its path.
+fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
+    let page = |folder: &str| format!("{folder}index.html");
+    let mut files = vec![(page(""), Item::Home)];
+    for (index, collection) in content.collections.iter().enumerate() {
+        files.push((page(&collection.page), Item::Collection(index)));
+    }
+    for (index, record) in content.records.iter().enumerate() {
+        files.push((page(&record.page), Item::Record(index)));
+        files.push((content.json_of(index), Item::RecordJson(index)));
+    }
+    for (index, field) in content.enums.iter().enumerate() {
+        files.push((page(&field.page), Item::Field(index)));
+        for (value, entry) in field.values.iter().enumerate() {
+            files.push((page(&entry.page), Item::Value(index, value)));
+        }
+    }
+    for (index, doc) in content.docs.iter().enumerate() {
+        files.push((page(&doc.page), Item::Doc(index)));
+    }
+    files.extend([
+        (page("graph/"), Item::Graph),
+        ("graph/data.js".to_string(), Item::GraphScript),
+        (page("search/"), Item::Search),
+        ("search/data.js".to_string(), Item::SearchScript),
+        ("404.html".to_string(), Item::NotFound),
+        ("records.json".to_string(), Item::Records),
+        ("graph.json".to_string(), Item::GraphJson),
+        ("feed.xml".to_string(), Item::Feed),
+    ]);
+    for name in templates.assets.keys() {
+        files.push((format!("assets/{name}"), Item::Asset(name.clone())));
+    }
+    files
+}
+
+/// Two files at one path would overwrite each other: a collection folder named like an enum
+/// field, `graph` or `search`, or a prose page in a folder named like a collection.
+fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Diagnostic>> {
+    let mut seen: HashMap<&str, &Item> = HashMap::new();
+    let mut errors = Vec::new();
+    for (file, item) in files {
+        if let Some(first) = seen.insert(file, item) {
+            let display = project.config.file.as_deref().map_or_else(
+                || crate::config::FILE_NAME.to_string(),
+                |f| display_path(&project.root, f),
+            );
+            errors.push(
+                Diagnostic::new(
+                    rules::INVALID_CONFIG,
+                    display,
+                    format!(
+                        "two files of the site would be written to `{file}`: {} and {}",
+                        first.what(),
+                        item.what()
+                    ),
+                )
+                .with_help("rename the collection folder, the prose page or the enum field in `[site] enum_pages`"),
+            );
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The corpus folders a site must not overlap, named for messages.
+pub fn protected_folders(project: &Project) -> Vec<(std::path::PathBuf, &'static str)> {
+    vec![
+        (
+            project.root.join(&project.config.records),
+            "the records folder",
+        ),
+        (
+            project.root.join(&project.config.schemas),
+            "the schema folder",
+        ),
+        (project.root.join(TEMPLATES_FOLDER), "the templates folder"),
+    ]
+}

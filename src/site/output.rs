@@ -1,0 +1,289 @@
+//! Where a built site goes: a folder on disk, or memory (for `serve`).
+//!
+//! A folder is never written in place. The site is written into a fresh temporary folder
+//! beside it and swapped in when every file is written, so a failed build leaves the old
+//! site whole and a reader never sees half of a new one. The swap deletes the old folder, so
+//! the tool refuses to replace a folder it did not make: every site it writes holds a
+//! [`MARKER`] file, and a folder with files but no marker is left alone with an error. An
+//! empty folder may be replaced, since that loses nothing.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+/// The file that marks a folder as a site written by `gotchas build`.
+pub const MARKER: &str = ".gotchas-site";
+
+const MARKER_TEXT: &str = "This folder was written by `gotchas build` and is replaced whole by the next build.\nDo not keep other files here.\n";
+
+/// Receives the site's files. Called from many threads at once.
+pub trait Sink: Sync {
+    /// Stores one file; `path` is relative to the site root, with `/` separators.
+    fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()>;
+}
+
+/// Why the site could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The output path is a file.
+    #[error("`{0}` exists and is not a folder")]
+    NotAFolder(PathBuf),
+    /// The output folder holds files and no marker.
+    #[error(
+        "`{0}` holds files and was not made by `gotchas build` (it has no `{MARKER}` file), so it is not replaced; delete it yourself or choose another folder with --out"
+    )]
+    NotOurs(PathBuf),
+    /// The output folder overlaps a folder of the corpus.
+    #[error("the site cannot be written to `{out}`: {why}")]
+    Overlaps {
+        /// The output folder.
+        out: PathBuf,
+        /// What it overlaps, in words.
+        why: String,
+    },
+    /// A file system operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path it failed on.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> OutputError + '_ {
+    move |source| OutputError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A site being written into a temporary folder beside its destination.
+pub struct Staging {
+    temporary: tempfile::TempDir,
+    out: PathBuf,
+}
+
+impl Staging {
+    /// Checks that `out` may be replaced and opens the temporary folder. `root` is the corpus
+    /// root, which may hold the site but must not be it or be inside it; `folders` are the
+    /// corpus's own folders (records, schemas, templates), named for messages, which the site
+    /// must neither be in nor contain.
+    pub fn new(out: &Path, root: &Path, folders: &[(&Path, &str)]) -> Result<Staging, OutputError> {
+        let target = resolve(out);
+        let overlaps = |why: String| OutputError::Overlaps {
+            out: out.to_path_buf(),
+            why,
+        };
+        let root = resolve(root);
+        if root.starts_with(&target) {
+            return Err(overlaps("it would replace the corpus itself".into()));
+        }
+        for (folder, what) in folders {
+            let folder = resolve(folder);
+            if target.starts_with(&folder) {
+                return Err(overlaps(format!("it is inside {what}")));
+            }
+            if folder.starts_with(&target) {
+                return Err(overlaps(format!("it holds {what}")));
+            }
+        }
+        match std::fs::metadata(out) {
+            Ok(meta) if !meta.is_dir() => return Err(OutputError::NotAFolder(out.to_path_buf())),
+            Ok(_) => {
+                let empty = std::fs::read_dir(out)
+                    .map_err(io_error(out))?
+                    .next()
+                    .is_none();
+                if !empty && !out.join(MARKER).is_file() {
+                    return Err(OutputError::NotOurs(out.to_path_buf()));
+                }
+            }
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => return Err(io_error(out)(err)),
+        }
+        let parent = match out.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(io_error(&parent))?;
+        let temporary = tempfile::Builder::new()
+            .prefix(".gotchas-site-")
+            .tempdir_in(&parent)
+            .map_err(io_error(&parent))?;
+        Ok(Staging {
+            temporary,
+            out: out.to_path_buf(),
+        })
+    }
+
+    /// Marks the written site and swaps it in for the old one, which is then deleted.
+    pub fn commit(self) -> Result<(), OutputError> {
+        let staged = self.temporary.path().to_path_buf();
+        std::fs::write(staged.join(MARKER), MARKER_TEXT).map_err(io_error(&staged))?;
+        #[cfg(unix)]
+        {
+            // A temporary folder is private; a site is meant to be served.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755))
+                .map_err(io_error(&staged))?;
+        }
+        let out = self.out;
+        let parent = staged.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let old = if out.join(MARKER).is_file() {
+            let old = tempfile::Builder::new()
+                .prefix(".gotchas-old-")
+                .tempdir_in(&parent)
+                .map_err(io_error(&parent))?;
+            std::fs::rename(&out, old.path()).map_err(io_error(&out))?;
+            Some(old)
+        } else {
+            if out.is_dir() {
+                // Checked empty when the build started; `remove_dir` fails on any other.
+                std::fs::remove_dir(&out).map_err(io_error(&out))?;
+            }
+            None
+        };
+        let staged = self.temporary.keep();
+        if let Err(source) = std::fs::rename(&staged, &out) {
+            if let Some(old) = &old {
+                let _ = std::fs::rename(old.path(), &out);
+            }
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(OutputError::Io { path: out, source });
+        }
+        if let Some(old) = old {
+            remove_in_parallel(old.path());
+        }
+        Ok(())
+    }
+}
+
+impl Sink for Staging {
+    fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()> {
+        let file = self.temporary.path().join(checked(path)?);
+        // Most folders exist by the time a file is written to them: try first, and make the
+        // folder only when it is missing, which saves a system call for most files.
+        match std::fs::write(&file, bytes) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                if let Some(folder) = file.parent() {
+                    std::fs::create_dir_all(folder)?;
+                }
+                std::fs::write(&file, bytes)
+            }
+            written => written,
+        }
+    }
+}
+
+/// Deletes what an old site's folder holds, folders in parallel: for a large site this
+/// takes about as long as writing the new one, most of it waiting on the file system. The
+/// emptied folder itself goes with the temporary folder's own clean-up. Links are deleted,
+/// never followed.
+fn remove_in_parallel(folder: &Path) {
+    use rayon::prelude::*;
+    let entries: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    entries.par_iter().for_each(|path| {
+        let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+        if is_dir {
+            remove_in_parallel(path);
+            let _ = std::fs::remove_dir(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
+    });
+}
+
+/// A site kept in memory, by path.
+#[derive(Debug, Default)]
+pub struct Memory {
+    files: Mutex<BTreeMap<String, Vec<u8>>>,
+}
+
+impl Memory {
+    /// The files stored.
+    pub fn into_files(self) -> BTreeMap<String, Vec<u8>> {
+        self.files.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Sink for Memory {
+    fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()> {
+        checked(path)?;
+        self.files
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(path.to_string(), bytes.to_vec());
+        Ok(())
+    }
+}
+
+/// A site path that stays inside the site: relative, no `.` or `..`, no empty segment.
+fn checked(path: &str) -> io::Result<&Path> {
+    let fine = !path.is_empty()
+        && !path.contains('\\')
+        && path
+            .split('/')
+            .all(|segment| !segment.is_empty() && segment != "." && segment != "..");
+    if fine {
+        Ok(Path::new(path))
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("`{path}` is not a path inside the site"),
+        ))
+    }
+}
+
+/// An absolute form of a path that may not exist yet: its longest existing ancestor with
+/// symbolic links resolved, then the rest with `.` and `..` applied.
+fn resolve(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest: Vec<Component<'_>> = Vec::new();
+    loop {
+        if let Ok(found) = existing.canonicalize() {
+            let mut out = found;
+            for component in rest.into_iter().rev() {
+                match component {
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    Component::CurDir => {}
+                    other => out.push(other),
+                }
+            }
+            return out;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_must_stay_inside_the_site() {
+        assert!(checked("engines/vllm/index.html").is_ok());
+        for bad in ["", "/etc/passwd", "a/../b", "./a", "a//b", "..", "a\\b"] {
+            assert!(checked(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn resolves_paths_that_do_not_exist_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        assert_eq!(resolve(&dir.path().join("a/b/../c")), real.join("a/c"));
+    }
+}

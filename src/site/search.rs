@@ -1,0 +1,133 @@
+//! The search index: every record and prose page as a row the browser script scores.
+//!
+//! A row is `[link, name, id, enum values, text]`. The text is each record's prose, with
+//! Markdown marks taken out and cut to a few hundred characters: enough to find a record by
+//! a word of its description, small enough that the index of a corpus of thousands of
+//! records loads at once. It is a script (`search/data.js`) rather than JSON so that search
+//! also works on a site opened from disk, where browsers refuse to fetch files.
+
+use serde_json::Value;
+
+use super::content::Content;
+use super::urls;
+use crate::schema::enum_fields;
+
+/// Characters of a record's text kept in the index.
+const RECORD_TEXT: usize = 500;
+
+/// Characters of a prose page's text kept in the index.
+const PAGE_TEXT: usize = 5000;
+
+/// A string at least this long is prose.
+const PROSE_LENGTH: usize = 80;
+
+/// Fields that are not prose: the id and name have their own columns, the rest is noise.
+const NOT_TEXT: &[&str] = &["id", "type", "name", "updated", "url"];
+
+/// `search/data.js`, written in one pass into one buffer (see `records.json`).
+pub fn script(content: &Content<'_>) -> Vec<u8> {
+    let mut out = b"window.gotchasSearch = {\"entries\": [".to_vec();
+    let docs = content.docs.iter().map(|doc| {
+        let file = &content.corpus.files[content.corpus.docs[doc.doc].file];
+        let text = plain(file.text.as_deref().unwrap_or_default(), PAGE_TEXT);
+        let id = file.display.strip_suffix(".md").unwrap_or(&file.display);
+        row(&doc.page, &doc.title, id, "", &text)
+    });
+    let rows = (0..content.records.len())
+        .map(|p| record_row(content, p))
+        .chain(docs);
+    for (index, row) in rows.enumerate() {
+        out.extend_from_slice(if index == 0 { b"\n" } else { b",\n" });
+        out.extend_from_slice(row.as_bytes());
+    }
+    out.extend_from_slice(b"\n]};\n");
+    out
+}
+
+fn record_row(content: &Content<'_>, published: usize) -> String {
+    let entry = &content.records[published];
+    let collection = &content.schemas.collections[content.collection_of(published)];
+    let enums = enum_fields(&collection.schema);
+    let values: Vec<&str> = enums
+        .iter()
+        .filter_map(|field| content.text(published, field))
+        .collect();
+    // Prose first, so that the snippet a result shows is a sentence rather than a list of
+    // ids; the short values after it still match.
+    let mut text = String::new();
+    if let Value::Object(map) = content.value(published) {
+        let fields = map
+            .iter()
+            .filter(|(field, _)| !NOT_TEXT.contains(&field.as_str()) && !enums.contains(field));
+        let (prose, short): (Vec<_>, Vec<_>) =
+            fields.partition(|(_, value)| value.as_str().is_some_and(|t| t.len() >= PROSE_LENGTH));
+        for (_, value) in prose.into_iter().chain(short) {
+            collect_text(value, &mut text);
+            if text.len() > RECORD_TEXT * 4 {
+                break;
+            }
+        }
+    }
+    row(
+        &entry.page,
+        &entry.name,
+        &entry.qid,
+        &values.join(" "),
+        &plain(&text, RECORD_TEXT),
+    )
+}
+
+fn row(page: &str, name: &str, id: &str, values: &str, text: &str) -> String {
+    serde_json::to_string(&(urls::encode(page), name, id, values, text)).unwrap_or_default()
+}
+
+fn collect_text(value: &Value, out: &mut String) {
+    match value {
+        Value::String(text) if !text.starts_with("http://") && !text.starts_with("https://") => {
+            out.push_str(text);
+            out.push(' ');
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_text(item, out)),
+        Value::Object(map) => map.values().for_each(|item| collect_text(item, out)),
+        _ => {}
+    }
+}
+
+/// Markdown as plain words: marks dropped, wiki-links reduced to their text, whitespace
+/// collapsed, cut at `limit` characters.
+fn plain(markdown: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(limit.min(markdown.len()));
+    let mut count = 0;
+    let mut space = true;
+    for c in markdown.chars() {
+        let c = match c {
+            '*' | '_' | '`' | '#' | '[' | ']' | '>' => continue,
+            c if c.is_whitespace() || c == '|' => ' ',
+            c => c,
+        };
+        if c == ' ' && space {
+            continue;
+        }
+        space = c == ' ';
+        out.push(c);
+        count += 1;
+        if count == limit {
+            break;
+        }
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_text_drops_marks_and_cuts() {
+        assert_eq!(
+            plain("## Root *cause*\n\nSee [[engines/vllm|vLLM]].", 100),
+            "Root cause See engines/vllm vLLM."
+        );
+        assert_eq!(plain("abcdef", 3), "abc");
+    }
+}

@@ -1,0 +1,390 @@
+//! `gotchas serve`: the site from memory on 127.0.0.1, rebuilt when an input changes.
+//!
+//! Live reload is deliberately simple: every HTML page served gets a small script that polls
+//! `/__gotchas/version` and reloads the page when the number changes, which it does on every
+//! successful rebuild. A poll survives anything (a server restart, a laptop waking up) and
+//! needs no WebSocket. The script is added as pages are served, so the built files are
+//! exactly those of `gotchas build`.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher};
+
+use super::protected_folders;
+use crate::project::Project;
+
+/// Where the page script asks for the site's version.
+const VERSION_PATH: &str = "__gotchas/version";
+
+/// The live-reload script.
+const RELOAD_PATH: &str = "__gotchas/reload.js";
+
+const RELOAD_SCRIPT: &str = r#"(function () {
+  "use strict";
+  var seen = document.currentScript.getAttribute("data-version");
+  function poll() {
+    fetch("/__gotchas/version", { cache: "no-store" })
+      .then(function (response) { return response.text(); })
+      .then(function (version) {
+        if (version.trim() !== seen) window.location.reload();
+        else setTimeout(poll, 1000);
+      })
+      .catch(function () { setTimeout(poll, 2000); });
+  }
+  setTimeout(poll, 1000);
+})();
+"#;
+
+/// How long the watcher waits for a burst of changes (an editor's save, a `git checkout`)
+/// to end before rebuilding.
+const QUIET: Duration = Duration::from_millis(200);
+
+#[derive(Default)]
+struct Published {
+    files: BTreeMap<String, Vec<u8>>,
+    version: u64,
+}
+
+/// How long a connection may take to send its request or read the answer.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest request head read; a browser's is a few hundred bytes.
+const MAX_REQUEST: usize = 16 * 1024;
+
+/// The HTTP server and the site it serves.
+///
+/// HTTP here is the least that a browser needs: one request per connection, answered and
+/// closed (`Connection: close`), each connection on its own short-lived thread with read and
+/// write timeouts. No keep-alive means no connection can hold a worker while another waits,
+/// which is the failure that makes small servers hang under a browser's parallel requests.
+pub struct Server {
+    listener: TcpListener,
+    site: Arc<RwLock<Published>>,
+    port: u16,
+}
+
+impl Server {
+    /// Listens on 127.0.0.1 (never on other interfaces); port 0 takes a free one.
+    pub fn bind(port: u16) -> std::io::Result<Server> {
+        let listener = TcpListener::bind(("127.0.0.1", port))?;
+        let port = listener.local_addr()?.port();
+        Ok(Server {
+            listener,
+            site: Arc::default(),
+            port,
+        })
+    }
+
+    /// The site's address, which is also the base URL it is built for.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+
+    /// Serves a new build; open pages reload.
+    pub fn publish(&self, files: BTreeMap<String, Vec<u8>>) {
+        let mut site = self.site.write().unwrap_or_else(|e| e.into_inner());
+        site.files = files;
+        site.version += 1;
+    }
+
+    /// Answers requests on a background thread, for as long as the process lives.
+    pub fn spawn(&self) -> std::io::Result<()> {
+        let listener = self.listener.try_clone()?;
+        let site = Arc::clone(&self.site);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().map_while(Result::ok) {
+                let site = Arc::clone(&site);
+                std::thread::spawn(move || serve_connection(stream, &site));
+            }
+        });
+        Ok(())
+    }
+}
+
+/// Reads one request, writes its answer, closes. A connection that sends no complete
+/// request head in time is dropped.
+fn serve_connection(mut stream: TcpStream, site: &RwLock<Published>) {
+    let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
+    let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buffer[..n]),
+        }
+        if head.len() > MAX_REQUEST {
+            return;
+        }
+    }
+    let head = String::from_utf8_lossy(&head);
+    let mut words = head.lines().next().unwrap_or_default().split_whitespace();
+    let (method, target) = (
+        words.next().unwrap_or_default(),
+        words.next().unwrap_or("/"),
+    );
+    let answer = {
+        let site = site.read().unwrap_or_else(|e| e.into_inner());
+        answer(&site, method, target)
+    };
+    let reason = match answer.status {
+        200 => "OK",
+        301 => "Moved Permanently",
+        404 => "Not Found",
+        _ => "Method Not Allowed",
+    };
+    let mut response = format!(
+        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n",
+        answer.status,
+        answer.content_type,
+        answer.body.len()
+    );
+    if let Some(location) = &answer.location {
+        response.push_str(&format!("Location: {location}\r\n"));
+    }
+    response.push_str("\r\n");
+    let mut bytes = response.into_bytes();
+    if method != "HEAD" {
+        bytes.extend_from_slice(&answer.body);
+    }
+    let _ = stream.write_all(&bytes);
+    let _ = stream.flush();
+}
+
+/// What to send back.
+struct Answer {
+    status: u16,
+    content_type: &'static str,
+    body: Vec<u8>,
+    location: Option<String>,
+}
+
+fn answer(site: &Published, method: &str, url: &str) -> Answer {
+    let text = |status, body: &str| Answer {
+        status,
+        content_type: "text/plain; charset=utf-8",
+        body: body.as_bytes().to_vec(),
+        location: None,
+    };
+    if !matches!(method, "GET" | "HEAD") {
+        return text(405, "only GET and HEAD\n");
+    }
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let path = percent_encoding::percent_decode_str(path.trim_start_matches('/'))
+        .decode_utf8_lossy()
+        .into_owned();
+    match path.as_str() {
+        VERSION_PATH => return text(200, &site.version.to_string()),
+        RELOAD_PATH => {
+            return Answer {
+                status: 200,
+                content_type: "text/javascript; charset=utf-8",
+                body: RELOAD_SCRIPT.as_bytes().to_vec(),
+                location: None,
+            };
+        }
+        _ => {}
+    }
+    let file = if path.is_empty() || path.ends_with('/') {
+        format!("{path}index.html")
+    } else {
+        path.clone()
+    };
+    if let Some(bytes) = site.files.get(&file) {
+        return Answer {
+            status: 200,
+            content_type: content_type(&file),
+            body: with_reload(&file, bytes, site.version),
+            location: None,
+        };
+    }
+    if site.files.contains_key(&format!("{path}/index.html")) {
+        return Answer {
+            status: 301,
+            content_type: "text/plain; charset=utf-8",
+            body: Vec::new(),
+            location: Some(format!("/{path}/")),
+        };
+    }
+    match site.files.get("404.html") {
+        Some(bytes) => Answer {
+            status: 404,
+            content_type: content_type("404.html"),
+            body: with_reload("404.html", bytes, site.version),
+            location: None,
+        },
+        None => text(404, "not found\n"),
+    }
+}
+
+fn with_reload(file: &str, bytes: &[u8], version: u64) -> Vec<u8> {
+    if !file.ends_with(".html") {
+        return bytes.to_vec();
+    }
+    let html = String::from_utf8_lossy(bytes);
+    let script = format!("<script src=\"/{RELOAD_PATH}\" data-version=\"{version}\"></script>\n");
+    match html.rfind("</body>") {
+        Some(at) => format!("{}{script}{}", &html[..at], &html[at..]).into_bytes(),
+        None => format!("{html}{script}").into_bytes(),
+    }
+}
+
+fn content_type(file: &str) -> &'static str {
+    match file.rsplit('.').next().unwrap_or_default() {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "xml" if file == "feed.xml" => "application/atom+xml",
+        "xml" => "application/xml",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Watches the project's inputs and calls `on_change` with the changed paths after each burst
+/// of changes. Returns only when the watcher fails.
+pub fn watch(project: &Project, mut on_change: impl FnMut(Vec<PathBuf>)) -> notify::Result<()> {
+    let (sender, receiver) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(sender)?;
+    for (path, mode) in watched(project) {
+        if path.exists() {
+            watcher.watch(&path, mode)?;
+        }
+    }
+    let docs = docs_globs(&project.config.docs);
+    let relevant = |event: notify::Result<notify::Event>| -> Vec<PathBuf> {
+        event
+            .map(|event| {
+                event
+                    .paths
+                    .into_iter()
+                    .filter(|path| is_input(project, docs.as_ref(), path))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    while let Ok(event) = receiver.recv() {
+        let mut changed = relevant(event);
+        if changed.is_empty() {
+            continue;
+        }
+        while let Ok(event) = receiver.recv_timeout(QUIET) {
+            changed.extend(relevant(event));
+        }
+        changed.sort();
+        changed.dedup();
+        on_change(changed);
+    }
+    Ok(())
+}
+
+/// The folders to watch: the corpus's own folders and the folders the docs globs start in,
+/// recursively; the root and the config file's folder, for the config file alone.
+fn watched(project: &Project) -> Vec<(PathBuf, RecursiveMode)> {
+    let mut paths: Vec<(PathBuf, RecursiveMode)> = protected_folders(project)
+        .into_iter()
+        .map(|(folder, _)| (folder, RecursiveMode::Recursive))
+        .collect();
+    for pattern in &project.config.docs {
+        let literal: PathBuf = Path::new(pattern)
+            .components()
+            .take_while(|c| {
+                !c.as_os_str()
+                    .to_string_lossy()
+                    .contains(['*', '?', '[', '{'])
+            })
+            .collect();
+        let base = project.root.join(literal);
+        let base = if base.is_file() {
+            base.parent().map(Path::to_path_buf).unwrap_or(base)
+        } else {
+            base
+        };
+        paths.push((base, RecursiveMode::Recursive));
+    }
+    paths.push((project.root.clone(), RecursiveMode::NonRecursive));
+    if let Some(parent) = project.config.file.as_deref().and_then(Path::parent) {
+        paths.push((parent.to_path_buf(), RecursiveMode::NonRecursive));
+    }
+    paths
+}
+
+fn docs_globs(patterns: &[String]) -> Option<globset::GlobSet> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        builder.add(globset::Glob::new(pattern).ok()?);
+    }
+    builder.build().ok()
+}
+
+/// Whether a changed path is one the site is built from.
+fn is_input(project: &Project, docs: Option<&globset::GlobSet>, path: &Path) -> bool {
+    let root = &project.root;
+    protected_folders(project)
+        .iter()
+        .any(|(folder, _)| path.starts_with(folder))
+        || project.config.file.as_deref().is_some_and(|f| path == f)
+        || path == root.join(crate::config::FILE_NAME)
+        || path
+            .strip_prefix(root)
+            .is_ok_and(|relative| docs.is_some_and(|d| d.is_match(relative)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site() -> Published {
+        Published {
+            files: [
+                ("index.html", "<html><body>home</body></html>"),
+                ("engines/vllm/index.html", "<body>vllm</body>"),
+                ("404.html", "<body>missing</body>"),
+                ("style.css", "body{}"),
+            ]
+            .into_iter()
+            .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec()))
+            .collect(),
+            version: 3,
+        }
+    }
+
+    #[test]
+    fn serves_pages_with_the_reload_script() {
+        let site = site();
+        let home = answer(&site, "GET", "/?q=x");
+        assert_eq!(home.status, 200);
+        let html = String::from_utf8(home.body).unwrap();
+        assert!(html.contains(
+            "<script src=\"/__gotchas/reload.js\" data-version=\"3\"></script>\n</body>"
+        ));
+        let css = answer(&site, "GET", "/style.css");
+        assert_eq!(css.body, b"body{}");
+        assert_eq!(answer(&site, "GET", "/__gotchas/version").body, b"3");
+    }
+
+    #[test]
+    fn redirects_folders_and_answers_404() {
+        let site = site();
+        let folder = answer(&site, "GET", "/engines/vllm");
+        assert_eq!(
+            (folder.status, folder.location.as_deref()),
+            (301, Some("/engines/vllm/"))
+        );
+        let missing = answer(&site, "GET", "/nope/");
+        assert_eq!(missing.status, 404);
+        assert!(String::from_utf8(missing.body).unwrap().contains("missing"));
+        assert_eq!(answer(&site, "POST", "/").status, 405);
+    }
+}

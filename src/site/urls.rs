@@ -1,0 +1,274 @@
+//! Links between the site's files, and the check that every one of them arrives.
+//!
+//! Every internal link is relative and names a file (`../../engines/vllm/index.html`), never a
+//! folder: that is the one form that works both under any base URL (`/`, a GitHub Pages
+//! sub-path such as `/inference-research/`) and when the folder is opened from disk, where a
+//! link to a folder shows a directory listing. Absolute URLs, built from the base URL, appear
+//! only where a relative one cannot work: the feed, the sitemap, canonical links and the
+//! 404 page, which a server shows at any depth.
+
+use std::collections::HashSet;
+
+use percent_encoding::{
+    AsciiSet, CONTROLS, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode,
+};
+
+/// Characters escaped in a path segment: what would end it, start a query or fragment, or
+/// be read as an escape, and what HTML attributes and XML would have to escape.
+const SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'&')
+    .add(b'\'')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'\\')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}');
+
+/// The way from a file back to the site root: `""` for `index.html`, `"../../"` for
+/// `engines/vllm/index.html`.
+pub fn root_of(file: &str) -> String {
+    "../".repeat(file.matches('/').count())
+}
+
+/// A path with each segment percent-encoded.
+fn encode_segments(path: &str) -> String {
+    path.split('/')
+        .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A site path as it is written in a URL: each segment percent-encoded, and a folder path
+/// (`engines/vllm/`, or `""` for the root) completed with its `index.html`.
+pub fn encode(path: &str) -> String {
+    let mut out = encode_segments(path);
+    if path.is_empty() || path.ends_with('/') {
+        out.push_str("index.html");
+    }
+    out
+}
+
+/// The link from a page to a site path, given the page's way back to the root.
+pub fn href(root: &str, path: &str) -> String {
+    format!("{root}{}", encode(path))
+}
+
+/// Characters escaped in a query value: all but the unreserved ones and `/`.
+const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~')
+    .remove(b'/');
+
+/// Text as a URL query value: `engines/vllm` stays, `a&b` -> `a%26b`.
+pub fn query_value(text: &str) -> String {
+    utf8_percent_encode(text, QUERY_VALUE).to_string()
+}
+
+/// A site path's absolute URL under `base_url`, folders without `index.html` (the form a
+/// server answers and a reader shares).
+pub fn absolute(base_url: &str, path: &str) -> String {
+    format!("{base_url}{}", encode_segments(path))
+}
+
+/// The web address of a file of the repository: `repo_url` with the path in place of
+/// `{path}`, or after `/blob/HEAD/`, the form GitHub and Gitea give the default branch.
+pub fn repo_file(repo_url: &str, path: &str) -> String {
+    let encoded = encode_segments(path);
+    if repo_url.contains("{path}") {
+        repo_url.replace("{path}", &encoded)
+    } else {
+        format!("{}/blob/HEAD/{encoded}", repo_url.trim_end_matches('/'))
+    }
+}
+
+/// Text escaped for HTML and XML content and double-quoted attributes. Control characters
+/// that XML 1.0 cannot hold at all become U+FFFD, so that a stray one in a record's name
+/// cannot make the feed unreadable.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' | '\r' | '\t' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The links of one generated HTML page that arrive nowhere: every `href` and `src` value
+/// that is relative (resolved against the page's folder) or starts with the base URL must
+/// name a file in `files`. External links and fragments are not followed.
+pub fn broken_links(
+    file: &str,
+    html: &str,
+    files: &HashSet<String>,
+    base_url: &str,
+) -> Vec<String> {
+    let folder = file.rfind('/').map_or("", |i| &file[..=i]);
+    attribute_values(html)
+        .filter(|url| !arrives(folder, url, files, base_url))
+        .collect()
+}
+
+fn arrives(folder: &str, url: &str, files: &HashSet<String>, base_url: &str) -> bool {
+    let path = url.split(['#', '?']).next().unwrap_or_default();
+    if path.is_empty() {
+        return true;
+    }
+    let target = if let Some(below) = path.strip_prefix(base_url) {
+        let below = decode(below);
+        if below.is_empty() || below.ends_with('/') {
+            format!("{below}index.html")
+        } else {
+            below
+        }
+    } else if is_external(path) {
+        return true;
+    } else {
+        match resolve(folder, &decode(path)) {
+            Some(target) => target,
+            None => return false,
+        }
+    };
+    files.contains(&target)
+}
+
+/// A URL with a scheme (`https:`, `mailto:`), or protocol-relative, or rooted at a host.
+fn is_external(url: &str) -> bool {
+    let scheme = url
+        .split_once(':')
+        .is_some_and(|(scheme, _)| !scheme.is_empty() && !scheme.contains('/'));
+    scheme || url.starts_with('/')
+}
+
+/// `folder` joined with a relative path, `..` and `.` applied; `None` above the root.
+fn resolve(folder: &str, relative: &str) -> Option<String> {
+    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for part in relative.split('/') {
+        match part {
+            "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn decode(text: &str) -> String {
+    percent_decode_str(text).decode_utf8_lossy().into_owned()
+}
+
+/// Every `href="..."` and `src="..."` value, unescaped. The pages are generated, so their
+/// attributes are always double-quoted.
+fn attribute_values(html: &str) -> impl Iterator<Item = String> + '_ {
+    ["href=\"", "src=\""].into_iter().flat_map(move |opening| {
+        html.match_indices(opening).filter_map(move |(at, _)| {
+            let preceded = html[..at]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_whitespace);
+            let start = at + opening.len();
+            let end = start + html[start..].find('"')?;
+            preceded.then(|| unescape(&html[start..end]))
+        })
+    })
+}
+
+/// Undoes HTML escaping: the named entities [`escape`] and Markdown write, and numeric ones.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('&') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let decoded = rest.find(';').and_then(|end| {
+            let entity = &rest[1..end];
+            let c = match entity {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                _ => entity
+                    .strip_prefix("#x")
+                    .or_else(|| entity.strip_prefix("#X"))
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .or_else(|| entity.strip_prefix('#').and_then(|dec| dec.parse().ok()))
+                    .and_then(char::from_u32),
+            }?;
+            Some((c, end + 1))
+        });
+        match decoded {
+            Some((c, length)) => {
+                out.push(c);
+                rest = &rest[length..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_what_xml_cannot_hold() {
+        assert_eq!(
+            escape("a<b & \"c\" 'd'\u{1}\n"),
+            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;\u{FFFD}\n"
+        );
+    }
+
+    #[test]
+    fn links_are_relative_and_name_files() {
+        assert_eq!(root_of("index.html"), "");
+        assert_eq!(root_of("engines/vllm/index.html"), "../../");
+        assert_eq!(
+            href("../../", "engines/vllm/"),
+            "../../engines/vllm/index.html"
+        );
+        assert_eq!(href("", ""), "index.html");
+        assert_eq!(href("../", "assets/style.css"), "../assets/style.css");
+        assert_eq!(href("", "a b/c#d/"), "a%20b/c%23d/index.html");
+    }
+
+    #[test]
+    fn checks_relative_and_base_url_links() {
+        let files: HashSet<String> = ["index.html", "engines/vllm/index.html", "a b/index.html"]
+            .into_iter()
+            .map(String::from)
+            .collect();
+        let html = r#"<a href="../../index.html">x</a><a href="../../a%20b/index.html#top">y</a>
+            <a href="../vllm/">folder</a><a href="https://example.org/">ext</a>
+            <a href="/kb/engines/vllm/">base</a><img src="../../missing.png">
+            <a href="../../../above.html">z</a><a data-href="ignored">w</a>
+            <a href="..&#x2f;..&#x2f;index.html?q=a&amp;b">entities</a>"#;
+        let broken = broken_links("engines/vllm/index.html", html, &files, "/kb/");
+        assert_eq!(
+            broken,
+            vec!["../vllm/", "../../../above.html", "../../missing.png"]
+        );
+    }
+}

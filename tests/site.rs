@@ -1,0 +1,525 @@
+//! `gotchas build`: the static site, through the binary. Every page is crawled with a link
+//! checker written independently of the build's own, the way a browser resolves links from
+//! a folder opened on disk.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use common::{bundled_copy, gotchas, json_diagnostics};
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sample() -> PathBuf {
+    manifest().join("../shared/corpus/inference-research")
+}
+
+fn build(root: &Path, out: &Path, extra: &[&str]) -> common::Run {
+    let mut args = vec![
+        "build",
+        "--root",
+        root.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--color",
+        "never",
+    ];
+    args.extend_from_slice(extra);
+    gotchas(&args)
+}
+
+/// Every file under `dir`, by path relative to it with `/` separators.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut found = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let relative = path
+                    .strip_prefix(dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                found.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    found
+}
+
+/// Links of every HTML page that do not arrive at a file, resolved as a browser does from
+/// disk: relative to the page's folder, query and fragment dropped, percent-decoded. A link
+/// to a folder is broken too: from disk, it shows a listing, not the page.
+fn crawl(dir: &Path, base_url: &str) -> Vec<String> {
+    let all = files(dir);
+    let attribute = regex::Regex::new(r#"\s(?:href|src)="([^"]*)""#).unwrap();
+    let canonical = regex::Regex::new(r#"<link rel="canonical" href="[^"]*">"#).unwrap();
+    let scheme = regex::Regex::new(r"^[a-zA-Z][a-zA-Z0-9+.-]*:").unwrap();
+    let mut broken = Vec::new();
+    for (path, bytes) in &all {
+        if !path.ends_with(".html") {
+            continue;
+        }
+        let html = String::from_utf8(bytes.clone()).unwrap();
+        // The canonical link names the page's published address; it is not followed.
+        let html = canonical.replace(&html, "");
+        let folder = Path::new(path).parent().unwrap_or(Path::new(""));
+        for capture in attribute.captures_iter(&html) {
+            let url = capture[1]
+                .replace("&amp;", "&")
+                .replace("&#39;", "'")
+                .replace("&quot;", "\"");
+            let target = url.split(['?', '#']).next().unwrap().to_string();
+            if target.is_empty() || scheme.is_match(&target) {
+                continue;
+            }
+            let target = percent_decode(&target);
+            let resolved = if let Some(below) = target.strip_prefix(base_url) {
+                assert_eq!(path, "404.html", "{path} links absolutely to {url}");
+                let below = if below.is_empty() || below.ends_with('/') {
+                    format!("{below}index.html")
+                } else {
+                    below.to_string()
+                };
+                Some(PathBuf::from(below))
+            } else {
+                normalize(&folder.join(&target))
+            };
+            match resolved {
+                Some(file) if all.contains_key(&file.to_string_lossy().replace('\\', "/")) => {}
+                _ => broken.push(format!("{path}: {url}")),
+            }
+        }
+    }
+    broken
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap();
+            out.push(u8::from_str_radix(hex, 16).unwrap());
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).unwrap()
+}
+
+fn normalize(path: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+fn text(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"))
+}
+
+#[test]
+fn bundled_corpus_builds_and_every_link_arrives() {
+    let corpus = bundled_copy();
+    let run = gotchas(&["build", "--root", corpus.path().to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let site = corpus.path().join("site");
+    assert!(
+        site.join(".gotchas-site").is_file(),
+        "the default folder is site/ under the root"
+    );
+    assert!(run.stdout.contains("built 21 pages"), "{}", run.stdout);
+    assert_eq!(crawl(&site, "/"), Vec::<String>::new());
+    for page in [
+        "index.html",
+        "engines/index.html",
+        "engines/mooncake/index.html",
+        "gotchas/pd-batch-invariant-mode-absent-from-kv-namespace/index.html",
+        "severity/major/index.html",
+        "status/index.html",
+        "graph/index.html",
+        "search/index.html",
+        "404.html",
+        "engines/mooncake.json",
+        "records.json",
+        "graph.json",
+        "graph/data.js",
+        "search/data.js",
+        "feed.xml",
+        "sitemap.xml",
+        "assets/style.css",
+    ] {
+        assert!(site.join(page).is_file(), "{page} is missing");
+    }
+}
+
+#[test]
+fn a_record_page_shows_fields_backlinks_and_its_neighbourhood() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("out");
+    assert_eq!(build(corpus.path(), &out, &[]).code, 0);
+    let mooncake = text(&out, "engines/mooncake/index.html");
+    let backlinks = &mooncake[mooncake.find("Referenced by").unwrap()..];
+    assert!(backlinks.contains(
+        "<a href=\"../../gotchas/pd-batch-invariant-mode-absent-from-kv-namespace/index.html\""
+    ));
+    assert!(backlinks.contains("via <code>affects</code>"));
+    assert!(
+        mooncake.contains("<a href=\"../../sources/pd-mooncake-repo/index.html\""),
+        "a reference field links to the record it names"
+    );
+    assert!(
+        mooncake.contains("href=\"https://github.com/kvcache-ai/Mooncake\""),
+        "a cited source shows its URL"
+    );
+    assert!(mooncake.contains("<svg"), "the neighbourhood is drawn");
+    assert!(
+        mooncake.contains("<a href=\"../../engines/mooncake.json\">"),
+        "the page links its JSON"
+    );
+    let gotcha = text(
+        &out,
+        "gotchas/pd-batch-invariant-mode-absent-from-kv-namespace/index.html",
+    );
+    assert!(
+        gotcha.contains("<h2 id=\"root-cause\">Root cause</h2>"),
+        "the body is Markdown"
+    );
+    assert!(gotcha.contains("class=\"badge badge-severity badge-severity-major\""));
+    insta::assert_snapshot!("site-mooncake-json", text(&out, "engines/mooncake.json"));
+    insta::assert_snapshot!("site-feed", text(&out, "feed.xml"));
+}
+
+#[test]
+fn sample_corpus_builds_marks_broken_links_and_reports_them() {
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let run = build(
+        &sample(),
+        &site,
+        &["--config", "examples/inference-research.toml"],
+    );
+    assert_eq!(
+        run.code, 0,
+        "content problems do not fail the build: {}",
+        run.stderr
+    );
+    let checked = gotchas(&[
+        "check",
+        "--root",
+        sample().to_str().unwrap(),
+        "--config",
+        "examples/inference-research.toml",
+        "--format",
+        "json",
+    ]);
+    let broken = json_diagnostics(&checked)
+        .iter()
+        .filter(|d| d.0 == "broken-link")
+        .count();
+    assert!(broken > 0, "the sample has broken links in its prose");
+    let reported = run.stdout.matches("error[broken-link]").count();
+    assert_eq!(
+        reported, broken,
+        "the build reports every broken link `check` does"
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("note: {broken} broken links marked on the pages"))
+    );
+    let marked: usize = files(&site)
+        .iter()
+        .filter(|(path, _)| path.ends_with(".html"))
+        .map(|(_, bytes)| {
+            String::from_utf8_lossy(bytes)
+                .matches("class=\"broken-link\"")
+                .count()
+        })
+        .sum();
+    assert_eq!(marked, broken, "every broken link is marked on its page");
+    let docs: usize = [
+        "05-known-traps",
+        "07-benchmarking-methodology",
+        "10-testing-methodology",
+    ]
+    .iter()
+    .map(|doc| {
+        text(&site, &format!("docs/{doc}/index.html"))
+            .matches("class=\"broken-link\"")
+            .count()
+    })
+    .sum();
+    assert_eq!(docs, 49, "the prose pages' broken links are marked on them");
+    let traps = text(&site, "docs/05-known-traps/index.html");
+    assert!(
+        traps.contains("href=\"../../gotchas/marlin-w4a8-fp8-silent-corrupt-sm121a/index.html\""),
+        "a wiki-link that resolves is a link"
+    );
+    assert!(!traps.contains("<!--"), "HTML comments are dropped");
+    assert_eq!(crawl(&site, "/"), Vec::<String>::new());
+    for field in ["severity", "status"] {
+        assert!(site.join(field).join("index.html").is_file());
+    }
+}
+
+#[test]
+fn links_hold_under_a_sub_path_base_url() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &["--base-url", "/inference-research"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(crawl(&out, "/inference-research/"), Vec::<String>::new());
+    let feed = text(&out, "feed.xml");
+    assert!(feed.contains("<link rel=\"alternate\" type=\"text/html\" href=\"/inference-research/engines/nvidia-dynamo/\"/>"));
+    assert!(text(&out, "sitemap.xml").contains("<loc>/inference-research/engines/mooncake/</loc>"));
+    let page = text(&out, "engines/mooncake/index.html");
+    assert!(
+        page.contains("<link rel=\"canonical\" href=\"/inference-research/engines/mooncake/\">")
+    );
+    let missing = text(&out, "404.html");
+    assert!(
+        missing.contains("href=\"/inference-research/search/index.html\""),
+        "the 404 page, shown at any depth, links absolutely"
+    );
+}
+
+#[test]
+fn two_builds_are_byte_identical() {
+    let corpus = bundled_copy();
+    let first = corpus.path().join("first");
+    let second = corpus.path().join("second");
+    assert_eq!(build(corpus.path(), &first, &[]).code, 0);
+    assert_eq!(build(corpus.path(), &second, &[]).code, 0);
+    let (a, b) = (files(&first), files(&second));
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (path, bytes) in &a {
+        assert!(bytes == &b[path], "{path} differs between two builds");
+    }
+    let sample_out = tempfile::tempdir().unwrap();
+    let config = ["--config", "examples/inference-research.toml"];
+    let (x, y) = (sample_out.path().join("x"), sample_out.path().join("y"));
+    assert_eq!(build(&sample(), &x, &config).code, 0);
+    assert_eq!(build(&sample(), &y, &config).code, 0);
+    assert!(
+        files(&x) == files(&y),
+        "the sample's site differs between two builds"
+    );
+}
+
+#[test]
+fn never_replaces_a_folder_it_did_not_make() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("mine");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "precious").unwrap();
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("was not made by `gotchas build` (it has no `.gotchas-site` file)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "precious"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(corpus.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".gotchas"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no temporary folder is left: {leftovers:?}"
+    );
+
+    let records = build(corpus.path(), &corpus.path().join("records/site"), &[]);
+    assert_eq!(records.code, 2);
+    assert!(
+        records.stderr.contains("it is inside the records folder"),
+        "{}",
+        records.stderr
+    );
+    let root = build(corpus.path(), corpus.path(), &[]);
+    assert_eq!(root.code, 2);
+    assert!(
+        root.stderr.contains("it would replace the corpus itself"),
+        "{}",
+        root.stderr
+    );
+}
+
+#[test]
+fn replaces_its_own_site_and_an_empty_folder() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("public");
+    std::fs::create_dir(&out).unwrap();
+    assert_eq!(
+        build(corpus.path(), &out, &[]).code,
+        0,
+        "an empty folder is replaced"
+    );
+    std::fs::write(out.join("stale.html"), "from an old build").unwrap();
+    std::fs::remove_file(corpus.path().join("records/engines/nixl.yaml")).unwrap();
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !out.join("stale.html").exists(),
+        "the old site is replaced whole"
+    );
+    assert!(!out.join("engines/nixl").exists());
+    assert!(out.join("engines/vllm/index.html").is_file());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755, "the site can be served");
+    }
+}
+
+#[test]
+fn templates_and_assets_are_overridden_from_the_corpus() {
+    let corpus = bundled_copy();
+    let templates = corpus.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    std::fs::write(
+        templates.join("value.html"),
+        "{% extends \"base.html\" %}{% block main %}<p class=\"custom\">{{ value.value }}: {{ rows | length }}</p>{% endblock %}",
+    )
+    .unwrap();
+    std::fs::write(templates.join("style.css"), "body { color: teal; }\n").unwrap();
+    std::fs::write(templates.join("logo.svg"), "<svg/>").unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        text(&out, "status/verified/index.html").contains("<p class=\"custom\">verified: 10</p>")
+    );
+    assert_eq!(text(&out, "assets/style.css"), "body { color: teal; }\n");
+    assert_eq!(text(&out, "assets/logo.svg"), "<svg/>");
+
+    std::fs::write(
+        templates.join("home.html"),
+        "{% extends \"base.html\" %}\n{% block main %}{% if %}{% endblock %}",
+    )
+    .unwrap();
+    let broken = build(corpus.path(), &out, &[]);
+    assert_eq!(broken.code, 2);
+    assert!(
+        broken.stderr.contains("the template does not compile"),
+        "{}",
+        broken.stderr
+    );
+    assert!(
+        broken.stderr.contains("--> templates/home.html:2:"),
+        "{}",
+        broken.stderr
+    );
+}
+
+#[test]
+fn a_template_that_links_nowhere_fails_the_build_and_keeps_the_old_site() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("out");
+    assert_eq!(build(corpus.path(), &out, &[]).code, 0);
+    let before = files(&out);
+    let templates = corpus.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    std::fs::write(
+        templates.join("field.html"),
+        "{% extends \"base.html\" %}{% block main %}<a href=\"{{ href('nowhere/') }}\">x</a>{% endblock %}",
+    )
+    .unwrap();
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the site links to files it does not have")
+    );
+    assert!(
+        run.stderr
+            .contains("severity/index.html: ../nowhere/index.html"),
+        "{}",
+        run.stderr
+    );
+    assert!(files(&out) == before, "the previous site is left as it was");
+}
+
+#[test]
+fn unknown_enum_page_field_gets_did_you_mean() {
+    let corpus = bundled_copy();
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "[site]\nenum_pages = [\"severity\", \"clas\"]\n",
+    )
+    .unwrap();
+    let run = build(corpus.path(), &corpus.path().join("out"), &[]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("site-unknown-enum-page", run.stderr);
+}
+
+#[test]
+fn configured_enum_pages_and_repository_links() {
+    let corpus = bundled_copy();
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "[site]\ntitle = \"KB\"\nenum_pages = [\"class\"]\nrepo_url = \"https://example.org/kb/-/blob/main/{path}\"\n",
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(out.join("class/config/index.html").is_file());
+    assert!(
+        !out.join("severity").exists(),
+        "only the listed fields get pages"
+    );
+    let page = text(&out, "engines/vllm/index.html");
+    assert!(
+        page.contains("<a href=\"https://example.org/kb/-/blob/main/records/engines/vllm.yaml\">")
+    );
+    assert!(page.contains("<title>vLLM · KB</title>"));
+}
+
+#[test]
+fn ids_and_values_never_lead_out_of_the_site() {
+    let corpus = bundled_copy();
+    let engines = corpus.path().join("records/engines");
+    let vllm = std::fs::read_to_string(engines.join("vllm.yaml")).unwrap();
+    std::fs::write(
+        engines.join("escape.yaml"),
+        vllm.replace("id: vllm", "id: ../../escape")
+            .replace("status: verified", "status: ../.."),
+    )
+    .unwrap();
+    let out = corpus.path().join("nested/out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(out.join("engines/_/_/escape/index.html").is_file());
+    assert!(!corpus.path().join("nested/escape").exists());
+    assert!(
+        !out.join("status/_").exists(),
+        "a value that is no folder name gets no page"
+    );
+    assert_eq!(crawl(&out, "/"), Vec::<String>::new());
+}

@@ -132,7 +132,9 @@ pub struct IdIndex<'c> {
 #[derive(Default)]
 struct SuggestionIndex<'c> {
     by_length: BTreeMap<usize, Vec<&'c str>>,
-    by_bigram: HashMap<(char, char), Vec<&'c str>>,
+    /// Each posting carries the id's length in characters, so the length filter costs no
+    /// counting.
+    by_bigram: HashMap<(char, char), Vec<(&'c str, usize)>>,
     by_word: HashMap<String, Vec<&'c str>>,
 }
 
@@ -226,8 +228,13 @@ impl<'c> IdIndex<'c> {
                 .entry(id.chars().count())
                 .or_default()
                 .push(id);
+            let length = id.chars().count();
             for bigram in bigrams(id) {
-                index.by_bigram.entry(bigram).or_default().push(id);
+                index
+                    .by_bigram
+                    .entry(bigram)
+                    .or_default()
+                    .push((id, length));
             }
             for word in words(id) {
                 index.by_word.entry(word).or_default().push(id);
@@ -253,7 +260,8 @@ impl<'c> IdIndex<'c> {
             rare.iter()
                 .take(needed)
                 .flat_map(|bigram| index.by_bigram.get(bigram).into_iter().flatten().copied())
-                .filter(|candidate| candidate.chars().count().abs_diff(length) <= budget)
+                .filter(|(_, candidate_length)| candidate_length.abs_diff(length) <= budget)
+                .map(|(candidate, _)| candidate)
                 .collect()
         } else {
             index

@@ -3,9 +3,9 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{check, copy_dir, gotchas};
+use common::{check, copy_dir, gotchas, sample};
 
 fn bundled_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -13,17 +13,6 @@ fn bundled_copy() -> tempfile::TempDir {
     copy_dir(&main.join("schema"), &dir.path().join("schema"));
     copy_dir(&main.join("records"), &dir.path().join("records"));
     dir
-}
-
-fn sample() -> PathBuf {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/inference-research");
-    assert!(
-        path.is_dir(),
-        "the shared corpus sample is expected at {}",
-        path.display()
-    );
-    path
 }
 
 fn config() -> String {

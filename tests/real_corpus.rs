@@ -3,20 +3,7 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::{gotchas, json_diagnostics};
-
-fn sample() -> PathBuf {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/inference-research");
-    assert!(
-        path.is_dir(),
-        "the shared corpus sample is expected at {}",
-        path.display()
-    );
-    path
-}
+use common::{gotchas, json_diagnostics, sample};
 
 #[test]
 fn every_schema_violation_is_reported_with_a_position() {

@@ -7,15 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{bundled_copy, gotchas, json_diagnostics};
-
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn sample() -> PathBuf {
-    manifest().join("../shared/corpus/inference-research")
-}
+use common::{bundled_copy, gotchas, json_diagnostics, sample};
 
 fn build(root: &Path, out: &Path, extra: &[&str]) -> common::Run {
     let mut args = vec![

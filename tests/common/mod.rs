@@ -213,3 +213,16 @@ pub fn hermetic_git(command: &mut std::process::Command) -> &mut std::process::C
         .env("GIT_COMMITTER_NAME", "test")
         .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
 }
+
+/// The public `inference-research` sample in `../shared/corpus`, which CI lays beside the
+/// checkout; a test that needs it fails loudly when it is missing.
+pub fn sample() -> PathBuf {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/inference-research");
+    assert!(
+        path.is_dir(),
+        "the shared corpus sample is expected at {}",
+        path.display()
+    );
+    path
+}

@@ -8,7 +8,7 @@
 //! Suggestions for unknown ids come from posting lists ([`crate::candidates`]), so they cost in
 //! proportion to the few unresolved ids, never the square of the corpus.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -105,6 +105,23 @@ pub struct Resolved {
     pub edges: Vec<Edge>,
     /// References that did not.
     pub unresolved: Vec<Unresolved>,
+}
+
+impl Resolved {
+    fn add(&mut self, reference: Written, outcome: Result<Target, Problem>) {
+        match outcome {
+            Ok(target) => self.edges.push(Edge {
+                source: reference.source,
+                target,
+            }),
+            Err(problem) => self.unresolved.push(Unresolved {
+                source: reference.source,
+                text: reference.text,
+                allowed: reference.allowed,
+                problem,
+            }),
+        }
+    }
 }
 
 /// Records by id and prose pages by stem.
@@ -276,7 +293,7 @@ impl<'c> IdIndex<'c> {
             .chain(docs)
             .map(|written| {
                 let mut part = Resolved::default();
-                self.resolve_written(&written, &mut part);
+                self.resolve_owned(written, &mut part);
                 part
             })
             .collect();
@@ -297,27 +314,28 @@ impl<'c> IdIndex<'c> {
     /// parsing it again.
     pub fn resolve_written(&self, written: &[Written], resolved: &mut Resolved) {
         for reference in written {
-            let outcome = match &reference.source {
-                Source::Field { .. } => self
-                    .resolve(&reference.text, &reference.allowed)
-                    .map(Target::Record),
-                Source::FieldLink { kind, record, .. } => {
-                    self.resolve_link(*kind, self.corpus.records[*record].file, reference)
-                }
-                Source::Link { kind, file, .. } => self.resolve_link(*kind, *file, reference),
-            };
-            match outcome {
-                Ok(target) => resolved.edges.push(Edge {
-                    source: reference.source.clone(),
-                    target,
-                }),
-                Err(problem) => resolved.unresolved.push(Unresolved {
-                    source: reference.source.clone(),
-                    text: reference.text.clone(),
-                    allowed: reference.allowed.clone(),
-                    problem,
-                }),
+            resolved.add(reference.clone(), self.resolve_one(reference));
+        }
+    }
+
+    /// [`IdIndex::resolve_written`] for references the caller no longer needs: they move
+    /// into the result instead of being copied.
+    fn resolve_owned(&self, written: Vec<Written>, resolved: &mut Resolved) {
+        for reference in written {
+            let outcome = self.resolve_one(&reference);
+            resolved.add(reference, outcome);
+        }
+    }
+
+    fn resolve_one(&self, reference: &Written) -> Result<Target, Problem> {
+        match &reference.source {
+            Source::Field { .. } => self
+                .resolve(&reference.text, &reference.allowed)
+                .map(Target::Record),
+            Source::FieldLink { kind, record, .. } => {
+                self.resolve_link(*kind, self.corpus.records[*record].file, reference)
             }
+            Source::Link { kind, file, .. } => self.resolve_link(*kind, *file, reference),
         }
     }
 

@@ -202,3 +202,57 @@ fn the_human_report_caps_diagnostics_per_file_and_counts_the_rest() {
     assert!(!all.stdout.contains("not shown"));
     assert!(all.stdout.matches("error[").count() > capped.stdout.matches("error[").count());
 }
+
+/// A minified record: one line of about a megabyte, with an invalid value in the middle, a
+/// duplicate key far from the first one, a wide-character value too long to show whole, and
+/// a reference to an id as long as a page, which the message quotes.
+#[test]
+fn a_megabyte_line_is_shown_as_a_window_around_each_problem() {
+    let padding = "x".repeat(500_000);
+    let wide = "漢字".repeat(100_000);
+    let long_id = "z".repeat(100_000);
+    let record = format!(
+        r#"{{"id":"big","type":"engine","name":"Big","status":"verified","confidence":0.9,"updated":"2026-01-01","sources":["{long_id}"],"notes":"{padding}","tracing_support":"bsic","notes":"again","first_release_year":"{wide}"}}"#
+    );
+    let column_of = |needle: &str| record[..record.find(needle).unwrap()].chars().count() + 1;
+    let corpus = temp_corpus(&[("engines/big.json", record.as_bytes())]);
+    let run = check(corpus.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+
+    let longest = run.stdout.lines().map(|l| l.chars().count()).max();
+    assert!(longest <= Some(250), "a line of {longest:?} characters");
+    for (needle, code) in [
+        ("\"bsic\"", "invalid-value"),
+        ("\"notes\":\"again\"", "duplicate-key"),
+        ("\"漢字", "schema-violation"),
+        ("\"zzz", "unresolved-ref"),
+    ] {
+        let location = format!("--> records/engines/big.json:1:{}", column_of(needle));
+        let at = run.stdout.find(&format!("error[{code}]")).unwrap();
+        assert!(
+            run.stdout[at..]
+                .lines()
+                .nth(1)
+                .unwrap()
+                .ends_with(&location),
+            "{code} at {location}:\n{}",
+            run.stdout
+        );
+    }
+    // The caret is under the value in the window shown.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let shown = lines
+        .iter()
+        .position(|l| l.starts_with("1 | ") && l.contains("\"bsic\""))
+        .unwrap();
+    assert_eq!(lines[shown + 1].find('^'), lines[shown].find("\"bsic\""));
+    // The first `notes`, 500,000 characters away, is named in a note instead.
+    assert!(
+        run.stdout.contains(&format!(
+            "= note: records/engines/big.json:1:{}: first defined here",
+            column_of("\"notes\"")
+        )),
+        "{}",
+        run.stdout
+    );
+}

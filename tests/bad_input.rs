@@ -256,3 +256,149 @@ fn a_megabyte_line_is_shown_as_a_window_around_each_problem() {
         run.stdout
     );
 }
+
+/// How to run a command without the right to read what its owner cannot: directly when the
+/// tests run as a user other than root, through `setpriv` (util-linux) as `nobody` when they
+/// run as root, whom permissions do not stop. `None` when neither is possible.
+#[cfg(unix)]
+fn without_privileges() -> Option<Vec<String>> {
+    let uid = std::process::Command::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        return Some(Vec::new());
+    }
+    let setpriv = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+    ];
+    let works = std::process::Command::new(setpriv[0])
+        .args(&setpriv[1..])
+        .arg("true")
+        .status()
+        .is_ok_and(|status| status.success());
+    works.then(|| setpriv.map(String::from).to_vec())
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_files_and_folders_are_reported_and_the_run_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(prefix) = without_privileges() else {
+        eprintln!("skipped: running as root, and `setpriv` cannot drop to nobody here");
+        return;
+    };
+    let mode = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    // Everything the unprivileged user needs is copied into one world-readable folder: the
+    // binary and the schemas may sit under root's home.
+    let dir = tempfile::tempdir().unwrap();
+    mode(dir.path(), 0o755);
+    let binary = dir.path().join("gotchas");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("gotchas"), &binary).unwrap();
+    mode(&binary, 0o755);
+    let corpus = dir.path().join("corpus");
+    common::copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema"),
+        &corpus.join("schema"),
+    );
+    let records = corpus.join("records");
+    for (path, text) in [
+        ("engines/good.yaml", GOOD.to_vec()),
+        ("engines/locked.yaml", GOOD.to_vec()),
+        (
+            "engines/typo.yaml",
+            String::from_utf8_lossy(GOOD)
+                .replace("draft", "draf")
+                .into_bytes(),
+        ),
+        ("sources/hidden.yaml", b"id: hidden\n".to_vec()),
+    ] {
+        std::fs::create_dir_all(records.join(path).parent().unwrap()).unwrap();
+        std::fs::write(records.join(path), text).unwrap();
+    }
+    std::fs::create_dir_all(corpus.join("docs")).unwrap();
+    std::fs::write(corpus.join("docs/guide.md"), "# Guide\n").unwrap();
+    std::fs::write(
+        corpus.join("gotchas.toml"),
+        "docs = [\"docs/*.md\"]\n[rules]\norphan = \"allow\"\n",
+    )
+    .unwrap();
+    let mut tree = vec![corpus.clone()];
+    while let Some(folder) = tree.pop() {
+        mode(&folder, 0o755);
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                tree.push(path);
+            } else {
+                mode(&path, 0o644);
+            }
+        }
+    }
+    mode(&records.join("engines/locked.yaml"), 0o000);
+    mode(&records.join("sources"), 0o000);
+    mode(&corpus.join("docs"), 0o000);
+
+    let mut command = match prefix.split_first() {
+        Some((program, args)) => {
+            let mut command = std::process::Command::new(program);
+            command.args(args).arg(&binary);
+            command
+        }
+        None => std::process::Command::new(&binary),
+    };
+    let output = command
+        .args(["check", "--format", "json", "--root"])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    // Give the folders back, so that the temporary folder can be removed.
+    mode(&records.join("sources"), 0o755);
+    mode(&corpus.join("docs"), 0o755);
+
+    let run = common::Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code().unwrap_or(-1),
+    };
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let reported: Vec<(&str, &str, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["path"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    for (path, message) in [
+        (
+            "records/engines/locked.yaml",
+            "cannot read the file: Permission denied",
+        ),
+        (
+            "records/sources",
+            "cannot read the folder: Permission denied",
+        ),
+        ("docs", "cannot read the folder: Permission denied"),
+    ] {
+        assert!(
+            reported
+                .iter()
+                .any(|(code, p, m)| *code == "io-error" && *p == path && m.starts_with(message)),
+            "{path}: {reported:#?}"
+        );
+    }
+    assert!(
+        reported
+            .iter()
+            .any(|(code, path, _)| *code == "invalid-value" && *path == "records/engines/typo.yaml"),
+        "the readable records are still checked: {reported:#?}"
+    );
+}

@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
-# Whole-process benchmark: wall time and peak memory of `gotchas check` against the floor
-# (examples/floor.rs: read and parse every record with the same parsers, nothing else), on
-# generated corpora of 1k, 10k and 100k records in each format.
+# Whole-process benchmark: wall time and peak memory of `gotchas check` and `gotchas build`
+# against the floor (examples/floor.rs: read and parse every record with the same parsers,
+# nothing else), on generated corpora of 1k, 10k and 100k records in each format, so the
+# ratio to the floor is measured in the same run.
 #
-#   bench/run.sh                 # all sizes
-#   SIZES="1000 10000" bench/run.sh
+#   bench/run.sh                                  # all sizes and formats
+#   SIZES="1000 10000" FORMATS=json bench/run.sh
+#   BUILD=0 bench/run.sh                          # check and floor only
 #
 # Corpora are generated once into $BENCH_DIR (default /tmp/gotchas-bench) by the synth
 # example and reused. Each figure is the best of $RUNS runs (default 3), after one warm-up
-# run, so the file cache is warm for every contender alike.
+# run, so the file cache is warm for every contender alike. Sites are built into
+# $BENCH_DIR/site, deleted before each build (outside the timing) so no run pays for
+# replacing the previous one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SIZES=${SIZES:-"1000 10000 100000"}
 FORMATS=${FORMATS:-"json yaml md"}
 RUNS=${RUNS:-3}
+BUILD=${BUILD:-1}
 BENCH_DIR=${BENCH_DIR:-/tmp/gotchas-bench}
 
 cargo build --release --quiet --bin gotchas --example synth --example floor
-bin=target/release
+bin=${CARGO_TARGET_DIR:-target}/release
 mkdir -p "$BENCH_DIR"
+site="$BENCH_DIR/site"
 
-# best_of CMD...: prints "seconds peak_kib" of the fastest of $RUNS runs. /usr/bin/time
-# writes to a file of its own (-o), as the command's output is thrown away.
+# best_of CMD...: prints "seconds peak_kib" of the fastest of $RUNS runs, after a warm-up
+# run. $BEFORE, when set, is run before each run, untimed. /usr/bin/time writes to a file
+# of its own (-o), as the command's output is thrown away.
 best_of() {
+  ${BEFORE:-true}
   "$@" >/dev/null 2>&1 || true
   local best="" line measured
   measured=$(mktemp)
   for _ in $(seq "$RUNS"); do
+    ${BEFORE:-true}
     /usr/bin/time -o "$measured" -f "%e %M" "$@" >/dev/null 2>&1 || true
     line=$(tail -n 1 "$measured")
     if [ -z "$best" ] || awk -v a="${line%% *}" -v b="${best%% *}" 'BEGIN { exit !(a < b) }'; then
@@ -38,7 +47,12 @@ best_of() {
   echo "$best"
 }
 
-printf '%-8s %-5s %12s %12s %12s %12s %7s\n' records format check_s check_MiB floor_s floor_MiB ratio
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+remove_site() { rm -rf "$site"; }
+
+printf '%-7s %-4s %8s %9s %8s %9s %6s %8s %9s %8s %7s\n' records fmt check_s check_MiB \
+  floor_s floor_MiB ratio build_s build_MiB pages pages/s
 for size in $SIZES; do
   for format in $FORMATS; do
     corpus="$BENCH_DIR/$size-$format"
@@ -47,9 +61,16 @@ for size in $SIZES; do
     fi
     read -r check_s check_kib < <(best_of "$bin/gotchas" check --root "$corpus" --format json)
     read -r floor_s floor_kib < <(best_of "$bin/examples/floor" "$corpus")
-    ratio=$(awk -v a="$check_s" -v b="$floor_s" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-    printf '%-8s %-5s %12s %12.1f %12s %12.1f %7s\n' "$size" "$format" "$check_s" \
-      "$(awk -v k="$check_kib" 'BEGIN { print k / 1024 }')" "$floor_s" \
-      "$(awk -v k="$floor_kib" 'BEGIN { print k / 1024 }')" "$ratio"
+    build_s=- build_mib=- pages=- per_s=-
+    if [ "$BUILD" = 1 ]; then
+      read -r build_s build_kib < <(BEFORE=remove_site best_of "$bin/gotchas" build --root "$corpus" --out "$site")
+      build_mib=$(mib "$build_kib")
+      pages=$(find "$site" -name '*.html' | wc -l)
+      per_s=$(awk -v p="$pages" -v s="$build_s" 'BEGIN { if (s > 0) printf "%.0f", p / s; else print "-" }')
+      remove_site
+    fi
+    printf '%-7s %-4s %8s %9s %8s %9s %6s %8s %9s %8s %7s\n' "$size" "$format" "$check_s" \
+      "$(mib "$check_kib")" "$floor_s" "$(mib "$floor_kib")" "$(ratio "$check_s" "$floor_s")" \
+      "$build_s" "$build_mib" "$pages" "$per_s"
   done
 done

@@ -5,13 +5,16 @@
 //! same suggestions and the same edges. A bare id is resolved among the collections the field
 //! allows: ambiguity across collections the field cannot point at is no ambiguity
 //! (`affects: [sglang]` is the engine even when a `papers/sglang` record exists).
-//! Suggestions for unknown ids are looked up by length bucket and by word, so they cost in
+//! Suggestions for unknown ids come from posting lists ([`crate::candidates`]), so they cost in
 //! proportion to the few unresolved ids, never the square of the corpus.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use rayon::prelude::*;
+
+use crate::candidates::NameIndex;
 use crate::corpus::Corpus;
 use crate::links::{self, Link, LinkKind};
 use crate::schema::Schemas;
@@ -118,38 +121,7 @@ pub struct IdIndex<'c> {
     doc_paths: HashMap<&'c Path, usize>,
     /// Built on the first [`IdIndex::suggest`]: a corpus whose references all resolve never
     /// pays for it, and the language server rebuilds the index on edits.
-    suggestions: OnceLock<SuggestionIndex<'c>>,
-}
-
-/// Bare ids by length (for short typos), by character bigram (for long ones) and by
-/// dash-separated word (for naming near misses).
-///
-/// An id within `k` edits of a longer unknown id shares one of the unknown's `3k + 1` rarest
-/// distinct bigrams (an edit destroys at most three), so the union of those few short posting
-/// lists holds every typo candidate: the work per unknown id follows the rare bigrams'
-/// frequency, not the corpus size. Ids too short for that bound are few and are found by
-/// length.
-#[derive(Default)]
-struct SuggestionIndex<'c> {
-    by_length: BTreeMap<usize, Vec<&'c str>>,
-    /// Each posting carries the id's length in characters, so the length filter costs no
-    /// counting.
-    by_bigram: HashMap<(char, char), Vec<(&'c str, usize)>>,
-    by_word: HashMap<String, Vec<&'c str>>,
-}
-
-/// The distinct character bigrams of a text, in first-seen order.
-fn bigrams(text: &str) -> Vec<(char, char)> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut found: Vec<(char, char)> = Vec::new();
-    for pair in chars.windows(2) {
-        if let [a, b] = pair
-            && !found.contains(&(*a, *b))
-        {
-            found.push((*a, *b));
-        }
-    }
-    found
+    suggestions: OnceLock<NameIndex<'c>>,
 }
 
 impl<'c> IdIndex<'c> {
@@ -220,29 +192,6 @@ impl<'c> IdIndex<'c> {
         )
     }
 
-    fn suggestion_index(&self) -> SuggestionIndex<'c> {
-        let mut index = SuggestionIndex::default();
-        for &id in self.bare.keys() {
-            index
-                .by_length
-                .entry(id.chars().count())
-                .or_default()
-                .push(id);
-            let length = id.chars().count();
-            for bigram in bigrams(id) {
-                index
-                    .by_bigram
-                    .entry(bigram)
-                    .or_default()
-                    .push((id, length));
-            }
-            for word in words(id) {
-                index.by_word.entry(word).or_default().push(id);
-            }
-        }
-        index
-    }
-
     /// Up to three records whose id is close to `unknown`, best first, preferring the allowed
     /// collections: suggestions from other collections are offered only when none fits.
     pub fn suggest(&self, unknown: &str, allowed: &[usize]) -> Vec<(Suggestion<'c>, usize)> {
@@ -251,37 +200,10 @@ impl<'c> IdIndex<'c> {
             None => (None, unknown),
         };
         let budget = suggest::typo_budget(id.chars().count());
-        let length = id.chars().count();
-        let index = self.suggestions.get_or_init(|| self.suggestion_index());
-        let mut rare = bigrams(id);
-        let needed = 3 * budget + 1;
-        let mut candidates: Vec<&'c str> = if rare.len() >= needed {
-            rare.sort_by_key(|bigram| index.by_bigram.get(bigram).map_or(0, Vec::len));
-            rare.iter()
-                .take(needed)
-                .flat_map(|bigram| index.by_bigram.get(bigram).into_iter().flatten().copied())
-                .filter(|(_, candidate_length)| candidate_length.abs_diff(length) <= budget)
-                .map(|(candidate, _)| candidate)
-                .collect()
-        } else {
-            index
-                .by_length
-                .range(length.saturating_sub(budget)..=length + budget)
-                .flat_map(|(_, ids)| ids.iter().copied())
-                .collect()
-        };
-        // A naming near miss shares at least two words with the unknown id; counting shared
-        // words over the posting lists finds those without scoring every id with a common
-        // word such as `nvidia`.
-        let mut shared: HashMap<&'c str, usize> = HashMap::new();
-        for word in words(id) {
-            for &candidate in index.by_word.get(&word).into_iter().flatten() {
-                *shared.entry(candidate).or_insert(0) += 1;
-            }
-        }
-        candidates.extend(shared.into_iter().filter(|&(_, n)| n >= 2).map(|(c, _)| c));
-        candidates.sort_unstable();
-        candidates.dedup();
+        let names = self
+            .suggestions
+            .get_or_init(|| NameIndex::new(self.bare.keys().copied()));
+        let candidates = names.candidates(id, budget);
         let owners = |candidate: &str| -> Vec<usize> {
             self.bare
                 .get(candidate)
@@ -345,16 +267,30 @@ impl<'c> IdIndex<'c> {
 
     /// Resolves every reference field of every record and every link in prose.
     pub fn resolve_all(&self) -> Resolved {
-        let mut resolved = Resolved::default();
-        for record in 0..self.corpus.records.len() {
-            let written = written_in_record(self.corpus, self.schemas, record);
-            self.resolve_written(&written, &mut resolved);
-        }
-        for doc in 0..self.corpus.docs.len() {
-            self.resolve_written(
-                &written_in_doc(self.corpus, self.schemas, doc),
-                &mut resolved,
-            );
+        // Finding and resolving the references of one file reads nothing another file's
+        // resolution writes, so files are resolved in parallel and the parts concatenated
+        // in corpus order, which keeps the result the same for any thread count.
+        let records = (0..self.corpus.records.len())
+            .into_par_iter()
+            .map(|record| written_in_record(self.corpus, self.schemas, record));
+        let docs = (0..self.corpus.docs.len())
+            .into_par_iter()
+            .map(|doc| written_in_doc(self.corpus, self.schemas, doc));
+        let parts: Vec<Resolved> = records
+            .chain(docs)
+            .map(|written| {
+                let mut part = Resolved::default();
+                self.resolve_written(&written, &mut part);
+                part
+            })
+            .collect();
+        let mut resolved = Resolved {
+            edges: Vec::with_capacity(parts.iter().map(|part| part.edges.len()).sum()),
+            unresolved: Vec::new(),
+        };
+        for part in parts {
+            resolved.edges.extend(part.edges);
+            resolved.unresolved.extend(part.unresolved);
         }
         resolved
     }
@@ -478,7 +414,7 @@ pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Ve
     value_links(
         index,
         &record.value,
-        String::new(),
+        &mut Vec::new(),
         &record.sections,
         &all,
         &mut written,
@@ -502,17 +438,25 @@ pub fn written_in_doc(corpus: &Corpus, schemas: &Schemas, doc: usize) -> Vec<Wri
 
 /// Links in the record's string values, wherever they are; top-level fields that came from
 /// Markdown sections are skipped, their links being found in the body.
-fn value_links(
+///
+/// `path` is the way down to `value`; a pointer is spelled out only for a string that holds
+/// a link, as most values hold none and a pointer per value was most of this walk's cost.
+fn value_links<'v>(
     record: usize,
-    value: &serde_json::Value,
-    pointer: String,
+    value: &'v serde_json::Value,
+    path: &mut Vec<Step<'v>>,
     skip: &[String],
     all: &[usize],
     written: &mut Vec<Written>,
 ) {
     match value {
         serde_json::Value::String(text) if text.contains("[[") || text.contains(".md") => {
-            for link in links::extract(text, &(0..text.len())) {
+            let links = links::extract(text, &(0..text.len()));
+            if links.is_empty() {
+                return;
+            }
+            let pointer = pointer_of(path);
+            for link in links {
                 written.push(Written {
                     source: Source::FieldLink {
                         record,
@@ -526,19 +470,36 @@ fn value_links(
         }
         serde_json::Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                value_links(record, item, format!("{pointer}/{i}"), &[], all, written);
+                path.push(Step::Index(i));
+                value_links(record, item, path, &[], all, written);
+                path.pop();
             }
         }
         serde_json::Value::Object(map) => {
             for (key, item) in map {
                 if !skip.contains(key) {
-                    let child = crate::diagnostic::join_pointer(&pointer, key);
-                    value_links(record, item, child, &[], all, written);
+                    path.push(Step::Key(key));
+                    value_links(record, item, path, &[], all, written);
+                    path.pop();
                 }
             }
         }
         _ => {}
     }
+}
+
+/// One step down a JSON value: an object's key or an array's index.
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// The JSON pointer of a path.
+fn pointer_of(path: &[Step<'_>]) -> String {
+    path.iter().fold(String::new(), |pointer, step| match step {
+        Step::Key(key) => crate::diagnostic::join_pointer(&pointer, key),
+        Step::Index(i) => format!("{pointer}/{i}"),
+    })
 }
 
 fn prose_links(file: usize, text: &str, range: &Span, all: &[usize], written: &mut Vec<Written>) {
@@ -568,11 +529,4 @@ fn normalize(path: &Path) -> std::path::PathBuf {
         }
     }
     out
-}
-
-fn words(id: &str) -> Vec<String> {
-    id.split(['-', '_'])
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
 }

@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod candidates;
 pub mod catalog;
 pub mod check;
 pub mod cli;

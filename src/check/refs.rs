@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix};
 use crate::index::{IdIndex, Problem, Source, Unresolved};
@@ -18,17 +20,26 @@ pub fn check(
     index: &IdIndex<'_>,
     unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
-    // The same unknown id is often cited many times; suggest once per id and field.
-    let mut cache: HashMap<(&str, &[usize]), Suggestions<'_>> = HashMap::new();
-    unresolved
+    // The same unknown id is often cited many times; suggest once per id and field, for
+    // the distinct ones in parallel (each look-up reads the index only).
+    let mut wanted: Vec<(&str, &[usize])> = unresolved
         .iter()
+        .filter(|reference| reference.problem == Problem::Unresolved)
+        .map(|reference| (reference.text.as_str(), reference.allowed.as_slice()))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let suggested: HashMap<(&str, &[usize]), Suggestions<'_>> = wanted
+        .into_par_iter()
+        .map(|(text, allowed)| ((text, allowed), index.suggest(text, allowed)))
+        .collect();
+    let none = Suggestions::new();
+    unresolved
+        .par_iter()
         .map(|reference| {
-            let suggestions = cache
-                .entry((reference.text.as_str(), reference.allowed.as_slice()))
-                .or_insert_with(|| match reference.problem {
-                    Problem::Unresolved => index.suggest(&reference.text, &reference.allowed),
-                    _ => Vec::new(),
-                });
+            let suggestions = suggested
+                .get(&(reference.text.as_str(), reference.allowed.as_slice()))
+                .unwrap_or(&none);
             diagnose(corpus, schemas, index, reference, suggestions)
         })
         .collect()

@@ -245,7 +245,11 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         return ExitCode::from(2);
     }
     stages.done("write");
-    exit_code(args, &summary)
+    let code = exit_code(args, &summary);
+    // The process ends here: freeing 100,000 records one allocation at a time took a
+    // twentieth of a run, for memory the exit returns at once.
+    std::mem::forget(corpus);
+    code
 }
 
 /// 1 when an error was found or the warnings exceed `--max-warnings`; 0 with `--exit-zero`.

@@ -76,9 +76,14 @@ impl CorpusGraph {
     /// Builds the graph of a loaded corpus from its resolved references.
     pub fn build(corpus: &Corpus, schemas: &Schemas, resolved: &Resolved) -> CorpusGraph {
         let mut built = CorpusGraph::default();
-        let mut record_nodes: HashMap<usize, NodeIndex> = HashMap::new();
-        let mut page_nodes: HashMap<usize, NodeIndex> = HashMap::new();
-        let mut file_nodes: HashMap<usize, NodeIndex> = HashMap::new();
+        let mut record_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.records.len()];
+        let mut page_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.docs.len()];
+        let mut file_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.files.len()];
+        let place = |nodes: &mut Vec<Option<NodeIndex>>, at: usize, node: NodeIndex| {
+            if let Some(slot) = nodes.get_mut(at) {
+                *slot = Some(node);
+            }
+        };
         for (index, record) in corpus.records.iter().enumerate() {
             let folder = &schemas.collections[record.collection].folder;
             let id = format!("{folder}/{}", record.id);
@@ -97,8 +102,8 @@ impl CorpusGraph {
                 name,
                 kind: NodeKind::Record(index),
             });
-            record_nodes.insert(index, node);
-            file_nodes.insert(record.file, node);
+            place(&mut record_nodes, index, node);
+            place(&mut file_nodes, record.file, node);
         }
         for (index, doc) in corpus.docs.iter().enumerate() {
             let file = &corpus.files[doc.file];
@@ -118,31 +123,38 @@ impl CorpusGraph {
                 name,
                 kind: NodeKind::Page(index),
             });
-            page_nodes.insert(index, node);
-            file_nodes.insert(doc.file, node);
+            place(&mut page_nodes, index, node);
+            place(&mut file_nodes, doc.file, node);
         }
-        let mut seen: HashSet<(NodeIndex, NodeIndex, String)> = HashSet::new();
+        let node_at = |nodes: &[Option<NodeIndex>], at: usize| nodes.get(at).copied().flatten();
+        // Fields are few: an edge is deduplicated on the field's number, so only the edges
+        // kept allocate their label.
+        let mut field_numbers: HashMap<&str, usize> = HashMap::new();
+        let mut seen: foldhash::HashSet<(NodeIndex, NodeIndex, usize)> =
+            foldhash::HashSet::default();
         for edge in &resolved.edges {
             let (from, field) = match &edge.source {
-                Source::Field { record, field, .. } => (record_nodes.get(record), field.clone()),
-                Source::FieldLink { record, .. } => {
-                    (record_nodes.get(record), LINK_FIELD.to_string())
+                Source::Field { record, field, .. } => {
+                    (node_at(&record_nodes, *record), field.as_str())
                 }
-                Source::Link { file, .. } => (file_nodes.get(file), LINK_FIELD.to_string()),
+                Source::FieldLink { record, .. } => (node_at(&record_nodes, *record), LINK_FIELD),
+                Source::Link { file, .. } => (node_at(&file_nodes, *file), LINK_FIELD),
             };
             let to = match edge.target {
-                Target::Record(record) => record_nodes.get(&record),
-                Target::Doc(doc) => page_nodes.get(&doc),
+                Target::Record(record) => node_at(&record_nodes, record),
+                Target::Doc(doc) => node_at(&page_nodes, doc),
                 Target::File => None,
             };
-            if let (Some(&from), Some(&to)) = (from, to)
-                && seen.insert((from, to, field.clone()))
+            let next_number = field_numbers.len();
+            let number = *field_numbers.entry(field).or_insert(next_number);
+            if let (Some(from), Some(to)) = (from, to)
+                && seen.insert((from, to, number))
             {
                 built.graph.add_edge(
                     from,
                     to,
                     Edge {
-                        field,
+                        field: field.to_string(),
                         source: edge.source.clone(),
                     },
                 );

@@ -11,7 +11,7 @@
 //! (`--> file:line:col`) keeps the column in the whole line.
 //!
 //! Messages quote what the record says (an unknown id, a wiki-link target), so a title, note
-//! or help line can be as long as the value: [`clip`] cuts those in the middle.
+//! or help line can be as long as the value: [`clip`] cuts long quoted values in the middle.
 
 use std::borrow::Cow;
 
@@ -129,26 +129,53 @@ impl Excerpt {
     }
 }
 
-/// Characters kept at the end of a clipped message: enough for what it says about the value
-/// it quotes (`... names no record`).
-const CLIP_TAIL_CHARS: usize = 60;
+/// The longest value a message quotes in full, in characters; messages quote what the record
+/// says between backticks.
+const MAX_QUOTED_CHARS: usize = 80;
 
-/// `text`, or, when it is longer than [`MAX_LINE_CHARS`], its start and end around a cut mark.
+/// The longest message line, in characters, whatever it quotes: room for a note listing the
+/// hundred fields of a large schema.
+const MAX_MESSAGE_CHARS: usize = 2_000;
+
+/// `text` with every quoted value (between backticks) longer than [`MAX_QUOTED_CHARS`] cut in
+/// the middle, and the whole cut in the middle if still longer than [`MAX_MESSAGE_CHARS`]: a
+/// long list of short names stays whole, a quoted page of text does not.
 pub fn clip(text: &str) -> Cow<'_, str> {
-    if text.len() <= MAX_LINE_CHARS || text.chars().count() <= MAX_LINE_CHARS {
+    if text.len() <= MAX_QUOTED_CHARS {
         return Cow::Borrowed(text);
     }
-    let head = forward(
-        text,
-        0,
-        MAX_LINE_CHARS - CLIP_TAIL_CHARS - CUT.len(),
-        text.len(),
-    );
-    let tail = back(text, text.len(), CLIP_TAIL_CHARS, head);
-    let (Some(head), Some(tail)) = (text.get(..head), text.get(tail..)) else {
+    let quoted = text
+        .split('`')
+        .enumerate()
+        .map(|(index, part)| {
+            if index % 2 == 1 {
+                middle_cut(part, MAX_QUOTED_CHARS)
+            } else {
+                Cow::Borrowed(part)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`");
+    let clipped = middle_cut(&quoted, MAX_MESSAGE_CHARS).into_owned();
+    if clipped == text {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(clipped)
+    }
+}
+
+/// `text`, or its start and end around a cut mark when it is longer than `max` characters.
+fn middle_cut(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max || text.chars().count() <= max {
         return Cow::Borrowed(text);
-    };
-    Cow::Owned(format!("{head}{CUT}{tail}"))
+    }
+    let kept = max - CUT.len();
+    let head = forward(text, 0, kept - kept / 2, text.len());
+    let tail = back(text, text.len(), kept / 2, head);
+    match (text.get(..head), text.get(tail..)) {
+        (Some(head), Some(tail)) => Cow::Owned(format!("{head}{CUT}{tail}")),
+        _ => Cow::Borrowed(text),
+    }
 }
 
 /// Whether a line that `span` touches is longer than [`MAX_LINE_CHARS`].
@@ -271,16 +298,22 @@ mod tests {
     }
 
     #[test]
-    fn long_messages_keep_their_start_and_end() {
-        assert_eq!(
-            clip("`mooncache` names no record"),
-            "`mooncache` names no record"
-        );
-        let message = format!("`{}` names no record", "漢".repeat(1_000));
+    fn long_quoted_values_are_cut_in_the_middle() {
+        let short = "`mooncache` in `affects` names no record";
+        assert_eq!(clip(short), short);
+        let names = vec!["`supported_backends`"; 80].join(", ");
+        assert_eq!(clip(&names), names, "many short names are kept");
+        let message = format!("`{}` in `affects` names no record", "漢".repeat(1_000));
         let clipped = clip(&message);
-        assert_eq!(clipped.chars().count(), MAX_LINE_CHARS);
-        assert!(clipped.starts_with("`漢漢") && clipped.ends_with("漢漢` names no record"));
-        assert!(clipped.contains("漢...漢"));
+        assert!(
+            clipped.starts_with("`漢漢") && clipped.ends_with("漢漢` in `affects` names no record")
+        );
+        assert_eq!(
+            clipped.split('`').nth(1).unwrap().chars().count(),
+            MAX_QUOTED_CHARS
+        );
+        let unquoted = "x".repeat(10_000);
+        assert_eq!(clip(&unquoted).chars().count(), MAX_MESSAGE_CHARS);
     }
 
     #[test]

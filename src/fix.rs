@@ -50,19 +50,17 @@ pub fn apply(text: &str, edits: &[(Span, String)]) -> (String, usize) {
     let mut cursor = 0;
     let mut applied = 0;
     for (span, replacement) in sorted {
-        if span.start < cursor
-            || span.end > text.len()
-            || !text.is_char_boundary(span.start)
-            || !text.is_char_boundary(span.end)
-        {
+        // `get` refuses a span that overlaps the last edit, reaches past the end or cuts a
+        // character.
+        let (Some(before), Some(_)) = (text.get(cursor..span.start), text.get(span.clone())) else {
             continue;
-        }
-        out.push_str(&text[cursor..span.start]);
+        };
+        out.push_str(before);
         out.push_str(replacement);
         cursor = span.end;
         applied += 1;
     }
-    out.push_str(&text[cursor..]);
+    out.push_str(text.get(cursor..).unwrap_or_default());
     (out, applied)
 }
 

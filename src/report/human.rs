@@ -26,19 +26,14 @@ pub fn render(
         Renderer::plain()
     };
     let mut out = String::new();
-    let mut index = 0;
-    while index < diagnostics.len() {
-        let file = &diagnostics[index].file;
-        let count = diagnostics[index..]
-            .iter()
-            .take_while(|d| &d.file == file)
-            .count();
+    for same_file in diagnostics.chunk_by(|a, b| a.file == b.file) {
+        let count = same_file.len();
         let shown = if max_per_file == 0 {
             count
         } else {
             count.min(max_per_file)
         };
-        for diagnostic in &diagnostics[index..index + shown] {
+        for diagnostic in same_file.iter().take(shown) {
             let (group, excerpt) = group(diagnostic, sources);
             let rendered = renderer.render(&[group]);
             match excerpt {
@@ -55,13 +50,15 @@ pub fn render(
             }
             out.push_str("\n\n");
         }
-        if shown < count {
+        if shown < count
+            && let Some(first) = same_file.first()
+        {
             out.push_str(&format!(
-                "note: {file}: {} not shown (--max-per-file 0 shows all)\n\n",
+                "note: {}: {} not shown (--max-per-file 0 shows all)\n\n",
+                first.file,
                 plural(count - shown, "more diagnostic")
             ));
         }
-        index += count;
     }
     out
 }

@@ -20,7 +20,9 @@
 //! of the commonest word's list (`cache`, `nvidia`) for every unknown name: at 100,000
 //! generated ids that was most of `check`'s time.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::hash::{BuildHasher, Hasher};
 
 use foldhash::{HashMap, HashMapExt};
 
@@ -34,12 +36,15 @@ pub struct NameIndex<'n> {
     names: Vec<&'n str>,
     /// Each name's length in characters, by position.
     lengths: Vec<usize>,
+    /// Each name's characters as a set of 64 bits (see [`char_mask`]), by position.
+    masks: Vec<u64>,
     /// Positions by length, for names too short for the bigram bound.
     by_length: BTreeMap<usize, Vec<u32>>,
-    by_bigram: HashMap<(char, char), Vec<u32>>,
-    by_word: HashMap<String, Vec<u32>>,
-    /// Positions by the name's distinct words, sorted and joined with `-`.
-    by_word_set: HashMap<String, Vec<u32>>,
+    by_bigram: BigramPostings,
+    by_word: HashMap<Cow<'n, str>, Vec<u32>>,
+    /// Positions by a hash of the name's distinct words (see [`word_set_key`]). Two word sets
+    /// may share a key, which only adds a candidate that scoring then turns down.
+    by_word_set: HashMap<u64, Vec<u32>>,
 }
 
 impl<'n> NameIndex<'n> {
@@ -50,33 +55,29 @@ impl<'n> NameIndex<'n> {
         names.dedup();
         let mut index = NameIndex {
             lengths: Vec::with_capacity(names.len()),
+            masks: Vec::with_capacity(names.len()),
             names: Vec::new(),
             by_length: BTreeMap::new(),
-            by_bigram: HashMap::new(),
+            by_bigram: BigramPostings::default(),
             by_word: HashMap::new(),
             by_word_set: HashMap::new(),
         };
         for (position, name) in (0u32..).zip(&names) {
             let length = name.chars().count();
             index.lengths.push(length);
+            index.masks.push(char_mask(name));
             index.by_length.entry(length).or_default().push(position);
-            for bigram in bigrams(name) {
-                index.by_bigram.entry(bigram).or_default().push(position);
-            }
+            index.by_bigram.add(name, position);
             let words = word_set(name);
-            for word in &words {
-                index
-                    .by_word
-                    .entry(word.clone())
-                    .or_default()
-                    .push(position);
-            }
             if !words.is_empty() {
                 index
                     .by_word_set
-                    .entry(words.join("-"))
+                    .entry(word_set_key(words.iter()))
                     .or_default()
                     .push(position);
+            }
+            for word in words {
+                index.by_word.entry(word).or_default().push(position);
             }
         }
         index.names = names;
@@ -104,25 +105,34 @@ impl<'n> NameIndex<'n> {
     /// The names within `budget` edits' reach of `unknown`: for a name with enough
     /// bigrams, those that share all but `3 * budget` of them (counted over the postings of
     /// every bigram of the unknown name, into one counter per name); for a shorter name,
-    /// those of a length within `budget`.
+    /// those of a length within `budget`. Either way a name must also lack at most `budget`
+    /// of the unknown's characters and have at most `budget` it lacks, as an edit adds or
+    /// removes at most one character: one test on two bit sets, before any string is read.
     fn typo_candidates(&self, unknown: &str, budget: usize) -> Vec<u32> {
         let length = unknown.chars().count();
-        let bigrams = bigrams(unknown);
-        let close_in_length = |position: &u32| {
+        let mask = char_mask(unknown);
+        let reachable = |position: &u32| {
+            let at = *position as usize;
             self.lengths
-                .get(*position as usize)
+                .get(at)
                 .is_some_and(|candidate| candidate.abs_diff(length) <= budget)
+                && self.masks.get(at).is_some_and(|&other| {
+                    (mask & !other).count_ones() as usize <= budget
+                        && (other & !mask).count_ones() as usize <= budget
+                })
         };
+        let bigrams = bigrams(unknown);
         let Some(needed) = bigrams.len().checked_sub(3 * budget).filter(|&n| n > 0) else {
             return self
                 .by_length
                 .range(length.saturating_sub(budget)..=length + budget)
                 .flat_map(|(_, positions)| positions.iter().copied())
+                .filter(reachable)
                 .collect();
         };
         let mut shared = vec![0u16; self.names.len()];
         for bigram in &bigrams {
-            for &position in self.by_bigram.get(bigram).into_iter().flatten() {
+            for &position in self.by_bigram.get(*bigram) {
                 if let Some(count) = shared.get_mut(position as usize) {
                     *count = count.saturating_add(1);
                 }
@@ -132,16 +142,16 @@ impl<'n> NameIndex<'n> {
             .zip(&shared)
             .filter(|&(_, &count)| usize::from(count) >= needed)
             .map(|(position, _)| position)
-            .filter(close_in_length)
+            .filter(reachable)
             .collect()
     }
 
     /// The names that have every one of `words`: the intersection of their postings,
     /// rarest first, so the work is bounded by the rarest word's list.
-    fn names_with_all(&self, words: &[String]) -> Vec<u32> {
+    fn names_with_all(&self, words: &[Cow<'_, str>]) -> Vec<u32> {
         let mut lists: Vec<&Vec<u32>> = Vec::with_capacity(words.len());
         for word in words {
-            match self.by_word.get(word) {
+            match self.by_word.get(word.as_ref()) {
                 Some(list) => lists.push(list),
                 None => return Vec::new(),
             }
@@ -163,10 +173,9 @@ impl<'n> NameIndex<'n> {
 
     /// The names made only of some of `words` (distinct and sorted): one lookup per subset,
     /// smallest subsets first, at most [`MAX_WORD_SET_LOOKUPS`].
-    fn names_within(&self, words: &[String]) -> Vec<u32> {
+    fn names_within(&self, words: &[Cow<'_, str>]) -> Vec<u32> {
         let mut found = Vec::new();
         let mut lookups = 0;
-        let mut key = String::new();
         for size in 1..=words.len() {
             let mut chosen: Vec<usize> = (0..size).collect();
             loop {
@@ -174,14 +183,8 @@ impl<'n> NameIndex<'n> {
                     return found;
                 }
                 lookups += 1;
-                key.clear();
-                for (n, &at) in chosen.iter().enumerate() {
-                    if n > 0 {
-                        key.push('-');
-                    }
-                    key.push_str(words.get(at).map_or("", String::as_str));
-                }
-                if let Some(list) = self.by_word_set.get(key.as_str()) {
+                let key = word_set_key(chosen.iter().filter_map(|&at| words.get(at)));
+                if let Some(list) = self.by_word_set.get(&key) {
                     found.extend_from_slice(list);
                 }
                 if !next_combination(&mut chosen, words.len()) {
@@ -191,6 +194,58 @@ impl<'n> NameIndex<'n> {
         }
         found
     }
+}
+
+/// Posting lists by character bigram: a dense table for ASCII pairs, as ids are, and a map
+/// for the rest. Building them takes one list push per bigram of every known name, so the
+/// table's lookup instead of a hash is most of what building the index costs.
+struct BigramPostings {
+    ascii: Vec<Vec<u32>>,
+    other: HashMap<(char, char), Vec<u32>>,
+}
+
+impl Default for BigramPostings {
+    fn default() -> Self {
+        BigramPostings {
+            ascii: vec![Vec::new(); 128 * 128],
+            other: HashMap::new(),
+        }
+    }
+}
+
+impl BigramPostings {
+    /// Adds the name at `position`, which is above every position added before, once per
+    /// distinct bigram.
+    fn add(&mut self, name: &str, position: u32) {
+        let mut chars = name.chars();
+        let Some(mut previous) = chars.next() else {
+            return;
+        };
+        for next in chars {
+            let list = match ascii_slot(previous, next) {
+                Some(slot) => self.ascii.get_mut(slot),
+                None => Some(self.other.entry((previous, next)).or_default()),
+            };
+            if let Some(list) = list
+                && list.last() != Some(&position)
+            {
+                list.push(position);
+            }
+            previous = next;
+        }
+    }
+
+    fn get(&self, (a, b): (char, char)) -> &[u32] {
+        let list = match ascii_slot(a, b) {
+            Some(slot) => self.ascii.get(slot),
+            None => self.other.get(&(a, b)),
+        };
+        list.map_or(&[], Vec::as_slice)
+    }
+}
+
+fn ascii_slot(a: char, b: char) -> Option<usize> {
+    (a.is_ascii() && b.is_ascii()).then(|| usize::from(a as u8) * 128 + usize::from(b as u8))
 }
 
 /// Advances `chosen` (ascending indices below `n`) to the next combination of its size in
@@ -226,17 +281,42 @@ fn bigrams(text: &str) -> Vec<(char, char)> {
     found
 }
 
+/// The set of a name's characters, one bit per character modulo 64. Two characters may share
+/// a bit, which can only make two names look closer than they are, never farther: the filter
+/// it serves stays a superset.
+fn char_mask(name: &str) -> u64 {
+    name.chars()
+        .fold(0, |mask, c| mask | 1u64 << (u32::from(c) % 64))
+}
+
 /// The distinct lowercase words of a name (split at `-` and `_`, as
-/// [`crate::suggest::score`] does), sorted.
-fn word_set(name: &str) -> Vec<String> {
-    let mut words: Vec<String> = name
+/// [`crate::suggest::score`] does), sorted; borrowed when already lowercase, as ids are.
+fn word_set(name: &str) -> Vec<Cow<'_, str>> {
+    let mut words: Vec<Cow<'_, str>> = name
         .split(['-', '_'])
         .filter(|word| !word.is_empty())
-        .map(str::to_lowercase)
+        .map(|word| {
+            if word.is_ascii() && !word.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Borrowed(word)
+            } else {
+                Cow::Owned(word.to_lowercase())
+            }
+        })
         .collect();
     words.sort_unstable();
     words.dedup();
     words
+}
+
+/// The key of a sorted set of words in [`NameIndex::by_word_set`]: a hash with a fixed seed,
+/// so that a name and its subsets are keyed alike within a run and across runs.
+fn word_set_key<'w>(words: impl Iterator<Item = &'w Cow<'w, str>>) -> u64 {
+    let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
+    for word in words {
+        hasher.write(word.as_bytes());
+        hasher.write_u8(0xff);
+    }
+    hasher.finish()
 }
 
 fn word_count(name: &str) -> usize {
@@ -249,6 +329,7 @@ fn word_count(name: &str) -> usize {
 mod tests {
     use super::*;
     use crate::suggest;
+    use proptest::prelude::*;
 
     const NAMES: &[&str] = &[
         "mooncake",
@@ -316,6 +397,39 @@ mod tests {
             .map(|&at| index.names[at as usize])
             .collect();
         assert_eq!(found, ["nvidia-cache-part17-extra3"]);
+    }
+
+    /// Names from a small vocabulary and alphabet, so that typos, shared words and shared
+    /// bigrams are all common, as in a large corpus of related ids.
+    fn name() -> impl Strategy<Value = String> {
+        let word = prop_oneof![
+            prop::sample::select(vec!["kv", "cache", "nvidia", "h100", "vllm", "x", "moon"])
+                .prop_map(str::to_string),
+            "[a-d]{1,6}",
+        ];
+        prop::collection::vec(word, 1..5).prop_map(|words| words.join("-"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        #[test]
+        fn candidates_are_a_superset_of_what_scoring_accepts(
+            names in prop::collection::vec(name(), 1..40),
+            unknown in name(),
+        ) {
+            let index = NameIndex::new(names.iter().map(String::as_str));
+            let budget = suggest::typo_budget(unknown.chars().count());
+            let candidates = index.candidates(&unknown, budget);
+            for known in &names {
+                if suggest::score(&unknown, known).is_some() {
+                    prop_assert!(
+                        candidates.contains(&known.as_str()),
+                        "{} missing for {}", known, unknown
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -206,27 +206,23 @@ impl<'c> IdIndex<'c> {
             .suggestions
             .get_or_init(|| NameIndex::new(self.bare.keys().copied()));
         let candidates = names.candidates(id, budget);
-        let owners = |candidate: &str| -> Vec<usize> {
+        let owners = |candidate: &str| {
             self.bare
                 .get(candidate)
                 .into_iter()
                 .flatten()
                 .copied()
-                .filter(|&r| folder.is_none_or(|f| f == self.corpus.records[r].collection))
-                .collect()
+                .filter(move |&r| folder.is_none_or(|f| f == self.corpus.records[r].collection))
         };
         let is_allowed = |record: usize| allowed.contains(&self.corpus.records[record].collection);
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
         for &candidate in &candidates {
-            let fitting: Vec<usize> = owners(candidate)
-                .into_iter()
-                .filter(|&r| is_allowed(r))
-                .collect();
-            if fitting.is_empty() {
+            let mut fitting = owners(candidate).filter(|&r| is_allowed(r)).peekable();
+            if fitting.peek().is_none() {
                 continue;
             }
             if let Some(found) = suggest::score(id, candidate) {
-                best.extend(fitting.into_iter().map(|r| (found.clone(), r)));
+                best.extend(fitting.map(|r| (found.clone(), r)));
             }
         }
         // Outside the allowed collections only close typos are worth showing (a record of the
@@ -238,7 +234,7 @@ impl<'c> IdIndex<'c> {
                 else {
                     continue;
                 };
-                best.extend(owners(candidate).into_iter().map(|r| (found.clone(), r)));
+                best.extend(owners(candidate).map(|r| (found.clone(), r)));
             }
         }
         best.sort_by(|a, b| suggest::rank(&a.0, &b.0).then(a.1.cmp(&b.1)));

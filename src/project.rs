@@ -58,11 +58,27 @@ impl Project {
     /// Every diagnostic for the corpus: load problems and rule findings, with rule levels
     /// applied, positions resolved, in file and position order.
     pub fn check(&self, corpus: &Corpus) -> Vec<Diagnostic> {
+        self.check_observed(corpus, &mut |_| {})
+    }
+
+    /// [`Project::check`], calling `stage_done` as each of its stages ends (see
+    /// [`check::check_observed`]; then `locate`).
+    pub fn check_observed(
+        &self,
+        corpus: &Corpus,
+        stage_done: &mut dyn FnMut(&'static str),
+    ) -> Vec<Diagnostic> {
         let mut diagnostics = corpus.diagnostics.clone();
-        diagnostics.extend(check::check(corpus, &self.schemas, &self.config));
+        diagnostics.extend(check::check_observed(
+            corpus,
+            &self.schemas,
+            &self.config,
+            stage_done,
+        ));
         let mut diagnostics = self.apply_levels(diagnostics);
         locate(&mut diagnostics, corpus, &self.schemas);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        stage_done("locate");
         diagnostics
     }
 

@@ -13,21 +13,46 @@ use rayon::prelude::*;
 use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::index::{Edge, IdIndex, Resolved, Unresolved};
+use crate::index::{Edge, IdIndex, Unresolved};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
 
 /// Runs every record rule and returns their diagnostics, in record order.
 pub fn check(corpus: &Corpus, schemas: &Schemas, config: &Config) -> Vec<Diagnostic> {
+    check_observed(corpus, schemas, config, &mut |_| {})
+}
+
+/// [`check`], calling `stage_done` with each stage's name as it ends, for `--verbose`'s
+/// timings (the library measures nothing itself, nor prints).
+pub fn check_observed(
+    corpus: &Corpus,
+    schemas: &Schemas,
+    config: &Config,
+    stage_done: &mut dyn FnMut(&'static str),
+) -> Vec<Diagnostic> {
     let mut diagnostics: Vec<Diagnostic> = corpus
         .records
         .par_iter()
         .flat_map_iter(|record| check_record(corpus, record, schemas))
         .collect();
+    stage_done("records");
     let index = IdIndex::new(corpus, schemas);
+    stage_done("index");
     let resolved = index.resolve_all();
-    diagnostics.extend(check_corpus(corpus, schemas, config, &index, &resolved));
+    stage_done("resolve");
+    diagnostics.extend(duplicate_ids(corpus, schemas));
+    stage_done("duplicate ids");
+    diagnostics.extend(references(corpus, schemas, &index, &resolved.unresolved));
+    stage_done("references");
+    diagnostics.extend(graph_rules(
+        corpus,
+        schemas,
+        config,
+        &resolved.edges,
+        &resolved.unresolved,
+    ));
+    stage_done("graph");
     diagnostics
 }
 
@@ -41,27 +66,6 @@ pub fn check_record(corpus: &Corpus, record: &Record, schemas: &Schemas) -> Vec<
     let specific = ids::check_record(record, collection, schemas, display);
     let general = schema::validate(record, collection, display);
     supersede(specific, general)
-}
-
-/// The rules that look across records (duplicate ids, references, the graph), on the
-/// corpus's index and the resolution of its references.
-pub fn check_corpus(
-    corpus: &Corpus,
-    schemas: &Schemas,
-    config: &Config,
-    index: &IdIndex<'_>,
-    resolved: &Resolved,
-) -> Vec<Diagnostic> {
-    let mut diagnostics = duplicate_ids(corpus, schemas);
-    diagnostics.extend(references(corpus, schemas, index, &resolved.unresolved));
-    diagnostics.extend(graph_rules(
-        corpus,
-        schemas,
-        config,
-        &resolved.edges,
-        &resolved.unresolved,
-    ));
-    diagnostics
 }
 
 /// `duplicate-id`: it changes only when an id does.

@@ -366,11 +366,11 @@ impl Reader<'_> {
                         "write `gotcha.affects = [\"engine\"]` or `\"*.sources\" = \"source\"`",
                     );
                 self.errors.push(diagnostic);
-            } else {
+            } else if let Some((collection, path)) = prefix.split_first() {
                 let targets = self.strings(value);
                 out.push(ReferenceConfig {
-                    collection: prefix[0].clone(),
-                    path: prefix[1..].to_vec(),
+                    collection: collection.clone(),
+                    path: path.to_vec(),
                     targets,
                     span: key.span().start..value.span().end,
                 });

@@ -45,6 +45,8 @@ pub fn extension(format: Format) -> &'static str {
 }
 
 /// Converts the given records to `to`.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn convert(
     corpus: &Corpus,
     schemas: &Schemas,

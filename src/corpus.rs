@@ -30,6 +30,24 @@ pub struct Corpus {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The folder part of a glob pattern before its first wildcard, with its final `/`:
+/// `docs/` for `docs/**/*.md`, nothing for `**/*.md`.
+fn literal_folder(pattern: &str) -> &str {
+    let literal = pattern
+        .find(['*', '?', '[', '{', '\\'])
+        .map_or(pattern, |at| pattern.get(..at).unwrap_or_default());
+    literal
+        .rfind('/')
+        .map_or("", |at| literal.get(..=at).unwrap_or_default())
+}
+
+/// Whether files matched by a pattern whose literal folder is `folder` can lie in `path` or
+/// below it.
+fn reaches(folder: &str, path: &str) -> bool {
+    let path = format!("{path}/");
+    path.starts_with(folder) || folder.starts_with(&path)
+}
+
 /// A prose file.
 #[derive(Clone, Debug)]
 pub struct Doc {
@@ -39,6 +57,8 @@ pub struct Doc {
     pub stem: String,
 }
 
+// File and record indices are the corpus's own: it makes them, and callers get them from it.
+#[allow(clippy::indexing_slicing)]
 impl Corpus {
     /// Discovers and loads every record under the records root.
     pub fn load(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
@@ -108,7 +128,7 @@ impl Corpus {
         // Neither the records nor a built site (marked by its marker file) hold prose, and
         // walking their many folders would cost every run.
         let skip = records.clone();
-        let mut paths: Vec<std::path::PathBuf> = ignore::WalkBuilder::new(root)
+        let walk = ignore::WalkBuilder::new(root)
             .hidden(true)
             .parents(false)
             .require_git(false)
@@ -117,12 +137,31 @@ impl Corpus {
                 !(is_dir
                     && (entry.path() == skip || entry.path().join(crate::site::MARKER).is_file()))
             })
-            .build()
-            .filter_map(Result::ok)
-            .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
-            .map(ignore::DirEntry::into_path)
-            .filter(|path| globs.is_match(path.strip_prefix(root).unwrap_or(path)))
-            .collect();
+            .build();
+        let reached: Vec<&str> = config.docs.iter().map(|p| literal_folder(p)).collect();
+        let mut paths: Vec<std::path::PathBuf> = Vec::new();
+        for entry in walk {
+            match entry {
+                Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                    let path = entry.into_path();
+                    if globs.is_match(path.strip_prefix(root).unwrap_or(&path)) {
+                        paths.push(path);
+                    }
+                }
+                Ok(_) => {}
+                // The walk covers the whole root: an unreadable folder is reported only where
+                // a docs pattern reaches, since pages there would go unchecked.
+                Err(err) => {
+                    let diagnostic = discover::walk_error(root, &err, root);
+                    if reached
+                        .iter()
+                        .any(|folder| reaches(folder, &diagnostic.file))
+                    {
+                        self.diagnostics.push(diagnostic);
+                    }
+                }
+            }
+        }
         paths.sort();
         let loaded: Vec<load::LoadedText> = paths
             .par_iter()
@@ -294,4 +333,22 @@ pub enum RecordChange {
     /// The record at this index is gone (the file no longer parses); later records moved
     /// down.
     Removed(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_docs_pattern_reaches_its_folder_the_folders_below_and_above() {
+        assert_eq!(literal_folder("docs/*.md"), "docs/");
+        assert_eq!(literal_folder("docs/guides/**/*.md"), "docs/guides/");
+        assert_eq!(literal_folder("**/*.md"), "");
+        assert!(reaches("docs/", "docs"));
+        assert!(reaches("docs/", "docs/old"));
+        assert!(reaches("docs/guides/", "docs"));
+        assert!(!reaches("docs/", "build"));
+        assert!(!reaches("docs/", "docsite"));
+        assert!(reaches("", "build"));
+    }
 }

@@ -68,12 +68,7 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         let entry = match entry {
             Ok(entry) => entry,
             Err(err) => {
-                let path = io_error_path(&err).unwrap_or(&records_dir);
-                found.diagnostics.push(Diagnostic::new(
-                    rules::IO_ERROR,
-                    display_path(root, path),
-                    format!("cannot read: {}", innermost(&err)),
-                ));
+                found.diagnostics.push(walk_error(root, &err, &records_dir));
                 continue;
             }
         };
@@ -251,6 +246,18 @@ fn stray(display: String, why: Stray, schemas: &Schemas) -> Diagnostic {
     }
 }
 
+/// An error of a walk over the corpus (most often a folder that cannot be listed), reported
+/// on the path it names, or on `walked` when it names none.
+pub fn walk_error(root: &Path, err: &ignore::Error, walked: &Path) -> Diagnostic {
+    let path = io_error_path(err).unwrap_or(walked);
+    let message = if path.is_dir() {
+        format!("cannot read the folder: {}", reason(err))
+    } else {
+        format!("cannot read: {}", reason(err))
+    };
+    Diagnostic::new(rules::IO_ERROR, display_path(root, path), message)
+}
+
 fn io_error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
@@ -261,11 +268,18 @@ fn io_error_path(err: &ignore::Error) -> Option<&Path> {
     }
 }
 
-fn innermost(err: &ignore::Error) -> String {
+/// The reason under an error of the walk: the operating system's message, without the path
+/// the walker wraps around it, since the diagnostic names the path already (relative to the
+/// corpus root, not to the working folder).
+fn reason(err: &ignore::Error) -> String {
     match err {
         ignore::Error::WithPath { err, .. }
         | ignore::Error::WithDepth { err, .. }
-        | ignore::Error::WithLineNumber { err, .. } => innermost(err),
+        | ignore::Error::WithLineNumber { err, .. } => reason(err),
+        ignore::Error::Io(io) => match io.get_ref().and_then(std::error::Error::source) {
+            Some(os) => os.to_string(),
+            None => io.to_string(),
+        },
         other => other.to_string(),
     }
 }

@@ -4,11 +4,16 @@
 //! enum typo, a field-name typo); a suggestion with two equally close candidates is never a
 //! fix. Edits replace exactly the located bytes (inside the quotes of a quoted scalar), so the
 //! file's formatting, comments and quoting survive, and files are written with
-//! [`crate::write::write_atomic`].
+//! [`crate::write::write_atomic`]. Fixes are applied until none is left ([`settle`]): a fix
+//! can reveal another, and one `--fix` should leave nothing for the next.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
+use crate::config::Config;
+use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Applicability, Diagnostic};
+use crate::schema::Schemas;
 use crate::source::Span;
 
 /// The certain edits of a set of diagnostics, by file (as displayed), in file order.
@@ -45,20 +50,120 @@ pub fn apply(text: &str, edits: &[(Span, String)]) -> (String, usize) {
     let mut cursor = 0;
     let mut applied = 0;
     for (span, replacement) in sorted {
-        if span.start < cursor
-            || span.end > text.len()
-            || !text.is_char_boundary(span.start)
-            || !text.is_char_boundary(span.end)
-        {
+        // `get` refuses a span that overlaps the last edit, reaches past the end or cuts a
+        // character.
+        let (Some(before), Some(_)) = (text.get(cursor..span.start), text.get(span.clone())) else {
             continue;
-        }
-        out.push_str(&text[cursor..span.start]);
+        };
+        out.push_str(before);
         out.push_str(replacement);
         cursor = span.end;
         applied += 1;
     }
-    out.push_str(&text[cursor..]);
+    out.push_str(text.get(cursor..).unwrap_or_default());
     (out, applied)
+}
+
+/// The most rounds of fixes [`settle`] applies. A fix can reveal another (a field name
+/// fixed is then validated, and its value may hold a typo of its own), one nesting level
+/// per round; the bound only guards against fixes that would undo each other.
+const MAX_ROUNDS: usize = 8;
+
+/// One file as its certain fixes leave it.
+#[derive(Debug)]
+pub struct FixedFile {
+    /// Where the file is on disk.
+    pub path: PathBuf,
+    /// The path as displayed.
+    pub display: String,
+    /// Its text as loaded.
+    pub old: String,
+    /// Its text with every fix applied.
+    pub new: String,
+    /// How many edits were applied, over every round.
+    pub applied: usize,
+    had_bom: bool,
+}
+
+impl FixedFile {
+    /// The bytes to write: the byte-order mark the file had is put back, so a fix changes
+    /// only the edited values.
+    pub fn bytes(&self) -> Vec<u8> {
+        const BOM: &[u8] = b"\xEF\xBB\xBF";
+        let mut bytes = Vec::with_capacity(self.new.len() + BOM.len());
+        if self.had_bom {
+            bytes.extend_from_slice(BOM);
+        }
+        bytes.extend_from_slice(self.new.as_bytes());
+        bytes
+    }
+}
+
+/// What [`settle`] did.
+#[derive(Debug)]
+pub struct Settled {
+    /// The files the fixes changed, in path order.
+    pub files: Vec<FixedFile>,
+    /// The diagnostics of the fixed corpus, from the last call of `check`.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Applies the certain fixes of `diagnostics` to the corpus in memory, checks again with
+/// `check`, and repeats until no certain fix is left, so that one `--fix` leaves nothing for
+/// the next. Nothing is written: the caller writes [`Settled::files`], or shows them as
+/// diffs.
+pub fn settle(
+    corpus: &mut Corpus,
+    mut diagnostics: Vec<Diagnostic>,
+    schemas: &Schemas,
+    config: &Config,
+    mut check: impl FnMut(&Corpus) -> Vec<Diagnostic>,
+) -> Settled {
+    let by_display: HashMap<String, usize> = corpus
+        .files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| (file.display.clone(), index))
+        .collect();
+    let mut fixed: BTreeMap<usize, FixedFile> = BTreeMap::new();
+    for _ in 0..MAX_ROUNDS {
+        let mut changed = false;
+        for (display, edits) in plan(&diagnostics) {
+            let Some(&index) = by_display.get(&display) else {
+                continue;
+            };
+            let Some(file) = corpus.files.get(index) else {
+                continue;
+            };
+            let Some(old) = file.text.as_deref() else {
+                continue;
+            };
+            let (new, applied) = apply(old, &edits);
+            if applied == 0 || new == old {
+                continue;
+            }
+            let entry = fixed.entry(index).or_insert_with(|| FixedFile {
+                path: file.path.clone(),
+                display: display.clone(),
+                old: old.to_string(),
+                new: String::new(),
+                applied: 0,
+                had_bom: file.had_bom,
+            });
+            entry.applied += applied;
+            entry.new.clone_from(&new);
+            corpus.set_text(index, new, schemas, config);
+            changed = true;
+        }
+        if !changed {
+            break;
+        }
+        diagnostics = check(corpus);
+    }
+    Settled {
+        files: fixed.into_values().collect(),
+        diagnostics,
+    }
 }
 
 /// A unified diff of one file's change, as `git diff` would show it.

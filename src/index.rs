@@ -141,6 +141,8 @@ pub struct IdIndex<'c> {
     suggestions: OnceLock<NameIndex<'c>>,
 }
 
+// Record, doc, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 impl<'c> IdIndex<'c> {
     /// Indexes a loaded corpus.
     pub fn new(corpus: &'c Corpus, schemas: &'c Schemas) -> Self {
@@ -408,6 +410,8 @@ pub struct Written {
 
 /// Every reference written in a record, in order: its reference fields, then the links in its
 /// string fields, then the links in its Markdown body.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Vec<Written> {
     let record = &corpus.records[index];
     let all: Vec<usize> = (0..schemas.collections.len()).collect();
@@ -440,6 +444,8 @@ pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Ve
 }
 
 /// Every link in a prose page.
+// Record, doc, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn written_in_doc(corpus: &Corpus, schemas: &Schemas, doc: usize) -> Vec<Written> {
     let file = corpus.docs[doc].file;
     let all: Vec<usize> = (0..schemas.collections.len()).collect();

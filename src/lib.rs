@@ -30,7 +30,15 @@
 //! Nothing in the library prints; the binary's [`cli`] is the only place that writes to the
 //! terminal.
 
-#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+// `indexing_slicing` covers slices and vectors; a `str` sliced inside a character panics
+// too. Unit tests may slice the texts they wrote (clippy.toml cannot exempt tests here).
+#![cfg_attr(not(test), deny(clippy::string_slice))]
 #![warn(missing_docs)]
 
 pub mod baseline;

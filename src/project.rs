@@ -101,6 +101,8 @@ impl Project {
 
 /// Resolves pointer anchors to byte spans, building a source map only for the files that
 /// have a diagnostic anchored by pointer. Whole-mapping spans are cut to their first line.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::schema::Schemas) {
     let mut by_display: HashMap<&str, usize> = HashMap::new();
     for (index, file) in corpus.files.iter().enumerate() {

@@ -73,6 +73,8 @@ impl Condition {
 }
 
 /// The records of a collection matching every condition, sorted by `sort` (then id).
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn list(
     corpus: &Corpus,
     collection: usize,
@@ -130,6 +132,8 @@ pub struct Hit {
 
 /// Records mentioning `text` (case-insensitive), ranked: id and name matches first, then any
 /// text field; ties by id.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn search(corpus: &Corpus, schemas: &Schemas, text: &str) -> Vec<Hit> {
     let needle = text.to_lowercase();
     let mut hits: Vec<Hit> = Vec::new();
@@ -206,7 +210,7 @@ fn excerpt(text: &str, at: usize, len: usize) -> String {
     if start > 0 {
         out.push('…');
     }
-    out.push_str(&text[start..end].replace('\n', " "));
+    out.push_str(&text.get(start..end).unwrap_or_default().replace('\n', " "));
     if end < text.len() {
         out.push('…');
     }

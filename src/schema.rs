@@ -213,14 +213,14 @@ fn resolve_references(
     };
     let mut fields: Vec<BTreeMap<Vec<String>, Vec<usize>>> =
         vec![BTreeMap::new(); collections.len()];
-    for (index, found) in declared.into_iter().enumerate() {
+    for ((found, collection), fields) in declared.into_iter().zip(&*collections).zip(&mut fields) {
         for (path, targets) in found {
             for target in targets {
                 match index_of(&target) {
-                    Some(t) => push_target(&mut fields[index], &path, t),
+                    Some(t) => push_target(fields, &path, t),
                     None => errors.push(Diagnostic::new(
                         rules::INVALID_SCHEMA,
-                        &collections[index].schema_display,
+                        &collection.schema_display,
                         format!(
                             "the `x-ref` of `{}` names an unknown collection: {}",
                             path.join("."),
@@ -255,7 +255,9 @@ fn resolve_references(
             match index_of(target) {
                 Some(t) => {
                     for &owner in &owners {
-                        push_target(&mut fields[owner], &reference.path, t);
+                        if let Some(fields) = fields.get_mut(owner) {
+                            push_target(fields, &reference.path, t);
+                        }
                     }
                 }
                 None => errors.push(

@@ -46,6 +46,8 @@ pub struct Scope {
 impl Scope {
     /// The scope of `named` paths (as given on the command line) and, with `--staged`, of the
     /// git index's changes, in a loaded corpus.
+    // Record, file and collection indices come from the corpus and schemas they index.
+    #[allow(clippy::indexing_slicing)]
     pub fn new(
         project: &Project,
         corpus: &Corpus,
@@ -167,6 +169,8 @@ impl Scope {
     }
 
     /// Adds the files citing a record or page of `targets`, or a removed file's stem.
+    // Record, doc, file and collection indices come from the corpus and schemas they index.
+    #[allow(clippy::indexing_slicing)]
     fn add_referrers(
         &mut self,
         project: &Project,
@@ -209,6 +213,8 @@ impl Scope {
 }
 
 /// The file a reference is written in.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 fn source_file(corpus: &Corpus, source: &Source) -> usize {
     match source {
         Source::Field { record, .. } | Source::FieldLink { record, .. } => {

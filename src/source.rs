@@ -75,7 +75,7 @@ pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
     const BOM: &[u8] = b"\xEF\xBB\xBF";
     let had_bom = bytes.starts_with(BOM);
     let bytes = if had_bom {
-        bytes[BOM.len()..].to_vec()
+        bytes.get(BOM.len()..).unwrap_or_default().to_vec()
     } else {
         bytes
     };
@@ -110,11 +110,11 @@ pub struct LineCol {
 /// moved back to its start, so any offset a parser reports can be rendered.
 pub fn line_col(text: &str, offset: usize) -> LineCol {
     let offset = floor_char_boundary(text, offset);
-    let before = &text[..offset];
+    let before = text.get(..offset).unwrap_or_default();
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     LineCol {
         line: before.bytes().filter(|&b| b == b'\n').count() + 1,
-        column: text[line_start..offset].chars().count() + 1,
+        column: before.get(line_start..).unwrap_or_default().chars().count() + 1,
     }
 }
 
@@ -122,7 +122,7 @@ pub fn line_col(text: &str, offset: usize) -> LineCol {
 pub fn offset_of_line(text: &str, line: usize, byte_column: usize) -> usize {
     let mut start = 0;
     for _ in 1..line {
-        match text[start..].find('\n') {
+        match text.get(start..).and_then(|rest| rest.find('\n')) {
             Some(i) => start += i + 1,
             None => return text.len(),
         }
@@ -200,8 +200,9 @@ pub fn uri_segment(segment: &str) -> String {
 pub fn first_line(text: &str, span: &Span) -> Span {
     let start = floor_char_boundary(text, span.start);
     let end = floor_char_boundary(text, span.end.max(start));
-    let cut = text[start..end]
-        .find(['\n', '\r'])
+    let cut = text
+        .get(start..end)
+        .and_then(|span| span.find(['\n', '\r']))
         .map_or(end, |i| start + i);
     start..cut.max(start)
 }

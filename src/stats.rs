@@ -48,6 +48,8 @@ impl Stats {
             stats.records.insert(collection.folder.clone(), 0);
         }
         for record in &corpus.records {
+            #[allow(clippy::indexing_slicing)]
+            // Record, file and collection indices come from the corpus and schemas they index.
             let collection = &schemas.collections[record.collection];
             *stats.records.entry(collection.folder.clone()).or_insert(0) += 1;
             for field in crate::schema::enum_fields(&collection.schema) {

@@ -80,6 +80,8 @@ pub fn score_typo<'a>(unknown: &str, candidate: &'a str, budget: usize) -> Optio
 /// A lower bound of the edit distance from letter counts, in linear time: each edit changes
 /// the counts by at most two. It rules out most candidates before the quadratic
 /// Damerau-Levenshtein.
+// `bucket` is below 128, the length of `counts`.
+#[allow(clippy::indexing_slicing)]
 fn histogram_bound(a: &str, b: &str) -> usize {
     // One bucket per ASCII character, so ids (letters, digits, dashes) never share one.
     let mut counts = [0i32; 128];

@@ -202,3 +202,203 @@ fn the_human_report_caps_diagnostics_per_file_and_counts_the_rest() {
     assert!(!all.stdout.contains("not shown"));
     assert!(all.stdout.matches("error[").count() > capped.stdout.matches("error[").count());
 }
+
+/// A minified record: one line of about a megabyte, with an invalid value in the middle, a
+/// duplicate key far from the first one, a wide-character value too long to show whole, and
+/// a reference to an id as long as a page, which the message quotes.
+#[test]
+fn a_megabyte_line_is_shown_as_a_window_around_each_problem() {
+    let padding = "x".repeat(500_000);
+    let wide = "漢字".repeat(100_000);
+    let long_id = "z".repeat(100_000);
+    let record = format!(
+        r#"{{"id":"big","type":"engine","name":"Big","status":"verified","confidence":0.9,"updated":"2026-01-01","sources":["{long_id}"],"notes":"{padding}","tracing_support":"bsic","notes":"again","first_release_year":"{wide}"}}"#
+    );
+    let column_of = |needle: &str| record[..record.find(needle).unwrap()].chars().count() + 1;
+    let corpus = temp_corpus(&[("engines/big.json", record.as_bytes())]);
+    let run = check(corpus.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+
+    let longest = run.stdout.lines().map(|l| l.chars().count()).max();
+    assert!(longest <= Some(250), "a line of {longest:?} characters");
+    for (needle, code) in [
+        ("\"bsic\"", "invalid-value"),
+        ("\"notes\":\"again\"", "duplicate-key"),
+        ("\"漢字", "schema-violation"),
+        ("\"zzz", "unresolved-ref"),
+    ] {
+        let location = format!("--> records/engines/big.json:1:{}", column_of(needle));
+        let at = run.stdout.find(&format!("error[{code}]")).unwrap();
+        assert!(
+            run.stdout[at..]
+                .lines()
+                .nth(1)
+                .unwrap()
+                .ends_with(&location),
+            "{code} at {location}:\n{}",
+            run.stdout
+        );
+    }
+    // The caret is under the value in the window shown.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let shown = lines
+        .iter()
+        .position(|l| l.starts_with("1 | ") && l.contains("\"bsic\""))
+        .unwrap();
+    assert_eq!(lines[shown + 1].find('^'), lines[shown].find("\"bsic\""));
+    // The first `notes`, 500,000 characters away, is named in a note instead.
+    assert!(
+        run.stdout.contains(&format!(
+            "= note: records/engines/big.json:1:{}: first defined here",
+            column_of("\"notes\"")
+        )),
+        "{}",
+        run.stdout
+    );
+}
+
+/// How to run a command without the right to read what its owner cannot: directly when the
+/// tests run as a user other than root, through `setpriv` (util-linux) as `nobody` when they
+/// run as root, whom permissions do not stop. `None` when neither is possible.
+#[cfg(unix)]
+fn without_privileges() -> Option<Vec<String>> {
+    let uid = std::process::Command::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        return Some(Vec::new());
+    }
+    let setpriv = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+    ];
+    let works = std::process::Command::new(setpriv[0])
+        .args(&setpriv[1..])
+        .arg("true")
+        .status()
+        .is_ok_and(|status| status.success());
+    works.then(|| setpriv.map(String::from).to_vec())
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_files_and_folders_are_reported_and_the_run_goes_on() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(prefix) = without_privileges() else {
+        eprintln!("skipped: running as root, and `setpriv` cannot drop to nobody here");
+        return;
+    };
+    let mode = |path: &std::path::Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    // Everything the unprivileged user needs is copied into one world-readable folder: the
+    // binary and the schemas may sit under root's home.
+    let dir = tempfile::tempdir().unwrap();
+    mode(dir.path(), 0o755);
+    let binary = dir.path().join("gotchas");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("gotchas"), &binary).unwrap();
+    mode(&binary, 0o755);
+    let corpus = dir.path().join("corpus");
+    common::copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema"),
+        &corpus.join("schema"),
+    );
+    let records = corpus.join("records");
+    for (path, text) in [
+        ("engines/good.yaml", GOOD.to_vec()),
+        ("engines/locked.yaml", GOOD.to_vec()),
+        (
+            "engines/typo.yaml",
+            String::from_utf8_lossy(GOOD)
+                .replace("draft", "draf")
+                .into_bytes(),
+        ),
+        ("sources/hidden.yaml", b"id: hidden\n".to_vec()),
+    ] {
+        std::fs::create_dir_all(records.join(path).parent().unwrap()).unwrap();
+        std::fs::write(records.join(path), text).unwrap();
+    }
+    std::fs::create_dir_all(corpus.join("docs")).unwrap();
+    std::fs::write(corpus.join("docs/guide.md"), "# Guide\n").unwrap();
+    std::fs::write(
+        corpus.join("gotchas.toml"),
+        "docs = [\"docs/*.md\"]\n[rules]\norphan = \"allow\"\n",
+    )
+    .unwrap();
+    let mut tree = vec![corpus.clone()];
+    while let Some(folder) = tree.pop() {
+        mode(&folder, 0o755);
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                tree.push(path);
+            } else {
+                mode(&path, 0o644);
+            }
+        }
+    }
+    mode(&records.join("engines/locked.yaml"), 0o000);
+    mode(&records.join("sources"), 0o000);
+    mode(&corpus.join("docs"), 0o000);
+
+    let mut command = match prefix.split_first() {
+        Some((program, args)) => {
+            let mut command = std::process::Command::new(program);
+            command.args(args).arg(&binary);
+            command
+        }
+        None => std::process::Command::new(&binary),
+    };
+    let output = command
+        .args(["check", "--format", "json", "--root"])
+        .arg(&corpus)
+        .output()
+        .unwrap();
+    // Give the folders back, so that the temporary folder can be removed.
+    mode(&records.join("sources"), 0o755);
+    mode(&corpus.join("docs"), 0o755);
+
+    let run = common::Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code().unwrap_or(-1),
+    };
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let reported: Vec<(&str, &str, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap(),
+                d["path"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    for (path, message) in [
+        (
+            "records/engines/locked.yaml",
+            "cannot read the file: Permission denied",
+        ),
+        (
+            "records/sources",
+            "cannot read the folder: Permission denied",
+        ),
+        ("docs", "cannot read the folder: Permission denied"),
+    ] {
+        assert!(
+            reported
+                .iter()
+                .any(|(code, p, m)| *code == "io-error" && *p == path && m.starts_with(message)),
+            "{path}: {reported:#?}"
+        );
+    }
+    assert!(
+        reported
+            .iter()
+            .any(|(code, path, _)| *code == "invalid-value" && *path == "records/engines/typo.yaml"),
+        "the readable records are still checked: {reported:#?}"
+    );
+}

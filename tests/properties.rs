@@ -2,14 +2,25 @@
 //!
 //! - Writing a value as JSON, YAML or Markdown and reading it back gives the same value.
 //! - The span a source map gives for a pointer holds text that parses to that same value.
+//! - `--fix` leaves nothing to fix: a second run changes no byte.
 
-use std::collections::HashSet;
+mod common;
 
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use gotchas::corpus::Corpus;
+use gotchas::diagnostic::{Applicability, Diagnostic};
 use gotchas::load::{self, json, markdown, yaml};
-use gotchas::serialize;
 use gotchas::source::Format;
+use gotchas::{Project, fix, serialize};
 use proptest::prelude::*;
+use proptest::test_runner::TestRunner;
 use serde_json::{Map, Value};
+
+/// Cases per property: enough that rare shapes (a slip that lands on another id, a tie
+/// between two candidates) come up in every run.
+const CASES: u32 = 1000;
 
 /// Any JSON value a record may hold: unicode strings (with line breaks, quotes, `#`, `: `),
 /// integers and finite floats, nested arrays and objects.
@@ -82,7 +93,7 @@ fn read_markdown(text: &str) -> Value {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(CASES))]
 
     #[test]
     fn json_round_trips(value in value()) {
@@ -154,4 +165,293 @@ fn pointers(value: &Value) -> Vec<(String, &Value)> {
         index += 1;
     }
     out
+}
+
+/// Words that ids are made of: few enough that ids often lie one slip apart, so that the
+/// typos below meet unique candidates, ties and near misses alike.
+const WORDS: &[&str] = &[
+    "moon", "cake", "mooncake", "vllm", "nixl", "dynamo", "nvidia", "cache", "lmcache", "store",
+];
+
+fn id() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(WORDS), 1..=2).prop_map(|words| words.join("-"))
+}
+
+/// A slip of the keyboard in a word that is written by hand.
+#[derive(Clone, Debug)]
+enum Slip {
+    None,
+    Replace(prop::sample::Index, char),
+    Drop(prop::sample::Index),
+    Insert(prop::sample::Index, char),
+    Swap(prop::sample::Index),
+}
+
+impl Slip {
+    fn apply(&self, word: &str) -> String {
+        let mut chars: Vec<char> = word.chars().collect();
+        let len = chars.len();
+        match self {
+            Slip::None => {}
+            Slip::Replace(at, c) => chars[at.index(len)] = *c,
+            Slip::Drop(at) => {
+                chars.remove(at.index(len));
+            }
+            Slip::Insert(at, c) => chars.insert(at.index(len + 1), *c),
+            Slip::Swap(at) if len >= 2 => {
+                let at = at.index(len - 1);
+                chars.swap(at, at + 1);
+            }
+            Slip::Swap(_) => {}
+        }
+        chars.into_iter().collect()
+    }
+}
+
+/// Half of the words come out as intended, the other half with one slip.
+fn slip() -> impl Strategy<Value = Slip> {
+    let letter = prop::char::range('a', 'z');
+    prop_oneof![
+        4 => Just(Slip::None),
+        1 => (any::<prop::sample::Index>(), letter.clone()).prop_map(|(at, c)| Slip::Replace(at, c)),
+        1 => any::<prop::sample::Index>().prop_map(Slip::Drop),
+        1 => (any::<prop::sample::Index>(), letter).prop_map(|(at, c)| Slip::Insert(at, c)),
+        1 => any::<prop::sample::Index>().prop_map(Slip::Swap),
+    ]
+}
+
+fn written(intended: impl Strategy<Value = String>) -> impl Strategy<Value = String> {
+    (intended, slip()).prop_map(|(word, slip)| slip.apply(&word))
+}
+
+fn one_of(words: &'static [&'static str]) -> impl Strategy<Value = String> {
+    written(prop::sample::select(words).prop_map(str::to_string))
+}
+
+/// An id as a reference field holds it: bare or qualified with the folder, maybe mistyped.
+fn reference(folder: &'static str, ids: Vec<String>) -> impl Strategy<Value = String> {
+    (written(prop::sample::select(ids)), any::<bool>()).prop_map(move |(id, qualified)| {
+        if qualified {
+            format!("{folder}/{id}")
+        } else {
+            id
+        }
+    })
+}
+
+/// The formats a record may be written in.
+#[derive(Clone, Copy, Debug)]
+enum Written {
+    Json,
+    Yaml,
+    Markdown,
+}
+
+/// A gotcha citing the given engines and sources, with slips in its references, its
+/// enum values, its wiki-link and its field names; a mistyped field may sit beside the
+/// field it was meant to be.
+fn gotcha(engines: Vec<String>, sources: Vec<String>) -> impl Strategy<Value = (Written, Value)> {
+    let fields = (
+        one_of(&["driver", "kernel", "config", "hardware", "format"]),
+        one_of(&["verified", "draft", "contested", "deprecated"]),
+        prop::option::of(one_of(&["blocker", "major", "minor"])),
+        prop::collection::vec(reference("engines", engines.clone()), 0..4),
+        prop::collection::vec(reference("sources", sources), 1..3),
+        written(prop::sample::select(engines)),
+    );
+    let keys = prop::collection::vec((slip(), any::<bool>()), 6);
+    let format = prop_oneof![
+        Just(Written::Json),
+        Just(Written::Yaml),
+        Just(Written::Markdown)
+    ];
+    (fields, keys, format).prop_map(
+        |((class, status, severity, affects, sources, link), keys, format)| {
+            let mut fields = vec![
+                ("class", Value::from(class)),
+                ("status", Value::from(status)),
+                ("affects", Value::from(affects)),
+                ("sources", Value::from(sources)),
+                (
+                    "symptom",
+                    Value::from(format!("Seen with [[{link}]] under load.")),
+                ),
+            ];
+            if let Some(severity) = severity {
+                fields.push(("severity", Value::from(severity)));
+            }
+            let mut record = Map::new();
+            for (key, value) in [
+                ("id", "placeholder"),
+                ("type", "gotcha"),
+                ("name", "A trap"),
+                ("updated", "2026-01-01"),
+            ] {
+                record.insert(key.to_string(), Value::from(value));
+            }
+            record.insert("confidence".to_string(), Value::from(0.5));
+            for ((key, value), (slip, keep_intended)) in fields.into_iter().zip(keys) {
+                let written = slip.apply(key);
+                if written != key && keep_intended {
+                    record.insert(key.to_string(), value.clone());
+                }
+                record.insert(written, value);
+            }
+            (format, Value::Object(record))
+        },
+    )
+}
+
+/// Engines and sources with well-formed records, and gotchas citing them with slips.
+fn corpus_with_slips() -> impl Strategy<Value = (Vec<String>, Vec<String>, Vec<(Written, Value)>)> {
+    (
+        prop::collection::btree_set(id(), 2..6),
+        prop::collection::btree_set(id(), 1..4),
+    )
+        .prop_flat_map(|(engines, sources)| {
+            let engines: Vec<String> = engines.into_iter().collect();
+            let sources: Vec<String> = sources.into_iter().collect();
+            let gotchas = prop::collection::vec(gotcha(engines.clone(), sources.clone()), 1..4);
+            (Just(engines), Just(sources), gotchas)
+        })
+}
+
+/// Writes the engines, sources and gotchas as the corpus's only records.
+fn write_records(
+    root: &Path,
+    (engines, sources, gotchas): &(Vec<String>, Vec<String>, Vec<(Written, Value)>),
+    text_fields: &HashSet<String>,
+) {
+    let records = root.join("records");
+    if records.exists() {
+        std::fs::remove_dir_all(&records).unwrap();
+    }
+    for folder in ["engines", "sources", "gotchas"] {
+        std::fs::create_dir_all(records.join(folder)).unwrap();
+    }
+    for id in engines {
+        let engine = serde_json::json!({
+            "id": id, "type": "engine", "name": id, "status": "verified",
+            "confidence": 0.9, "updated": "2026-01-01", "sources": [sources[0]],
+        });
+        std::fs::write(
+            records.join(format!("engines/{id}.yaml")),
+            serialize::to_yaml(&engine),
+        )
+        .unwrap();
+    }
+    for id in sources {
+        let source = serde_json::json!({
+            "id": id, "type": "source", "name": id, "status": "verified", "confidence": 0.9,
+            "updated": "2026-01-01", "url": "https://example.com/", "kind": "repo",
+            "accessed": "2026-01-01",
+        });
+        std::fs::write(
+            records.join(format!("sources/{id}.yaml")),
+            serialize::to_yaml(&source),
+        )
+        .unwrap();
+    }
+    for (i, (format, gotcha)) in gotchas.iter().enumerate() {
+        let id = format!("gotcha-{i}");
+        let mut gotcha = gotcha.clone();
+        gotcha["id"] = Value::from(id.as_str());
+        let (extension, text) = match format {
+            Written::Json => ("json", serialize::to_json(&gotcha)),
+            Written::Yaml => ("yaml", serialize::to_yaml(&gotcha)),
+            Written::Markdown => ("md", serialize::to_markdown(&gotcha, text_fields)),
+        };
+        std::fs::write(records.join(format!("gotchas/{id}.{extension}")), text).unwrap();
+    }
+}
+
+/// Does what `gotchas check --fix` does: fixes the corpus in memory until no certain fix is
+/// left, then writes the files that changed. Returns how many it wrote.
+fn fix_all(project: &Project, mut corpus: Corpus, diagnostics: Vec<Diagnostic>) -> usize {
+    let settled = fix::settle(
+        &mut corpus,
+        diagnostics,
+        &project.schemas,
+        &project.config,
+        |corpus| project.check(corpus),
+    );
+    for file in &settled.files {
+        std::fs::write(&file.path, file.bytes()).unwrap();
+    }
+    settled.files.len()
+}
+
+/// What went wrong reading the files: duplicate keys, syntax errors.
+fn load_problems(corpus: &Corpus) -> Vec<String> {
+    corpus
+        .diagnostics
+        .iter()
+        .map(|d| format!("{}: {}", d.file, d.message))
+        .collect()
+}
+
+/// Every file under `folder`, by path, with its bytes.
+fn snapshot(folder: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(snapshot(&path));
+        } else {
+            files.insert(path.clone(), std::fs::read(&path).unwrap());
+        }
+    }
+    files
+}
+
+/// `--fix` reaches a fixed point in one run: after it, no certain fix is left to apply and
+/// applying the fixes again leaves every byte as it is. And a fix never makes a file worse
+/// to read (a field renamed onto one the record has would be a duplicate key).
+#[test]
+fn fixing_leaves_nothing_to_fix() {
+    // One project for every case: compiling the schemas per case would dominate the run.
+    let dir = common::temp_corpus(&[]);
+    let project = Project::open(dir.path(), None).unwrap();
+    let gotchas = project.schemas.by_folder("gotchas").unwrap();
+    let text_fields = &project.schemas.collections[gotchas].text_fields;
+    let mut runner = TestRunner::new(ProptestConfig::with_cases(CASES));
+    runner
+        .run(&corpus_with_slips(), |corpus| {
+            write_records(dir.path(), &corpus, text_fields);
+            let before = project.load();
+            let problems_before = load_problems(&before);
+            let diagnostics = project.check(&before);
+            fix_all(&project, before, diagnostics);
+
+            let fixed = project.load();
+            prop_assert_eq!(
+                load_problems(&fixed),
+                problems_before,
+                "a fix made a file harder to read"
+            );
+            let diagnostics = project.check(&fixed);
+            let left: Vec<String> = diagnostics
+                .iter()
+                .filter(|d| {
+                    d.fix
+                        .as_ref()
+                        .is_some_and(|f| f.applicability == Applicability::MachineApplicable)
+                })
+                .map(|d| format!("{}: {}", d.file, d.message))
+                .collect();
+            prop_assert!(
+                left.is_empty(),
+                "certain fixes left after fixing: {:?}",
+                left
+            );
+
+            let files = snapshot(&dir.path().join("records"));
+            prop_assert_eq!(fix_all(&project, fixed, diagnostics), 0);
+            prop_assert!(
+                snapshot(&dir.path().join("records")) == files,
+                "fixing again changed a file"
+            );
+            Ok(())
+        })
+        .unwrap();
 }

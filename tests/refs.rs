@@ -169,6 +169,58 @@ fn fixes_keep_json_quotes_and_yaml_comments() {
     assert!(yaml_after.contains("- gaudi") && yaml_after.contains("- vllm-docs"));
 }
 
+const SOURCE: &str = "id: s\ntype: source\nname: S\nstatus: verified\nconfidence: 0.9\n\
+    updated: 2026-01-01\nurl: https://example.com/\nkind: repo\naccessed: 2026-01-01\n";
+
+const GOTCHA: &str = "id: g\ntype: gotcha\nname: G\nclass: config\nsymptom: S\n\
+    status: verified\nconfidence: 0.5\nupdated: 2026-01-01\nsources: [s]\n";
+
+#[test]
+fn one_fix_run_also_fixes_what_a_fix_reveals() {
+    // `severty` is not validated against the enum until it is renamed to `severity`.
+    let gotcha = format!("{GOTCHA}severty: majr\n");
+    let dir = common::temp_corpus(&[
+        ("sources/s.yaml", SOURCE.as_bytes()),
+        ("gotchas/g.yaml", gotcha.as_bytes()),
+    ]);
+    let fixed = check(dir.path(), &["--fix"]);
+    assert!(
+        fixed.stdout.contains("fixed 2 problems in 1 file"),
+        "{}",
+        fixed.stdout
+    );
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/g.yaml")).unwrap(),
+        format!("{GOTCHA}severity: major\n")
+    );
+}
+
+#[test]
+fn a_field_is_not_renamed_onto_one_the_record_has() {
+    let gotcha = format!("{GOTCHA}severity: major\nseverty: minor\n");
+    let dir = common::temp_corpus(&[
+        ("sources/s.yaml", SOURCE.as_bytes()),
+        ("gotchas/g.yaml", gotcha.as_bytes()),
+    ]);
+    let run = check(dir.path(), &["--fix"]);
+    assert!(
+        run.stdout.contains("fixed 0 problems in 0 files"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("error[unknown-field]: unknown field `severty`")
+    );
+    assert!(run.stdout.contains("help: did you mean `severity`?"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/g.yaml")).unwrap(),
+        gotcha,
+        "a rename would have made a duplicate key"
+    );
+}
+
 #[test]
 fn baseline_accepts_known_problems_and_fails_on_new_ones() {
     let dir = tempfile::tempdir().unwrap();

@@ -22,6 +22,8 @@ use crate::schema::Schemas;
 /// pass over the edges tells; the graph itself is built for `cycle` alone, from the edges of
 /// the acyclic fields. That keeps the rules linear and cheap enough to rerun per edit in the
 /// language server.
+// The vectors here have one entry per record or file; the indices come from the corpus.
+#[allow(clippy::indexing_slicing)]
 pub fn check<'e>(
     corpus: &Corpus,
     schemas: &Schemas,
@@ -170,10 +172,13 @@ fn cycles(corpus: &Corpus, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Dia
     for component in &mut components {
         component.sort_by(|a, b| acyclic.graph[*a].id.cmp(&acyclic.graph[*b].id));
     }
-    components.sort_by(|a, b| acyclic.graph[a[0]].id.cmp(&acyclic.graph[b[0]].id));
+    let first_id = |component: &[NodeIndex]| component.first().map(|&n| &acyclic.graph[n].id);
+    components.sort_by(|a, b| first_id(a).cmp(&first_id(b)));
     for component in components {
         let members: HashSet<NodeIndex> = component.iter().copied().collect();
-        let start = component[0];
+        let Some(&start) = component.first() else {
+            continue;
+        };
         let path = shortest_cycle(&acyclic, start, &members);
         let names: Vec<&str> = path.iter().map(|&n| acyclic.graph[n].id.as_str()).collect();
         let first_edge = path
@@ -188,6 +193,8 @@ fn cycles(corpus: &Corpus, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Dia
         let NodeKind::Record(record) = acyclic.graph[start].kind else {
             continue;
         };
+        #[allow(clippy::indexing_slicing)]
+        // Record, file and collection indices come from the corpus and schemas they index.
         let file = &corpus.files[corpus.records[record].file].display;
         let anchor = match first_edge.map(|e| &e.weight().source) {
             Some(Source::Field { pointer, .. }) => Anchor::Value(pointer.clone()),

@@ -104,6 +104,8 @@ pub fn duplicate_ids(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
                 first.insert((record.collection, record.id.as_str()), record);
             }
             Some(original) => {
+                #[allow(clippy::indexing_slicing)]
+                // Record, file and collection indices come from the corpus and schemas they index.
                 let collection = &schemas.collections[record.collection];
                 let original_file = &corpus.file_of(original).display;
                 diagnostics.push(

@@ -59,6 +59,8 @@ pub fn check_observed(
 /// The rules that look at one record alone (ids, type, schema). Their findings change only
 /// when the record does, so the language server keeps them per file between edits.
 pub fn check_record(corpus: &Corpus, record: &Record, schemas: &Schemas) -> Vec<Diagnostic> {
+    #[allow(clippy::indexing_slicing)]
+    // Record, file and collection indices come from the corpus and schemas they index.
     let collection = &schemas.collections[record.collection];
     let display = &corpus.file_of(record).display;
     let specific = ids::check_record(record, collection, schemas, display);

@@ -47,6 +47,8 @@ pub fn check(
 
 type Suggestions<'c> = Vec<(suggest::Suggestion<'c>, usize)>;
 
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 fn diagnose(
     corpus: &Corpus,
     schemas: &Schemas,
@@ -205,6 +207,8 @@ fn certain_fix(
     (index.resolve(&replacement, allowed) == Ok(*record)).then_some(replacement)
 }
 
+// Allowed collections are indices of the schemas.
+#[allow(clippy::indexing_slicing)]
 fn allowed_folders(schemas: &Schemas, allowed: &[usize]) -> String {
     allowed
         .iter()

@@ -4,6 +4,8 @@
 //! pointing at the offending value (or key), with a did-you-mean for the two mistakes that
 //! are almost always typos: an unknown field and a value outside an enum.
 
+use std::collections::HashMap;
+
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
@@ -51,10 +53,12 @@ fn translate(
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             let declared = declared_properties(collection, schema_pointer);
-            unexpected
+            let mut diagnostics: Vec<Diagnostic> = unexpected
                 .iter()
                 .map(|field| unknown_field(field, pointer, &declared, display))
-                .collect()
+                .collect();
+            demote_colliding_renames(&mut diagnostics, instance);
+            diagnostics
         }
         ValidationErrorKind::Required { property } => {
             let name = property.as_str().unwrap_or_default();
@@ -168,6 +172,29 @@ fn unknown_field(field: &str, pointer: &str, declared: &[String], display: &str)
         });
     }
     diagnostic
+}
+
+/// A field renamed onto a key its object already has, or onto the name another unknown field
+/// of the object is renamed to, would become a duplicate key: such a rename is still
+/// offered, but is not certain, so `--fix` leaves it to a person.
+fn demote_colliding_renames(diagnostics: &mut [Diagnostic], object: &Value) {
+    let mut renamed_to: HashMap<String, usize> = HashMap::new();
+    for edit in diagnostics
+        .iter()
+        .flat_map(|d| &d.fix)
+        .flat_map(|f| &f.edits)
+    {
+        *renamed_to.entry(edit.replacement.clone()).or_default() += 1;
+    }
+    for fix in diagnostics.iter_mut().filter_map(|d| d.fix.as_mut()) {
+        let collides = fix.edits.iter().any(|edit| {
+            object.get(&edit.replacement).is_some()
+                || renamed_to.get(&edit.replacement).is_some_and(|&n| n > 1)
+        });
+        if collides {
+            fix.applicability = Applicability::MaybeIncorrect;
+        }
+    }
 }
 
 fn invalid_value(instance: &Value, pointer: &str, allowed: &[&Value], display: &str) -> Diagnostic {

@@ -95,6 +95,8 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         eprintln!("error: no collection `{}`{help}", args.collection);
         return ExitCode::from(2);
     };
+    // The index was found among the schemas.
+    #[allow(clippy::indexing_slicing)]
     let collection = &schemas.collections[collection_index];
     let id = args
         .id
@@ -161,10 +163,12 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         .map(|ext| dir.join(format!("{id}.{ext}")))
         .filter(|p| p.exists())
         .collect();
-    if !args.force && !existing.is_empty() {
+    if !args.force
+        && let Some(first) = existing.first()
+    {
         eprintln!(
             "error: a record with the id `{id}` already exists: {}\nhelp: pass --force to overwrite it",
-            existing[0].display()
+            first.display()
         );
         return ExitCode::from(2);
     }

@@ -117,9 +117,22 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     let (mut diagnostics, mut scope) = check_in_scope(&corpus, &mut stages);
     let mut text = String::new();
     if args.fix || args.diff {
-        let outcome = apply_fixes(&corpus, &diagnostics, args.diff);
+        let settled = fix::settle(
+            &mut corpus,
+            diagnostics,
+            &project.schemas,
+            &project.config,
+            |corpus| {
+                let (diagnostics, narrowed) = check_in_scope(corpus, &mut stages);
+                scope = narrowed;
+                diagnostics
+            },
+        );
+        diagnostics = settled.diagnostics;
+        let outcome = write_fixes(&settled.files, args.diff);
         text.push_str(&outcome.diffs);
-        if outcome.written > 0 {
+        // The fixes were made in memory; the report is of the files as they are on disk.
+        if !settled.files.is_empty() && (args.diff || !outcome.failures.is_empty()) {
             corpus = project.load();
             (diagnostics, scope) = check_in_scope(&corpus, &mut stages);
         }
@@ -346,44 +359,30 @@ struct FixOutcome {
     failures: Vec<Diagnostic>,
 }
 
-fn apply_fixes(corpus: &Corpus, diagnostics: &[Diagnostic], diff_only: bool) -> FixOutcome {
+fn write_fixes(files: &[fix::FixedFile], diff_only: bool) -> FixOutcome {
     let mut outcome = FixOutcome {
         diffs: String::new(),
         fixed: 0,
         written: 0,
         failures: Vec::new(),
     };
-    for (display, edits) in fix::plan(diagnostics) {
-        let Some(file) = corpus.files.iter().find(|f| f.display == display) else {
-            continue;
-        };
-        let Some(old) = file.text.as_deref() else {
-            continue;
-        };
-        let (new, applied) = fix::apply(old, &edits);
-        if applied == 0 || new == old {
-            continue;
-        }
+    for fixed in files {
+        let display = &fixed.display;
         if diff_only {
             outcome
                 .diffs
-                .push_str(&fix::unified_diff(&display, old, &new));
+                .push_str(&fix::unified_diff(display, &fixed.old, &fixed.new));
             continue;
         }
-        let mut bytes = Vec::with_capacity(new.len() + 3);
-        if file.had_bom {
-            bytes.extend_from_slice(b"\xEF\xBB\xBF");
-        }
-        bytes.extend_from_slice(new.as_bytes());
-        match crate::write::write_atomic(&file.path, &bytes) {
+        match crate::write::write_atomic(&fixed.path, &fixed.bytes()) {
             Ok(()) => {
-                outcome.fixed += applied;
+                outcome.fixed += fixed.applied;
                 outcome.written += 1;
             }
             Err(err) => outcome.failures.push(
                 Diagnostic::new(
                     rules::IO_ERROR,
-                    &display,
+                    display,
                     format!("cannot write the fixed file: {err}"),
                 )
                 .with_note("the file was left as it was"),

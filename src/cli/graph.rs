@@ -133,7 +133,7 @@ fn find(graph: &CorpusGraph, id: &str) -> Result<NodeIndex, ExitCode> {
                 .filter_map(|s| {
                     let position = bare.iter().position(|b| b == s.name)?;
                     Some(suggest::Suggestion {
-                        name: ids[position],
+                        name: ids.get(position)?,
                         ..s.clone()
                     })
                 })

@@ -107,6 +107,8 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Write) -> ExitCode {
     let project = match open(cli, styled) {
         Ok(project) => project,

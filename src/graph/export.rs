@@ -36,7 +36,9 @@ impl<'g> Colours<'g> {
             None => PAGE_COLOUR,
             Some(collection) => {
                 let position = self.0.iter().position(|c| c == collection).unwrap_or(0);
-                PALETTE[position % PALETTE.len()]
+                PALETTE
+                    .get(position % PALETTE.len())
+                    .unwrap_or(&PAGE_COLOUR)
             }
         }
     }
@@ -277,6 +279,8 @@ fn short(text: &str) -> String {
 }
 
 /// Node centres: rings by distance from `center`, or one column per collection.
+// `placed` and `distance` have one entry per node, indexed by node index.
+#[allow(clippy::indexing_slicing)]
 fn positions(graph: &CorpusGraph, center: Option<NodeIndex>) -> Vec<(f64, f64)> {
     let count = graph.graph.node_count();
     let mut placed = vec![(0.0, 0.0); count];
@@ -334,6 +338,8 @@ fn positions(graph: &CorpusGraph, center: Option<NodeIndex>) -> Vec<(f64, f64)> 
 /// The in-process layout as SVG, each node linked to `href(node)`: a site links nodes
 /// relative to the page that shows the picture. Meant for at most
 /// [`MAX_INPROCESS_SVG_NODES`] nodes.
+// `placed` has one entry per node, indexed by node index.
+#[allow(clippy::indexing_slicing)]
 pub fn layout_svg(
     graph: &CorpusGraph,
     center: Option<NodeIndex>,

@@ -74,6 +74,8 @@ pub struct CorpusGraph {
 
 impl CorpusGraph {
     /// Builds the graph of a loaded corpus from its resolved references.
+    // Record, doc, file and collection indices come from the corpus and schemas they index.
+    #[allow(clippy::indexing_slicing)]
     pub fn build(corpus: &Corpus, schemas: &Schemas, resolved: &Resolved) -> CorpusGraph {
         let mut built = CorpusGraph::default();
         let mut record_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.records.len()];
@@ -229,7 +231,8 @@ impl CorpusGraph {
             }
         }
         Neighbourhood {
-            center: mapping[&center],
+            // The center is the first node kept: index 0 of the neighbourhood.
+            center: mapping.get(&center).copied().unwrap_or_default(),
             graph: sub,
             neighbours: neighbours.len(),
         }

@@ -40,8 +40,11 @@ pub fn parse(text: &str) -> Result<(Value, usize), Error> {
         let offset =
             crate::source::offset_of_line(text, err.line(), err.column().saturating_sub(1));
         let message = err.to_string();
-        let message = match message.rfind(" at line ") {
-            Some(cut) => message[..cut].to_string(),
+        let message = match message
+            .rfind(" at line ")
+            .and_then(|cut| message.get(..cut))
+        {
+            Some(cut) => cut.to_string(),
             None => message,
         };
         Error {

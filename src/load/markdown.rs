@@ -35,17 +35,17 @@ pub enum FrontMatterError {
 /// Finds the front matter: a first line `---`, then YAML, then a line `---` (or `...`).
 pub fn split_front_matter(text: &str) -> Result<FrontMatter, FrontMatterError> {
     let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
-    if text[..first_end].trim_end() != "---" {
-        return Err(FrontMatterError::Missing(
-            0..text[..first_end].trim_end().len(),
-        ));
+    let first = text.get(..first_end).unwrap_or_default().trim_end();
+    if first != "---" {
+        return Err(FrontMatterError::Missing(0..first.len()));
     }
     let mut line_start = first_end;
-    while line_start < text.len() {
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |i| line_start + i + 1);
-        let line = text[line_start..line_end].trim_end();
+    while let Some(rest) = text.get(line_start..).filter(|rest| !rest.is_empty()) {
+        let line_end = rest.find('\n').map_or(text.len(), |i| line_start + i + 1);
+        let line = text
+            .get(line_start..line_end)
+            .unwrap_or_default()
+            .trim_end();
         if line == "---" || line == "..." {
             return Ok(FrontMatter {
                 yaml: first_end..line_start,
@@ -85,7 +85,7 @@ pub fn field_name(heading: &str) -> String {
 
 /// The level-2 sections of `text[body]` whose field name is in `fields`, in order.
 pub fn sections(text: &str, body: &Span, fields: &HashSet<String>) -> Vec<Section> {
-    let body_text = &text[body.clone()];
+    let body_text = text.get(body.clone()).unwrap_or_default();
     let mut headings: Vec<(Span, String)> = Vec::new();
     let mut current: Option<(Span, String)> = None;
     for (event, range) in Parser::new_ext(body_text, Options::empty()).into_offset_iter() {
@@ -116,9 +116,11 @@ pub fn sections(text: &str, body: &Span, fields: &HashSet<String>) -> Vec<Sectio
         let content_end = headings
             .get(i + 1)
             .map_or(body_text.len(), |(next, _)| next.start);
-        let heading_text = &body_text[range.clone()];
+        let heading_text = body_text.get(range.clone()).unwrap_or_default();
         let heading_end = range.start + heading_text.trim_end().len();
-        let raw = &body_text[range.end.min(content_end)..content_end];
+        let raw = body_text
+            .get(range.end.min(content_end)..content_end)
+            .unwrap_or_default();
         let leading = raw.len() - raw.trim_start().len();
         let content_start = range.end.min(content_end) + leading;
         let content_len = raw.trim().len();

@@ -383,7 +383,7 @@ fn parse_markdown(
             return None;
         }
     };
-    let yaml_text = &text[front.yaml.clone()];
+    let yaml_text = text.get(front.yaml.clone()).unwrap_or_default();
     let value = parse_yaml(yaml_text, front.yaml.start, display, diagnostics)?;
     let mut value = match value {
         None => Value::Object(Map::new()),
@@ -392,7 +392,10 @@ fn parse_markdown(
     let mut fields = Vec::new();
     if let Value::Object(map) = &mut value {
         for section in markdown::sections(text, &front.body, context.text_fields) {
-            let content = text[section.content.clone()].to_string();
+            let content = text
+                .get(section.content.clone())
+                .unwrap_or_default()
+                .to_string();
             if map.contains_key(&section.field) {
                 diagnostics.push(
                     Diagnostic::new(
@@ -455,7 +458,10 @@ pub fn source_map(text: &str, format: Format, text_fields: &HashSet<String>) -> 
             let Ok(front) = markdown::split_front_matter(text) else {
                 return SourceMap::default();
             };
-            let mut map = yaml_map(&text[front.yaml.clone()], front.yaml.start);
+            let mut map = yaml_map(
+                text.get(front.yaml.clone()).unwrap_or_default(),
+                front.yaml.start,
+            );
             if map.get("").is_none() {
                 map.insert(
                     String::new(),

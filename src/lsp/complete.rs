@@ -44,15 +44,17 @@ enum Context {
 pub fn complete(workspace: &Workspace, file: usize, offset: usize) -> Option<CompletionList> {
     let text = workspace.text(file);
     let offset = crate::source::floor_char_boundary(text, offset);
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let (context, start) = match wiki_start(&text[line_start..offset]) {
+    let before = text.get(..offset)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.get(line_start..)?;
+    let (context, start) = match wiki_start(line) {
         Some(at) => (Context::Wiki, line_start + at),
         None => {
-            let collection = workspace.corpus.file_collections[file]?;
-            let format =
-                Format::from_extension(workspace.corpus.files[file].path.extension()?.to_str()?)?;
+            let collection = (*workspace.corpus.file_collections.get(file)?)?;
+            let source = workspace.corpus.files.get(file)?;
+            let format = Format::from_extension(source.path.extension()?.to_str()?)?;
             let path = match format {
-                Format::Json => json_path(&text[..offset])?,
+                Format::Json => json_path(before)?,
                 Format::Yaml => yaml_path(text, offset)?,
                 Format::Markdown => {
                     let front = markdown::split_front_matter(text).ok()?;
@@ -62,11 +64,11 @@ pub fn complete(workspace: &Workspace, file: usize, offset: usize) -> Option<Com
                     yaml_path(text, offset)?
                 }
             };
-            let word = text[line_start..offset]
+            let word = line
                 .rfind(DELIMITERS)
                 .map_or(line_start, |i| line_start + i + 1);
             // In JSON a value typed outside quotes gets them with the completion.
-            let quote = format == Format::Json && !text[..word].ends_with('"');
+            let quote = format == Format::Json && !before.get(..word)?.ends_with('"');
             (
                 Context::Field {
                     collection,
@@ -77,7 +79,7 @@ pub fn complete(workspace: &Workspace, file: usize, offset: usize) -> Option<Com
             )
         }
     };
-    let prefix = &text[start..offset];
+    let prefix = text.get(start..offset)?;
     let range = convert::range(text, &(start..offset));
     let (candidates, quote) = match context {
         Context::Wiki => (wiki_candidates(workspace), false),
@@ -143,6 +145,8 @@ fn list(candidates: Vec<Candidate>, prefix: &str, range: Range, quote: bool) -> 
 }
 
 /// Every record by qualified id, and every prose page by stem.
+// Record, doc, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 fn wiki_candidates(workspace: &Workspace) -> Vec<Candidate> {
     let schemas = &workspace.project.schemas;
     let mut candidates: Vec<Candidate> = workspace
@@ -177,6 +181,8 @@ fn name(record: &crate::load::Record) -> String {
 
 /// The ids a reference field may hold (bare unless another allowed collection has the same
 /// id), or the values an enum field allows.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 fn field_candidates(workspace: &Workspace, collection: usize, path: &[String]) -> Vec<Candidate> {
     let schemas = &workspace.project.schemas;
     let owner = &schemas.collections[collection];
@@ -220,7 +226,7 @@ fn field_candidates(workspace: &Workspace, collection: usize, path: &[String]) -
 /// Where the target of an unclosed `[[` on the line starts, if the cursor is in one.
 fn wiki_start(line: &str) -> Option<usize> {
     let open = line.rfind("[[")?;
-    let inside = &line[open + 2..];
+    let inside = line.get(open + 2..)?;
     (!inside.contains("]]") && !inside.contains('|')).then_some(open + 2)
 }
 
@@ -300,8 +306,8 @@ fn key_of(line: &str) -> Option<(usize, &str, &str)> {
         None => trimmed,
     };
     let colon = trimmed.find(':')?;
-    let key = &trimmed[..colon];
-    let rest = &trimmed[colon + 1..];
+    let key = trimmed.get(..colon)?;
+    let rest = trimmed.get(colon + 1..)?;
     let is_key = !key.is_empty()
         && key
             .chars()
@@ -313,11 +319,11 @@ fn key_of(line: &str) -> Option<(usize, &str, &str)> {
 /// (`affects: [vllm, |`, `severity: |`) or of the block a `- |` item belongs to, with the
 /// keys of the mappings around it.
 fn yaml_path(text: &str, offset: usize) -> Option<Vec<String>> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[line_start..offset];
+    let line_start = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = text.get(line_start..offset)?;
     let word = line.rfind(DELIMITERS).map_or(0, |i| i + 1);
-    let before = &line[..word];
-    let previous = text[..line_start].lines().rev();
+    let before = line.get(..word)?;
+    let previous = text.get(..line_start)?.lines().rev();
     if let Some((indent, key, rest)) = key_of(before) {
         let rest = rest.trim_start();
         let in_flow = rest.starts_with('[') && !rest.contains(']');

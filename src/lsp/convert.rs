@@ -37,14 +37,18 @@ pub fn path(uri: &Uri) -> Option<PathBuf> {
 pub fn offset(text: &str, position: Position) -> usize {
     let mut start = 0;
     for _ in 0..position.line {
-        match text[start..].find('\n') {
+        match text.get(start..).and_then(|rest| rest.find('\n')) {
             Some(i) => start += i + 1,
             None => return text.len(),
         }
     }
-    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line = text.get(start..).unwrap_or_default();
+    let line = line
+        .get(..line.find('\n').unwrap_or(line.len()))
+        .unwrap_or_default();
+    let line_end = start + line.len();
     let mut units = 0;
-    for (i, c) in text[start..line_end].char_indices() {
+    for (i, c) in line.char_indices() {
         if units >= position.character as usize {
             return start + i;
         }
@@ -56,11 +60,17 @@ pub fn offset(text: &str, position: Position) -> usize {
 /// The protocol position of a byte offset in `text`.
 pub fn position(text: &str, offset: usize) -> Position {
     let offset = floor_char_boundary(text, offset);
-    let before = &text[..offset];
+    let before = text.get(..offset).unwrap_or_default();
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     Position {
         line: to_u32(before.bytes().filter(|&b| b == b'\n').count()),
-        character: to_u32(before[line_start..].encode_utf16().count()),
+        character: to_u32(
+            before
+                .get(line_start..)
+                .unwrap_or_default()
+                .encode_utf16()
+                .count(),
+        ),
     }
 }
 

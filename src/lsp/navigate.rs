@@ -39,6 +39,8 @@ impl Maps {
 }
 
 /// The file a reference is written in.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 fn file_of(workspace: &Workspace, source: &Source) -> usize {
     match source {
         Source::Field { record, .. } | Source::FieldLink { record, .. } => {
@@ -79,6 +81,8 @@ fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
 
 /// Whether a link's target text names `target` (a link in a string value is found again in
 /// the file's text, and several may share one value).
+// Record, doc, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 fn names(workspace: &Workspace, target: Target, link: &links::Link) -> bool {
     match target {
         Target::Record(record) => {
@@ -128,6 +132,8 @@ fn citations(workspace: &Workspace, target: Target) -> BTreeMap<usize, BTreeSet<
 
 /// Where a record's `id` value is, else the top of its file.
 fn id_location(workspace: &Workspace, record: usize) -> (usize, Span) {
+    #[allow(clippy::indexing_slicing)]
+    // Record, file and collection indices come from the corpus and schemas they index.
     let file = workspace.corpus.records[record].file;
     let span = workspace.source_map(file).get("/id").map_or(0..0, |node| {
         scalar_content(workspace.text(file), node.value.clone())
@@ -135,6 +141,8 @@ fn id_location(workspace: &Workspace, record: usize) -> (usize, Span) {
     (file, span)
 }
 
+// File indices come from the workspace's corpus.
+#[allow(clippy::indexing_slicing)]
 fn location(workspace: &Workspace, file: usize, span: &Span) -> Option<Location> {
     Some(Location {
         uri: convert::uri(&workspace.corpus.files[file].path)?,
@@ -157,6 +165,8 @@ fn subject(workspace: &Workspace, file: usize, offset: usize) -> Option<Target> 
 
 /// Hover on a reference: the target's name, qualified id, collection, status and the first
 /// sentence of its summary.
+// Record, doc, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn hover(workspace: &Workspace, file: usize, offset: usize) -> Option<Hover> {
     let (span, target) = at(workspace, file, offset)?;
     let markdown = match target {
@@ -197,13 +207,15 @@ pub fn hover(workspace: &Workspace, file: usize, offset: usize) -> Option<Hover>
 /// The first sentence of a text, on one line.
 fn first_sentence(text: &str) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match flat.find(". ") {
-        Some(end) => flat[..=end].to_string(),
+    match flat.find(". ").and_then(|end| flat.get(..=end)) {
+        Some(sentence) => sentence.to_string(),
         None => flat,
     }
 }
 
 /// Go-to-definition: the `id` of the record a reference names, or the page a link names.
+// Record, doc, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn definition(workspace: &Workspace, file: usize, offset: usize) -> Option<Location> {
     let (_, target) = at(workspace, file, offset)?;
     match target {
@@ -245,6 +257,8 @@ pub fn references(
 /// Rename a record: its file, its `id` and every reference and wiki-link to it, as one edit.
 /// The record is the one named under the cursor, or the current file's when the cursor is on
 /// its `id`.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn rename(
     workspace: &Workspace,
     file: usize,

@@ -74,6 +74,8 @@ pub struct Publish {
     pub version: Option<i32>,
 }
 
+// The per-file vectors have one entry per corpus file; indices come from the corpus.
+#[allow(clippy::indexing_slicing)]
 impl Workspace {
     /// Loads the corpus and runs the per-file stages once, in parallel.
     pub fn new(project: Project) -> Workspace {

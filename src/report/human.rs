@@ -1,11 +1,13 @@
 //! rustc-style rendering: a title with the rule code, the source line with a caret under the
-//! offending value, secondary labels, notes and a help line.
+//! offending value, secondary labels, notes and a help line. A line too long to show whole
+//! (minified JSON) is shown as a window around the value ([`super::excerpt`]).
 
-use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet, Title};
 
+use super::excerpt::{Excerpt, clip};
 use super::{Sources, Summary};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::char_span;
+use crate::source::{Span, char_span, line_col};
 
 /// Renders diagnostics one after another, each followed by a blank line.
 ///
@@ -24,58 +26,89 @@ pub fn render(
         Renderer::plain()
     };
     let mut out = String::new();
-    let mut index = 0;
-    while index < diagnostics.len() {
-        let file = &diagnostics[index].file;
-        let count = diagnostics[index..]
-            .iter()
-            .take_while(|d| &d.file == file)
-            .count();
+    for same_file in diagnostics.chunk_by(|a, b| a.file == b.file) {
+        let count = same_file.len();
         let shown = if max_per_file == 0 {
             count
         } else {
             count.min(max_per_file)
         };
-        for diagnostic in &diagnostics[index..index + shown] {
-            out.push_str(&renderer.render(&[group(diagnostic, sources)]));
+        for diagnostic in same_file.iter().take(shown) {
+            let (group, excerpt) = group(diagnostic, sources);
+            let rendered = renderer.render(&[group]);
+            match excerpt {
+                Some(excerpt) => {
+                    // The location line comes right after the title, however many lines a
+                    // long message takes.
+                    let title_lines = renderer
+                        .render(&[Group::with_title(title(diagnostic))])
+                        .lines()
+                        .count();
+                    out.push_str(&excerpt.fix_location(&rendered, title_lines));
+                }
+                None => out.push_str(&rendered),
+            }
             out.push_str("\n\n");
         }
-        if shown < count {
+        if shown < count
+            && let Some(first) = same_file.first()
+        {
             out.push_str(&format!(
-                "note: {file}: {} not shown (--max-per-file 0 shows all)\n\n",
+                "note: {}: {} not shown (--max-per-file 0 shows all)\n\n",
+                first.file,
                 plural(count - shown, "more diagnostic")
             ));
         }
-        index += count;
     }
     out
 }
 
-fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Group<'a> {
+fn title(diagnostic: &Diagnostic) -> Title<'_> {
     let level = match diagnostic.severity {
         Severity::Error => Level::ERROR,
         Severity::Warning => Level::WARNING,
     };
-    let title = level.primary_title(&diagnostic.message).id(diagnostic.code);
+    level
+        .primary_title(clip(&diagnostic.message))
+        .id(diagnostic.code)
+}
+
+/// The diagnostic as annotate-snippets draws it, and the excerpt its snippet shows instead of
+/// the file when a line it underlines is too long to show whole.
+fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Option<Excerpt>) {
+    let title = title(diagnostic);
+    let mut excerpt = None;
     let mut group = match (&diagnostic.anchor, sources.get(&diagnostic.file)) {
         (Anchor::Span(span), Some(text)) => {
-            let mut primary = AnnotationKind::Primary.span(char_span(text, span));
-            if let Some(label) = &diagnostic.label {
-                primary = primary.label(label);
-            }
-            let mut snippet = Snippet::source(text)
-                .path(&diagnostic.file)
-                .annotation(primary);
-            for label in &diagnostic.labels {
-                if let (true, Anchor::Span(span)) = (label.file == diagnostic.file, &label.anchor) {
-                    snippet = snippet.annotation(
-                        AnnotationKind::Context
-                            .span(span.clone())
-                            .label(&label.message),
-                    );
+            let labels: Vec<(&Span, &str)> = diagnostic
+                .labels
+                .iter()
+                .filter_map(|label| match &label.anchor {
+                    Anchor::Span(span) if label.file == diagnostic.file => {
+                        Some((span, label.message.as_str()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let spans: Vec<Span> = labels.iter().map(|(span, _)| (*span).clone()).collect();
+            excerpt = Excerpt::new(text, span, &spans);
+            match &excerpt {
+                Some(excerpt) => excerpt_snippet(title, diagnostic, text, span, &labels, excerpt),
+                None => {
+                    let mut primary = AnnotationKind::Primary.span(char_span(text, span));
+                    if let Some(label) = &diagnostic.label {
+                        primary = primary.label(label);
+                    }
+                    let mut snippet = Snippet::source(text)
+                        .path(&diagnostic.file)
+                        .annotation(primary);
+                    for (span, message) in labels {
+                        snippet = snippet
+                            .annotation(AnnotationKind::Context.span(span.clone()).label(message));
+                    }
+                    title.element(snippet)
                 }
             }
-            title.element(snippet)
         }
         _ => title.element(Origin::path(&diagnostic.file)),
     };
@@ -92,16 +125,55 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> Group<'a> {
                         .label(&label.message),
                 ),
             ),
-            _ => group.element(Level::NOTE.message(format!("{}: {}", label.file, label.message))),
+            _ => group.element(
+                Level::NOTE
+                    .message(clip(&format!("{}: {}", label.file, label.message)).into_owned()),
+            ),
         };
     }
     for note in &diagnostic.notes {
-        group = group.element(Level::NOTE.message(note));
+        group = group.element(Level::NOTE.message(clip(note)));
     }
     if let Some(help) = &diagnostic.help {
-        group = group.element(Level::HELP.message(help));
+        group = group.element(Level::HELP.message(clip(help)));
     }
-    group
+    (group, excerpt)
+}
+
+/// The snippet of a diagnostic on a long line: its window of the line, with the labels that
+/// fall inside it; the others become notes that say where they are.
+fn excerpt_snippet<'a>(
+    title: Title<'a>,
+    diagnostic: &'a Diagnostic,
+    text: &str,
+    span: &Span,
+    labels: &[(&Span, &'a str)],
+    excerpt: &Excerpt,
+) -> Group<'a> {
+    let mut primary = AnnotationKind::Primary.span(excerpt.map(text, span).unwrap_or_default());
+    if let Some(label) = &diagnostic.label {
+        primary = primary.label(label);
+    }
+    let mut snippet = Snippet::source(excerpt.source.clone())
+        .path(&diagnostic.file)
+        .line_start(excerpt.line)
+        .annotation(primary);
+    let mut elsewhere = Vec::new();
+    for (span, message) in labels {
+        match excerpt.map(text, span) {
+            Some(shown) => {
+                snippet = snippet.annotation(AnnotationKind::Context.span(shown).label(*message));
+            }
+            None => {
+                let at = line_col(text, span.start);
+                elsewhere.push(Level::NOTE.message(format!(
+                    "{}:{}:{}: {message}",
+                    diagnostic.file, at.line, at.column
+                )));
+            }
+        }
+    }
+    title.element(snippet).elements(elsewhere)
 }
 
 /// The closing line: `checked 12 records in 12 files: 2 errors, 1 warning`.

@@ -6,6 +6,7 @@
 //! decides where the text goes. Renderers need the text of the files they quote, which
 //! [`Sources`] gathers once.
 
+pub mod excerpt;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -120,6 +120,8 @@ pub struct Content<'c> {
     pub enums: Vec<EnumPage>,
 }
 
+// The published vectors have one entry per corpus record or doc; indices come from them.
+#[allow(clippy::indexing_slicing)]
 impl<'c> Content<'c> {
     /// Works out the site of a loaded corpus. Fails only on configuration the site cannot
     /// honour: an `enum_pages` entry that names no enum field.

@@ -39,6 +39,8 @@ struct Backlink<'a> {
     field: &'a str,
 }
 
+// Published record and page indices come from this content, the others from its corpus.
+#[allow(clippy::indexing_slicing)]
 fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
     let entry = &content.records[published];
     let loaded = &content.corpus.records[entry.record];
@@ -116,6 +118,8 @@ pub fn records_file(content: &Content<'_>) -> Vec<u8> {
 /// `graph/data.js`: the graph for the explorer, as a script so that it also loads from disk,
 /// where browsers refuse to fetch files. Nodes are `[id, name, collection index (-1 for a
 /// page), link from the site root]`, edges `[from, to]` by node index.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
 pub fn graph_script(content: &Content<'_>) -> String {
     #[derive(Serialize)]
     struct GraphData<'a> {

@@ -44,6 +44,8 @@ pub struct Fields {
 }
 
 /// Renders the fields of a published record for a page whose way back to the root is `root`.
+// Published record and page indices come from this content, the others from its corpus.
+#[allow(clippy::indexing_slicing)]
 pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
     let record = &content.corpus.records[content.records[published].record];
     let collection = &content.schemas.collections[record.collection];
@@ -169,6 +171,8 @@ impl Writer<'_, '_> {
         }
     }
 
+    // Published record and page indices come from this content, the others from its corpus.
+    #[allow(clippy::indexing_slicing)]
     fn string(&self, text: &str, pointer: &str, top: Option<&str>, out: &mut String) {
         let content = self.content;
         if let Some(target) = content.records[self.published].refs.get(pointer) {

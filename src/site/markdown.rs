@@ -156,6 +156,8 @@ struct Renderer<'a, 'c> {
 }
 
 impl Renderer<'_, '_> {
+    // Published record and page indices come from this content, the others from its corpus.
+    #[allow(clippy::indexing_slicing)]
     fn link(
         &self,
         prose: &str,
@@ -167,7 +169,10 @@ impl Renderer<'_, '_> {
         let Some(link) = links::classify(prose, base, link_type, dest_url, at) else {
             return self.outside(dest_url);
         };
-        let fragment = dest_url.find('#').map_or("", |i| &dest_url[i..]);
+        let fragment = dest_url
+            .find('#')
+            .and_then(|i| dest_url.get(i..))
+            .unwrap_or_default();
         let resolved =
             self.content
                 .index
@@ -211,10 +216,17 @@ impl Renderer<'_, '_> {
         if path.is_empty() || has_scheme || dest_url.starts_with("//") {
             return Rewrite::Keep;
         }
+        #[allow(clippy::indexing_slicing)]
+        // Published record and page indices come from this content, the others from its corpus.
         let from = &self.content.corpus.files[self.file].display;
         let in_repo = match path.strip_prefix('/') {
             Some(rooted) => Some(rooted.to_string()),
-            None => join(from.rfind('/').map_or("", |i| &from[..i]), path),
+            None => join(
+                from.rfind('/')
+                    .and_then(|i| from.get(..i))
+                    .unwrap_or_default(),
+                path,
+            ),
         };
         match (&self.content.site.repo_url, in_repo) {
             (Some(repo), Some(file)) => Rewrite::To(urls::repo_file(repo, &file)),
@@ -250,11 +262,10 @@ fn mark(class: &str, why: &str) -> Event<'static> {
 /// fragment. Repeats get `-1`, `-2` ...
 fn name_headings(events: &mut [Event<'_>]) {
     let mut used: HashSet<String> = HashSet::new();
-    let mut i = 0;
-    while i < events.len() {
-        if let Event::Start(Tag::Heading { id: None, .. }) = &events[i] {
+    for i in 0..events.len() {
+        if let Some(Event::Start(Tag::Heading { id: None, .. })) = events.get(i) {
             let mut text = String::new();
-            for event in &events[i + 1..] {
+            for event in events.get(i + 1..).unwrap_or_default() {
                 match event {
                     Event::End(TagEnd::Heading(_)) => break,
                     Event::Text(t) | Event::Code(t) => text.push_str(t),
@@ -268,11 +279,10 @@ fn name_headings(events: &mut [Event<'_>]) {
                 n += 1;
                 unique = format!("{slug}-{n}");
             }
-            if let Event::Start(Tag::Heading { id, .. }) = &mut events[i] {
+            if let Some(Event::Start(Tag::Heading { id, .. })) = events.get_mut(i) {
                 *id = Some(CowStr::from(unique));
             }
         }
-        i += 1;
     }
 }
 

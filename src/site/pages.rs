@@ -118,6 +118,8 @@ struct Link {
     path: String,
 }
 
+// Published record and page indices come from this content, the others from its corpus.
+#[allow(clippy::indexing_slicing)]
 impl<'a, 'c> Frame<'a, 'c> {
     /// The frame shared by every page.
     pub fn new(content: &'a Content<'c>, templates: &'a Templates) -> Self {

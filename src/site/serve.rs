@@ -117,7 +117,7 @@ fn serve_connection(mut stream: TcpStream, site: &RwLock<Published>) {
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
         match stream.read(&mut buffer) {
             Ok(0) | Err(_) => return,
-            Ok(n) => head.extend_from_slice(&buffer[..n]),
+            Ok(n) => head.extend_from_slice(buffer.get(..n).unwrap_or_default()),
         }
         if head.len() > MAX_REQUEST {
             return;
@@ -229,8 +229,11 @@ fn with_reload(file: &str, bytes: &[u8], version: u64) -> Vec<u8> {
     }
     let html = String::from_utf8_lossy(bytes);
     let script = format!("<script src=\"/{RELOAD_PATH}\" data-version=\"{version}\"></script>\n");
-    match html.rfind("</body>") {
-        Some(at) => format!("{}{script}{}", &html[..at], &html[at..]).into_bytes(),
+    match html
+        .rfind("</body>")
+        .and_then(|at| html.split_at_checked(at))
+    {
+        Some((before, after)) => format!("{before}{script}{after}").into_bytes(),
         None => format!("{html}{script}").into_bytes(),
     }
 }

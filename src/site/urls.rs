@@ -118,7 +118,10 @@ pub fn broken_links(
     files: &HashSet<String>,
     base_url: &str,
 ) -> Vec<String> {
-    let folder = file.rfind('/').map_or("", |i| &file[..=i]);
+    let folder = file
+        .rfind('/')
+        .and_then(|i| file.get(..=i))
+        .unwrap_or_default();
     attribute_values(html)
         .filter(|url| !arrives(folder, url, files, base_url))
         .collect()
@@ -179,13 +182,15 @@ fn decode(text: &str) -> String {
 fn attribute_values(html: &str) -> impl Iterator<Item = String> + '_ {
     ["href=\"", "src=\""].into_iter().flat_map(move |opening| {
         html.match_indices(opening).filter_map(move |(at, _)| {
-            let preceded = html[..at]
+            let preceded = html
+                .get(..at)?
                 .chars()
                 .next_back()
                 .is_some_and(char::is_whitespace);
             let start = at + opening.len();
-            let end = start + html[start..].find('"')?;
-            preceded.then(|| unescape(&html[start..end]))
+            let value = html.get(start..)?;
+            let value = value.get(..value.find('"')?)?;
+            preceded.then(|| unescape(value))
         })
     })
 }
@@ -194,11 +199,11 @@ fn attribute_values(html: &str) -> impl Iterator<Item = String> + '_ {
 fn unescape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
+    while let Some((before, from)) = rest.find('&').and_then(|at| rest.split_at_checked(at)) {
+        out.push_str(before);
+        rest = from;
         let decoded = rest.find(';').and_then(|end| {
-            let entity = &rest[1..end];
+            let entity = rest.get(1..end)?;
             let c = match entity {
                 "amp" => Some('&'),
                 "lt" => Some('<'),
@@ -217,11 +222,11 @@ fn unescape(text: &str) -> String {
         match decoded {
             Some((c, length)) => {
                 out.push(c);
-                rest = &rest[length..];
+                rest = rest.get(length..).unwrap_or_default();
             }
             None => {
                 out.push('&');
-                rest = &rest[1..];
+                rest = rest.get(1..).unwrap_or_default();
             }
         }
     }

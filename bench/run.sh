@@ -10,9 +10,12 @@
 #
 # Corpora are generated once into $BENCH_DIR (default /tmp/gotchas-bench) by the synth
 # example and reused. Each figure is the best of $RUNS runs (default 3), after one warm-up
-# run, so the file cache is warm for every contender alike. Sites are built into
-# $BENCH_DIR/site, deleted before each build (outside the timing) so no run pays for
-# replacing the previous one.
+# run, so the file cache is warm for every contender alike. Sites are built into $SITE_DIR
+# (default /dev/shm/gotchas-bench-site, a tmpfs), deleted before each build (outside the
+# timing) so no run pays for replacing the previous one. Not on the ext4 /tmp: after a few
+# hundred thousand files were created and deleted there, the kernel's search for a free
+# inode (find_inode_bit, recently_deleted) took most of a build's time, 8 s instead of 1.4 s
+# for 10k records, which measured the file system's age rather than gotchas.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +28,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/gotchas-bench}
 cargo build --release --quiet --bin gotchas --example synth --example floor
 bin=${CARGO_TARGET_DIR:-target}/release
 mkdir -p "$BENCH_DIR"
-site="$BENCH_DIR/site"
+site=${SITE_DIR:-/dev/shm/gotchas-bench-site}
 
 # best_of CMD...: prints "seconds peak_kib" of the fastest of $RUNS runs, after a warm-up
 # run. $BEFORE, when set, is run before each run, untimed. /usr/bin/time writes to a file

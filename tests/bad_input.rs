@@ -187,6 +187,47 @@ fn no_command_crashes_on_the_malformed_collection() {
     }
 }
 
+/// Each malformed input's diagnostics, one snapshot per file (`malformed-<folder>-<file>`),
+/// so that a change in how any of them is reported shows in review.
+#[test]
+fn each_malformed_input_has_a_snapshot_of_its_diagnostics() {
+    let root = common::fixture("malformed");
+    let run = check(&root, &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let mut by_file: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for diagnostic in report["diagnostics"].as_array().unwrap() {
+        let field = |name: &str| diagnostic[name].to_string().trim_matches('"').to_string();
+        by_file.entry(field("path")).or_default().push(format!(
+            "{}:{} {}[{}] {}",
+            field("line"),
+            field("column"),
+            field("severity"),
+            field("code"),
+            field("message")
+        ));
+    }
+    let mut cases = 0;
+    for folder in ["engines", "gotchas"] {
+        let mut names: Vec<String> = std::fs::read_dir(root.join("records").join(folder))
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        for name in names {
+            let path = format!("records/{folder}/{name}");
+            let lines = by_file
+                .get(&path)
+                .unwrap_or_else(|| panic!("{path}: no diagnostic"));
+            insta::assert_snapshot!(
+                format!("malformed-{folder}-{}", name.replace('.', "-")),
+                lines.join("\n")
+            );
+            cases += 1;
+        }
+    }
+    assert!(cases >= 40, "{cases} malformed inputs");
+}
+
 #[test]
 fn the_human_report_caps_diagnostics_per_file_and_counts_the_rest() {
     let root = common::fixture("malformed");

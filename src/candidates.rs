@@ -21,10 +21,10 @@
 //! generated ids that was most of `check`'s time.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hasher};
 
 use foldhash::{HashMap, HashMapExt};
+use rayon::prelude::*;
 
 /// How many word sets of the unknown name are looked up at most: every subset of up to 12
 /// distinct words. Names with more words are matched against their smaller subsets only.
@@ -32,14 +32,14 @@ const MAX_WORD_SET_LOOKUPS: usize = 4096;
 
 /// Known names, indexed for [`NameIndex::candidates`].
 pub struct NameIndex<'n> {
-    /// The names, sorted and distinct; postings hold positions in it, ascending.
+    /// The names, distinct, sorted by length in characters and then by name: the names of
+    /// a range of lengths are a range of positions, which every posting list (positions,
+    /// ascending) narrows to by two binary searches.
     names: Vec<&'n str>,
-    /// Each name's length in characters, by position.
+    /// Each name's length in characters, by position (so ascending).
     lengths: Vec<usize>,
     /// Each name's characters as a set of 64 bits (see [`char_mask`]), by position.
     masks: Vec<u64>,
-    /// Positions by length, for names too short for the bigram bound.
-    by_length: BTreeMap<usize, Vec<u32>>,
     by_bigram: BigramPostings,
     by_word: HashMap<Cow<'n, str>, Vec<u32>>,
     /// Positions by a hash of the name's distinct words (see [`word_set_key`]). Two word sets
@@ -50,37 +50,39 @@ pub struct NameIndex<'n> {
 impl<'n> NameIndex<'n> {
     /// Indexes `names` (duplicates are indexed once).
     pub fn new(names: impl IntoIterator<Item = &'n str>) -> Self {
-        let mut names: Vec<&'n str> = names.into_iter().collect();
+        let mut names: Vec<(usize, &'n str)> = names
+            .into_iter()
+            .map(|name| (name.chars().count(), name))
+            .collect();
         names.sort_unstable();
         names.dedup();
         let mut index = NameIndex {
-            lengths: Vec::with_capacity(names.len()),
+            lengths: names.iter().map(|&(length, _)| length).collect(),
             masks: Vec::with_capacity(names.len()),
-            names: Vec::new(),
-            by_length: BTreeMap::new(),
+            names: names.iter().map(|&(_, name)| name).collect(),
             by_bigram: BigramPostings::default(),
             by_word: HashMap::new(),
             by_word_set: HashMap::new(),
         };
-        for (position, name) in (0u32..).zip(&names) {
-            let length = name.chars().count();
-            index.lengths.push(length);
-            index.masks.push(char_mask(name));
-            index.by_length.entry(length).or_default().push(position);
+        // What each name contributes is worked out in parallel; only the pushes onto the
+        // shared posting lists, in position order, are sequential.
+        let words: Vec<(u64, Vec<Cow<'n, str>>)> = names
+            .par_iter()
+            .map(|&(_, name)| {
+                let words = word_set(name);
+                (word_set_key(words.iter()), words)
+            })
+            .collect();
+        index.masks = names.par_iter().map(|&(_, name)| char_mask(name)).collect();
+        for ((position, &(_, name)), (key, words)) in (0u32..).zip(&names).zip(words) {
             index.by_bigram.add(name, position);
-            let words = word_set(name);
             if !words.is_empty() {
-                index
-                    .by_word_set
-                    .entry(word_set_key(words.iter()))
-                    .or_default()
-                    .push(position);
+                index.by_word_set.entry(key).or_default().push(position);
             }
             for word in words {
                 index.by_word.entry(word).or_default().push(position);
             }
         }
-        index.names = names;
         index
     }
 
@@ -96,10 +98,12 @@ impl<'n> NameIndex<'n> {
         found.extend(self.names_within(&words));
         found.sort_unstable();
         found.dedup();
-        found
+        let mut names: Vec<&'n str> = found
             .into_iter()
             .filter_map(|position| self.names.get(position as usize).copied())
-            .collect()
+            .collect();
+        names.sort_unstable();
+        names
     }
 
     /// The names within `budget` edits' reach of `unknown`: for a name with enough
@@ -112,33 +116,33 @@ impl<'n> NameIndex<'n> {
         let length = unknown.chars().count();
         let mask = char_mask(unknown);
         let reachable = |position: &u32| {
-            let at = *position as usize;
-            self.lengths
-                .get(at)
-                .is_some_and(|candidate| candidate.abs_diff(length) <= budget)
-                && self.masks.get(at).is_some_and(|&other| {
-                    (mask & !other).count_ones() as usize <= budget
-                        && (other & !mask).count_ones() as usize <= budget
-                })
+            self.masks.get(*position as usize).is_some_and(|&other| {
+                (mask & !other).count_ones() as usize <= budget
+                    && (other & !mask).count_ones() as usize <= budget
+            })
+        };
+        let first = self
+            .lengths
+            .partition_point(|&l| l < length.saturating_sub(budget));
+        let end = self.lengths.partition_point(|&l| l <= length + budget);
+        let (Ok(first), Ok(end)) = (u32::try_from(first), u32::try_from(end)) else {
+            return Vec::new();
         };
         let bigrams = bigrams(unknown);
         let Some(needed) = bigrams.len().checked_sub(3 * budget).filter(|&n| n > 0) else {
-            return self
-                .by_length
-                .range(length.saturating_sub(budget)..=length + budget)
-                .flat_map(|(_, positions)| positions.iter().copied())
-                .filter(reachable)
-                .collect();
+            return (first..end).filter(reachable).collect();
         };
-        let mut shared = vec![0u16; self.names.len()];
+        let mut shared = vec![0u16; (end - first) as usize];
         for bigram in &bigrams {
-            for &position in self.by_bigram.get(*bigram) {
-                if let Some(count) = shared.get_mut(position as usize) {
+            let list = self.by_bigram.get(*bigram);
+            let within = list.partition_point(|&p| p < first)..list.partition_point(|&p| p < end);
+            for &position in list.get(within).unwrap_or_default() {
+                if let Some(count) = shared.get_mut((position - first) as usize) {
                     *count = count.saturating_add(1);
                 }
             }
         }
-        (0u32..)
+        (first..)
             .zip(&shared)
             .filter(|&(_, &count)| usize::from(count) >= needed)
             .map(|(position, _)| position)

@@ -185,6 +185,18 @@ fn write_in_order<'a>(root: &Path, files: impl Iterator<Item = (&'a String, &'a 
     }
 }
 
+/// The corpus written twice under `base`: its files created in order, then in reverse order.
+fn written_both_ways(
+    base: &Path,
+    files: &BTreeMap<String, String>,
+) -> (tempfile::TempDir, tempfile::TempDir) {
+    let forward = tempfile::tempdir_in(base).unwrap();
+    let backward = tempfile::tempdir_in(base).unwrap();
+    write_in_order(forward.path(), files.iter());
+    write_in_order(backward.path(), files.iter().rev());
+    (forward, backward)
+}
+
 /// `gotchas check --format json` with this many threads: the report and the exit code.
 fn check_json(root: &Path, threads: &str) -> (String, i32) {
     let output = assert_cmd::Command::cargo_bin("gotchas")
@@ -240,10 +252,7 @@ fn reports_do_not_depend_on_threads_or_file_order() {
     let mut runner = TestRunner::new(ProptestConfig::with_cases(64));
     runner
         .run(&corpus(), |files| {
-            let forward = tempfile::tempdir_in(&base).unwrap();
-            let backward = tempfile::tempdir_in(&base).unwrap();
-            write_in_order(forward.path(), files.iter());
-            write_in_order(backward.path(), files.iter().rev());
+            let (forward, backward) = written_both_ways(&base, &files);
 
             let (one_thread, code) = check_json(forward.path(), "1");
             prop_assert!(code == 0 || code == 1, "exit code {}: {}", code, one_thread);
@@ -277,10 +286,7 @@ fn diagnostics_do_not_depend_on_threads_or_file_order() {
     let mut runner = TestRunner::new(ProptestConfig::with_cases(1000));
     runner
         .run(&corpus(), |files| {
-            let forward = tempfile::tempdir_in(&base).unwrap();
-            let backward = tempfile::tempdir_in(&base).unwrap();
-            write_in_order(forward.path(), files.iter());
-            write_in_order(backward.path(), files.iter().rev());
+            let (forward, backward) = written_both_ways(&base, &files);
             let forward = gotchas::Project::open(forward.path(), None).unwrap();
             let backward = gotchas::Project::open(backward.path(), None).unwrap();
 

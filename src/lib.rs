@@ -59,6 +59,7 @@ pub mod init;
 pub mod links;
 pub mod load;
 pub mod lsp;
+pub mod markup;
 pub mod project;
 pub mod query;
 pub mod references;

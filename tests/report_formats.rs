@@ -243,7 +243,7 @@ fn assert_well_formed(xml: &str) {
         let entity = &xml[i..xml[i..].find(';').map_or(xml.len(), |end| i + end + 1)];
         assert!(
             [
-                "&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#10;", "&#13;", "&#9;"
+                "&amp;", "&lt;", "&gt;", "&quot;", "&apos;", "&#39;", "&#10;", "&#13;", "&#9;"
             ]
             .contains(&entity),
             "bad entity {entity}"

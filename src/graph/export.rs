@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::{CorpusGraph, Node};
 use crate::config::SiteConfig;
+use crate::markup::escape;
 
 /// Most nodes laid out in-process for SVG; larger graphs go through Graphviz.
 pub const MAX_INPROCESS_SVG_NODES: usize = 60;
@@ -262,13 +263,6 @@ pub fn svg(
 const NODE_WIDTH: f64 = 210.0;
 const NODE_HEIGHT: f64 = 34.0;
 
-fn xml(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn short(text: &str) -> String {
     const MAX: usize = 32;
     if text.chars().count() <= MAX {
@@ -363,7 +357,7 @@ pub fn layout_svg(
         let (x2, y2) = clip(x1, y1, x2, y2);
         out.push_str(&format!(
             "<g class=\"edge\"><title>{}</title><line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#9ca3af\" marker-end=\"url(#arrow)\"/></g>\n",
-            xml(&format!("{} {} {}", graph.graph[edge.source()].id, edge.weight().field, graph.graph[edge.target()].id))
+            escape(&format!("{} {} {}", graph.graph[edge.source()].id, edge.weight().field, graph.graph[edge.target()].id))
         ));
     }
     for node in graph.graph.node_indices() {
@@ -376,13 +370,13 @@ pub fn layout_svg(
         };
         out.push_str(&format!(
             "<a href=\"{}\"><g class=\"node\"><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\" rx=\"6\" fill=\"{}\" stroke=\"{stroke}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text></g></a>\n",
-            xml(&href(weight)),
-            xml(&format!("{}: {}", weight.id, weight.name)),
+            escape(&href(weight)),
+            escape(&format!("{}: {}", weight.id, weight.name)),
             x - NODE_WIDTH / 2.0,
             y - NODE_HEIGHT / 2.0,
             colours.get(weight),
             y + 4.0,
-            xml(&short(&weight.name)),
+            escape(&short(&weight.name)),
         ));
     }
     out.push_str("</svg>\n");

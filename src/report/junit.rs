@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use super::{Sources, repository_path};
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::markup::escape;
 use crate::report::human::plural;
 
 /// Renders one test suite with a test case per record file (`records`, displayed paths) and
@@ -126,28 +127,9 @@ fn line(diagnostic: &Diagnostic, sources: &Sources, path: &str) -> String {
 /// a parser would turn them into spaces in an attribute.
 fn attribute(text: &str) -> String {
     escape(text)
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
         .replace('\n', "&#10;")
         .replace('\r', "&#13;")
         .replace('\t', "&#9;")
-}
-
-/// Escapes text for XML 1.0 content. Control characters that XML 1.0 cannot hold at all, even
-/// as references, become U+FFFD.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\n' | '\r' | '\t' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -157,12 +139,12 @@ mod tests {
     #[test]
     fn escapes_markup_and_characters_xml_cannot_hold() {
         assert_eq!(
-            escape("a<b & 'c'>\n\u{1}"),
-            "a&lt;b &amp; 'c'&gt;\n\u{FFFD}"
+            attribute("a<b & 'c'>\u{1}"),
+            "a&lt;b &amp; &#39;c&#39;&gt;\u{FFFD}"
         );
         assert_eq!(
             attribute("\"a\"\t'b'\n"),
-            "&quot;a&quot;&#9;&apos;b&apos;&#10;"
+            "&quot;a&quot;&#9;&#39;b&#39;&#10;"
         );
     }
 }

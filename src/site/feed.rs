@@ -4,7 +4,8 @@
 //! are identical.
 
 use super::content::Content;
-use super::urls::{absolute, escape};
+use super::urls::absolute;
+use crate::markup::escape;
 
 /// Entries in the feed.
 const FEED_ENTRIES: usize = 50;

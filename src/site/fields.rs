@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use super::content::Content;
 use super::markdown;
-use super::urls::{self, escape};
+use super::urls;
 use crate::diagnostic::join_pointer;
+use crate::markup::escape;
 
 /// Fields shown in a record page's heading rather than in its table.
 const HEADING_FIELDS: &[&str] = &["id", "type", "name"];

@@ -254,7 +254,13 @@ fn join(folder: &str, relative: &str) -> Option<String> {
 }
 
 fn mark(class: &str, why: &str) -> Event<'static> {
-    Event::InlineHtml(format!("<span class=\"{class}\" title=\"{}\">", urls::escape(why)).into())
+    Event::InlineHtml(
+        format!(
+            "<span class=\"{class}\" title=\"{}\">",
+            crate::markup::escape(why)
+        )
+        .into(),
+    )
 }
 
 /// Gives every heading an id made from its text the way GitHub does (`Tier 0 — Silent` ->

@@ -137,7 +137,7 @@ impl Templates {
     }
 }
 
-/// Prints a value: strings escaped for HTML with [`urls::escape`], which leaves `/` alone
+/// Prints a value: strings escaped for HTML with [`crate::markup::escape`], which leaves `/` alone
 /// (minijinja's own escaping writes it `&#x2f;`, which bloats every link), the rest as
 /// minijinja prints it. Printing an undefined value is an error, so that a misspelt name
 /// in a template is caught rather than printed as nothing.
@@ -149,9 +149,9 @@ fn format(out: &mut Output<'_>, state: &mut State<'_, '_>, value: &Value) -> Res
         ));
     }
     match (state.auto_escape(), value.as_str()) {
-        (AutoEscape::Html, Some(text)) if !value.is_safe() => {
-            out.write_str(&urls::escape(text)).map_err(Error::from)
-        }
+        (AutoEscape::Html, Some(text)) if !value.is_safe() => out
+            .write_str(&crate::markup::escape(text))
+            .map_err(Error::from),
         _ => escape_formatter(out, state, value),
     }
 }
@@ -160,7 +160,7 @@ fn format(out: &mut Output<'_>, state: &mut State<'_, '_>, value: &Value) -> Res
 fn href(state: &State<'_, '_>, path: &str) -> Value {
     Value::from_safe_string(format!(
         "{}{}",
-        urls::escape(&root(state)),
+        crate::markup::escape(&root(state)),
         urls::encode(path)
     ))
 }

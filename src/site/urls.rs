@@ -89,26 +89,6 @@ pub fn repo_file(repo_url: &str, path: &str) -> String {
     }
 }
 
-/// Text escaped for HTML and XML content and double-quoted attributes. Control characters
-/// that XML 1.0 cannot hold at all become U+FFFD, so that a stray one in a record's name
-/// cannot make the feed unreadable.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\r' | '\t' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The links of one generated HTML page that arrive nowhere: every `href` and `src` value
 /// that is relative (resolved against the page's folder) or starts with the base URL must
 /// name a file in `files`. External links and fragments are not followed.
@@ -237,14 +217,6 @@ fn unescape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_markup_and_what_xml_cannot_hold() {
-        assert_eq!(
-            escape("a<b & \"c\" 'd'\u{1}\n"),
-            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;\u{FFFD}\n"
-        );
-    }
 
     #[test]
     fn links_are_relative_and_name_files() {

@@ -15,11 +15,23 @@ pub struct Rule {
     pub default_level: Level,
     /// One line for listings.
     pub summary: &'static str,
-    /// The full documentation, in Markdown.
+    /// The full documentation, in Markdown, as the doc comments give it: each line keeps
+    /// the space after `///` ([`Rule::documentation`] takes it off).
     pub explanation: &'static str,
     /// Whether the rule reports a problem with the tool's own inputs (config, schemas) that
     /// stops the run with exit code 2, rather than a problem in a record.
     pub fatal: bool,
+}
+
+impl Rule {
+    /// The documentation with each line's leading space taken off, so Markdown headings
+    /// start their lines: what `gotchas explain` prints and SARIF carries.
+    pub fn documentation(&self) -> String {
+        self.explanation
+            .lines()
+            .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
+            .collect()
+    }
 }
 
 /// Finds a rule by code.

@@ -32,7 +32,7 @@ pub(crate) fn run(code: Option<&str>, out: &mut impl Write) -> ExitCode {
                 } else {
                     ""
                 },
-                rule.explanation
+                rule.documentation()
             ),
             None => {
                 let suggestions = suggest::suggest(code, rules::ALL.iter().map(|r| r.code), 3);

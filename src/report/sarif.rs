@@ -178,12 +178,7 @@ pub fn render(diagnostics: &[Diagnostic], sources: &Sources, prefix: &str) -> St
 }
 
 fn descriptor(rule: &Rule) -> RuleDescriptor {
-    // Doc comments keep the space after `///`; Markdown headings must start the line.
-    let documentation: String = rule
-        .explanation
-        .lines()
-        .map(|line| format!("{}\n", line.strip_prefix(' ').unwrap_or(line)))
-        .collect();
+    let documentation = rule.documentation();
     RuleDescriptor {
         id: rule.code,
         short_description: Text {

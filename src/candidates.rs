@@ -96,13 +96,13 @@ impl<'n> NameIndex<'n> {
             found.extend(self.names_with_all(&words));
         }
         found.extend(self.names_within(&words));
-        found.sort_unstable();
-        found.dedup();
         let mut names: Vec<&'n str> = found
             .into_iter()
             .filter_map(|position| self.names.get(position as usize).copied())
             .collect();
+        // Names are distinct, so a name found twice was found at the same position twice.
         names.sort_unstable();
+        names.dedup();
         names
     }
 

@@ -46,10 +46,7 @@ pub(crate) fn run(code: Option<&str>, out: &mut impl Write) -> ExitCode {
             }
         },
     };
-    match out.write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
-    }
+    super::emit(out, text.as_bytes())
 }
 
 fn level_name(level: Level) -> &'static str {

@@ -14,7 +14,7 @@ use super::Cli;
 pub(crate) fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> ExitCode {
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut Cli::command(), "gotchas", &mut script);
-    emit(&script, out)
+    super::emit(out, &script)
 }
 
 /// The page of `gotchas`, or of one of its commands (`gotchas-check(1)`, which the main
@@ -38,14 +38,7 @@ pub(crate) fn man(command: Option<&str>, out: &mut impl Write) -> ExitCode {
     };
     let mut roff = Vec::new();
     match clap_mangen::Man::new(page).render(&mut roff) {
-        Ok(()) => emit(&roff, out),
-        Err(_) => ExitCode::from(2),
-    }
-}
-
-fn emit(bytes: &[u8], out: &mut impl Write) -> ExitCode {
-    match out.write_all(bytes) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => super::emit(out, &roff),
         Err(_) => ExitCode::from(2),
     }
 }

@@ -177,10 +177,7 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Wr
             }
         }
     };
-    match out.write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
-    }
+    super::emit(out, text.as_bytes())
 }
 
 #[derive(Serialize)]
@@ -238,17 +235,10 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Writ
         }
     }
     let text = match args.format {
-        TextOrJson::Json => {
-            let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
-            text.push('\n');
-            text
-        }
+        TextOrJson::Json => super::json_text(&report),
         TextOrJson::Human => render_refs(&report),
     };
-    match out.write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
-    }
+    super::emit(out, text.as_bytes())
 }
 
 fn render_refs(report: &RefsReport<'_>) -> String {
@@ -285,15 +275,8 @@ pub(crate) fn stats(cli: &Cli, args: &StatsArgs, styled: bool, out: &mut impl Wr
     let (resolved, graph) = web.resolve();
     let stats = Stats::compute(&web.corpus, &web.project.schemas, &resolved, &graph);
     let text = match args.format {
-        TextOrJson::Json => {
-            let mut text = serde_json::to_string_pretty(&stats).unwrap_or_default();
-            text.push('\n');
-            text
-        }
+        TextOrJson::Json => super::json_text(&stats),
         TextOrJson::Human => stats.render(),
     };
-    match out.write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
-    }
+    super::emit(out, text.as_bytes())
 }

@@ -17,10 +17,7 @@ pub(crate) fn run(dir: &Path, out: &mut impl Write) -> ExitCode {
                 "next: edit the example, then run `gotchas check --root {}`\n",
                 dir.display()
             ));
-            match out.write_all(text.as_bytes()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(_) => ExitCode::from(2),
-            }
+            super::emit(out, text.as_bytes())
         }
         Err(err @ InitError::Exists(_)) => {
             eprintln!(

@@ -159,3 +159,20 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
     );
     ExitCode::from(2)
 }
+
+/// Writes a command's output; exit code 2 when it cannot be written (a closed pipe, a full
+/// disk), as for any other failure of the tool itself.
+fn emit(out: &mut impl Write, bytes: &[u8]) -> ExitCode {
+    match out.write_all(bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
+}
+
+/// A value as indented JSON with a final line break: every `--format json` output but the
+/// reports'.
+fn json_text(value: &impl serde::Serialize) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use super::{Cli, fatal};
+use super::{Cli, emit, fatal, json_text};
 use crate::catalog;
 use crate::fix::unified_diff;
 use crate::index::IdIndex;
@@ -72,13 +72,6 @@ pub(crate) struct IndexArgs {
 fn open(cli: &Cli, styled: bool) -> Result<Project, ExitCode> {
     Project::open(&cli.root, cli.config.as_deref())
         .map_err(|errors| fatal(&cli.root, &errors, styled))
-}
-
-fn emit(out: &mut impl Write, text: &str) -> ExitCode {
-    match out.write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
-    }
 }
 
 /// Aligned columns with a header row.
@@ -177,13 +170,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                         .iter()
                         .map(|&r| json!({"id": qualified(r), "record": corpus.records[r].value}))
                         .collect();
-                    emit(
-                        out,
-                        &format!(
-                            "{}\n",
-                            serde_json::to_string_pretty(&items).unwrap_or_default()
-                        ),
-                    )
+                    emit(out, json_text(&items).as_bytes())
                 }
                 Output::Table => {
                     let mut header = vec!["id", "name"];
@@ -196,7 +183,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                             row
                         })
                         .collect();
-                    emit(out, &table(&header, &rows))
+                    emit(out, table(&header, &rows).as_bytes())
                 }
             }
         }
@@ -205,21 +192,15 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
             let every: Vec<usize> = (0..schemas.collections.len()).collect();
             match index.resolve(id, &every) {
                 Ok(record) => match args.format {
-                    Output::Json => emit(
-                        out,
-                        &format!(
-                            "{}\n",
-                            serde_json::to_string_pretty(&corpus.records[record].value)
-                                .unwrap_or_default()
-                        ),
-                    ),
+                    Output::Json => emit(out, json_text(&corpus.records[record].value).as_bytes()),
                     Output::Table => emit(
                         out,
-                        &format!(
+                        format!(
                             "# {}\n{}",
                             qualified(record),
                             serialize::to_yaml(&corpus.records[record].value)
-                        ),
+                        )
+                        .as_bytes(),
                     ),
                 },
                 Err(_) => {
@@ -237,13 +218,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                         .iter()
                         .map(|h| json!({"id": qualified(h.record), "name": name_of(h.record), "field": h.field, "excerpt": h.excerpt}))
                         .collect();
-                    emit(
-                        out,
-                        &format!(
-                            "{}\n",
-                            serde_json::to_string_pretty(&items).unwrap_or_default()
-                        ),
-                    )
+                    emit(out, json_text(&items).as_bytes())
                 }
                 Output::Table => {
                     let rows: Vec<Vec<String>> = hits
@@ -257,7 +232,10 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                             ]
                         })
                         .collect();
-                    emit(out, &table(&["id", "name", "field", "match"], &rows))
+                    emit(
+                        out,
+                        table(&["id", "name", "field", "match"], &rows).as_bytes(),
+                    )
                 }
             }
         }
@@ -278,7 +256,10 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
     if args.check {
         let committed = std::fs::read_to_string(&target).unwrap_or_default();
         if committed == text {
-            return emit(out, &format!("{} is up to date\n", target.display()));
+            return emit(
+                out,
+                format!("{} is up to date\n", target.display()).as_bytes(),
+            );
         }
         let shown = target.display().to_string();
         let _ = out.write_all(unified_diff(&shown, &committed, &text).as_bytes());
@@ -286,9 +267,9 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         return ExitCode::from(1);
     }
     match &args.out {
-        None => emit(out, &text),
+        None => emit(out, text.as_bytes()),
         Some(path) => match write_atomic(path, text.as_bytes()) {
-            Ok(()) => emit(out, &format!("wrote {}\n", path.display())),
+            Ok(()) => emit(out, format!("wrote {}\n", path.display()).as_bytes()),
             Err(err) => {
                 eprintln!("error: cannot write {}: {err}", path.display());
                 ExitCode::from(2)

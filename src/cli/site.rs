@@ -86,10 +86,7 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
         folder.display(),
         started.elapsed().as_secs_f64()
     ));
-    match out.write_all(text.as_bytes()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
-    }
+    super::emit(out, text.as_bytes())
 }
 
 /// A failed build's message and exit code: 1 when the site itself is wrong (a template links

@@ -12,6 +12,13 @@ fn run_in(root: &Path, args: &[&str]) -> common::Run {
     gotchas(&all)
 }
 
+/// An unknown id is a usage error (exit code 2) whose message says `help`.
+fn fails_with_help(root: &Path, args: &[&str], help: &str) {
+    let run = run_in(root, args);
+    assert_eq!(run.code, 2, "{args:?}");
+    assert!(run.stderr.contains(help), "{}", run.stderr);
+}
+
 #[test]
 fn graph_rules_orphan_cycle_unreferenced() {
     let root = fixture("graph");
@@ -97,12 +104,10 @@ fn filters_narrow_the_graph() {
             .iter()
             .all(|id| id.starts_with("engines/") || id.starts_with("sources/"))
     );
-    let unknown = run_in(&root, &["graph", "--around", "sglng"]);
-    assert_eq!(unknown.code, 2);
-    assert!(
-        unknown.stderr.contains("did you mean `engines/sglang`?"),
-        "{}",
-        unknown.stderr
+    fails_with_help(
+        &root,
+        &["graph", "--around", "sglng"],
+        "did you mean `engines/sglang`?",
     );
 }
 
@@ -202,13 +207,7 @@ fn refs_lists_references_and_backlinks() {
         json["referenced_by"]["pages"]["link"],
         serde_json::json!(["docs/overview"])
     );
-    let unknown = run_in(&root, &["refs", "vlm"]);
-    assert_eq!(unknown.code, 2);
-    assert!(
-        unknown.stderr.contains("did you mean"),
-        "{}",
-        unknown.stderr
-    );
+    fails_with_help(&root, &["refs", "vlm"], "did you mean");
 }
 
 #[test]

@@ -3,10 +3,16 @@
 //! Loading is the expensive stage (reading and parsing), so files are loaded in parallel and
 //! then put back in path order, which keeps every later stage deterministic whatever the
 //! thread count.
+//!
+//! A caller that needs only some of what the fields say (`check` needs its file-local
+//! findings and the references, not the fields) draws that from each record as it is loaded
+//! and lets the fields go ([`Corpus::load_with`]): parsed fields take twice the memory of
+//! their text, and a corpus that never holds them all at once stays near its size on disk.
 
 use std::path::Path;
 
 use rayon::prelude::*;
+use serde_json::Value;
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
@@ -15,9 +21,10 @@ use crate::load::{self, LoadContext, Record};
 use crate::schema::Schemas;
 use crate::source::SourceFile;
 
-/// Everything loaded from disk.
-#[derive(Debug, Default)]
-pub struct Corpus {
+/// Everything loaded from disk. `F` is what each record keeps of its fields (see
+/// [`Record`]).
+#[derive(Debug)]
+pub struct Corpus<F = Value> {
     /// Every record file, in path order; records point into this list.
     pub files: Vec<SourceFile>,
     /// The collection of each file in `files`, by index; `None` for prose files.
@@ -25,10 +32,26 @@ pub struct Corpus {
     /// Prose files (the config's `docs`), whose links are checked too.
     pub docs: Vec<Doc>,
     /// Every record that could be parsed, in path order.
-    pub records: Vec<Record>,
+    pub records: Vec<Record<F>>,
     /// Problems found while discovering and loading.
     pub diagnostics: Vec<Diagnostic>,
 }
+
+impl<F> Default for Corpus<F> {
+    fn default() -> Self {
+        Corpus {
+            files: Vec::new(),
+            file_collections: Vec::new(),
+            docs: Vec::new(),
+            records: Vec::new(),
+            diagnostics: Vec::new(),
+        }
+    }
+}
+
+/// How many files are loaded before their records are drawn: enough to keep every thread
+/// busy, few enough that the fields of one chunk are all that is alive at once.
+const CHUNK: usize = 1024;
 
 /// The folder part of a glob pattern before its first wildcard, with its final `/`:
 /// `docs/` for `docs/**/*.md`, nothing for `**/*.md`.
@@ -62,47 +85,81 @@ pub struct Doc {
 impl Corpus {
     /// Discovers and loads every record under the records root.
     pub fn load(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
+        Corpus::load_with(root, config, schemas, |record, _, _| record)
+    }
+}
+
+// File and record indices are the corpus's own: it makes them, and callers get them from it.
+#[allow(clippy::indexing_slicing)]
+impl<F: Send> Corpus<F> {
+    /// Discovers and loads every record under the records root, keeping of each record what
+    /// `draw` makes of it, given the record, its index in [`Corpus::records`] and its file
+    /// (usually [`Record::keeping`] something drawn from its fields).
+    ///
+    /// Files are loaded a chunk at a time, in parallel: a record's index is known once the
+    /// files before it have been parsed, and the fields of one chunk are dropped before the
+    /// next is read.
+    pub fn load_with<D>(root: &Path, config: &Config, schemas: &Schemas, draw: D) -> Corpus<F>
+    where
+        D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
+    {
         let discovered = discover::discover(root, &config.records, schemas);
-        let loaded: Vec<(discover::Candidate, load::Loaded)> = discovered
-            .candidates
-            .into_par_iter()
-            .map(|candidate| {
-                let collection = &schemas.collections[candidate.collection];
-                let context = LoadContext {
-                    text_fields: &collection.text_fields,
-                    max_file_size: config.max_file_size,
-                };
-                let loaded = load::load(
-                    &candidate.path,
-                    candidate.display.clone(),
-                    candidate.format,
-                    &context,
-                );
-                (candidate, loaded)
-            })
-            .collect();
         let mut corpus = Corpus {
             diagnostics: discovered.diagnostics,
             ..Corpus::default()
         };
-        for (candidate, loaded) in loaded {
-            let file = corpus.files.len();
-            corpus.diagnostics.extend(loaded.diagnostics);
-            if let Some(record) = loaded.record {
-                corpus.records.push(Record::new(
-                    record,
-                    candidate.collection,
-                    candidate.stem,
-                    file,
-                ));
+        let mut candidates = discovered.candidates.into_iter().peekable();
+        while candidates.peek().is_some() {
+            let chunk: Vec<discover::Candidate> = candidates.by_ref().take(CHUNK).collect();
+            let loaded: Vec<(discover::Candidate, load::Loaded)> = chunk
+                .into_par_iter()
+                .map(|candidate| {
+                    let collection = &schemas.collections[candidate.collection];
+                    let context = LoadContext {
+                        text_fields: &collection.text_fields,
+                        max_file_size: config.max_file_size,
+                    };
+                    let loaded = load::load(
+                        &candidate.path,
+                        candidate.display.clone(),
+                        candidate.format,
+                        &context,
+                    );
+                    (candidate, loaded)
+                })
+                .collect();
+            let mut parsed = Vec::new();
+            for (candidate, loaded) in loaded {
+                let file = corpus.files.len();
+                corpus.diagnostics.extend(loaded.diagnostics);
+                if let Some(record) = loaded.record {
+                    let index = corpus.records.len() + parsed.len();
+                    parsed.push((
+                        index,
+                        Record::new(record, candidate.collection, candidate.stem, file),
+                    ));
+                }
+                corpus.files.push(loaded.file);
+                corpus.file_collections.push(Some(candidate.collection));
             }
-            corpus.files.push(loaded.file);
-            corpus.file_collections.push(Some(candidate.collection));
+            let files = &corpus.files;
+            let drawn: Vec<Record<F>> = parsed
+                .into_par_iter()
+                .map(|(index, record)| {
+                    let file = &files[record.file];
+                    draw(record, index, file)
+                })
+                .collect();
+            corpus.records.extend(drawn);
         }
         corpus.load_docs(root, config);
         corpus
     }
+}
 
+// File and record indices are the corpus's own: it makes them, and callers get them from it.
+#[allow(clippy::indexing_slicing)]
+impl<F> Corpus<F> {
     /// Loads the prose files matched by the config's `docs` globs.
     fn load_docs(&mut self, root: &Path, config: &Config) {
         if config.docs.is_empty() {
@@ -193,7 +250,7 @@ impl Corpus {
     }
 
     /// The file a record was read from.
-    pub fn file_of(&self, record: &Record) -> &SourceFile {
+    pub fn file_of(&self, record: &Record<F>) -> &SourceFile {
         &self.files[record.file]
     }
 
@@ -202,7 +259,11 @@ impl Corpus {
         let at = self.records.partition_point(|r| r.file < file);
         (self.records.get(at).is_some_and(|r| r.file == file)).then_some(at)
     }
+}
 
+// File and record indices are the corpus's own: it makes them, and callers get them from it.
+#[allow(clippy::indexing_slicing)]
+impl Corpus {
     /// Replaces one file's text with `text` (an editor's buffer, or the file re-read after a
     /// save) and re-parses that file alone: its load diagnostics and its record are replaced,
     /// and no other file is read. Prose files only take the text; their links are found

@@ -14,9 +14,12 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use serde_json::Value;
+
 use crate::candidates::NameIndex;
 use crate::corpus::Corpus;
 use crate::links::{self, Link, LinkKind};
+use crate::load::Record;
 use crate::schema::Schemas;
 use crate::source::Span;
 use crate::suggest::{self, Suggestion};
@@ -124,9 +127,33 @@ impl Resolved {
     }
 }
 
+/// What a record keeps that the references written in it can be read from: its fields, or
+/// the references themselves, found while it was loaded.
+pub trait Cites: Sized + Sync {
+    /// Every reference written in `record`, the record at `index` of its corpus, whose file
+    /// holds `text`: see [`written_in_record`].
+    fn written(
+        record: &Record<Self>,
+        index: usize,
+        text: Option<&str>,
+        schemas: &Schemas,
+    ) -> Vec<Written>;
+}
+
+impl Cites for Value {
+    fn written(
+        record: &Record<Self>,
+        index: usize,
+        text: Option<&str>,
+        schemas: &Schemas,
+    ) -> Vec<Written> {
+        written_in(record, index, text, schemas)
+    }
+}
+
 /// Records by id and prose pages by stem.
-pub struct IdIndex<'c> {
-    corpus: &'c Corpus,
+pub struct IdIndex<'c, F = Value> {
+    corpus: &'c Corpus<F>,
     schemas: &'c Schemas,
     /// `(collection, id)` -> the first record with that id.
     qualified: HashMap<(usize, &'c str), usize>,
@@ -136,16 +163,16 @@ pub struct IdIndex<'c> {
     docs: HashMap<&'c str, usize>,
     /// Prose page path -> page.
     doc_paths: HashMap<&'c Path, usize>,
-    /// Built on the first [`IdIndex::suggest`]: a corpus whose references all resolve never
-    /// pays for it, and the language server rebuilds the index on edits.
+    /// Built on first use (see [`IdIndex::names`]): a corpus whose references all resolve
+    /// never pays for it, and the language server rebuilds the index on edits.
     suggestions: OnceLock<NameIndex<'c>>,
 }
 
 // Record, doc, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-impl<'c> IdIndex<'c> {
+impl<'c, F: Cites> IdIndex<'c, F> {
     /// Indexes a loaded corpus.
-    pub fn new(corpus: &'c Corpus, schemas: &'c Schemas) -> Self {
+    pub fn new(corpus: &'c Corpus<F>, schemas: &'c Schemas) -> Self {
         let mut index = IdIndex {
             corpus,
             schemas,
@@ -211,6 +238,17 @@ impl<'c> IdIndex<'c> {
         )
     }
 
+    /// The index of every bare id that [`IdIndex::suggest`] searches, built on the first call.
+    ///
+    /// Building it runs rayon tasks, so a caller that suggests from inside rayon tasks must
+    /// call this first, outside them: otherwise the worker building the index may, while it
+    /// waits for its own tasks, pick up a task that blocks on this same unfinished
+    /// `OnceLock`, and neither ever finishes.
+    pub fn names(&self) -> &NameIndex<'c> {
+        self.suggestions
+            .get_or_init(|| NameIndex::new(self.bare.keys().copied()))
+    }
+
     /// Up to three records whose id is close to `unknown`, best first, preferring the allowed
     /// collections: suggestions from other collections are offered only when none fits.
     pub fn suggest(&self, unknown: &str, allowed: &[usize]) -> Vec<(Suggestion<'c>, usize)> {
@@ -219,10 +257,7 @@ impl<'c> IdIndex<'c> {
             None => (None, unknown),
         };
         let budget = suggest::typo_budget(id.chars().count());
-        let names = self
-            .suggestions
-            .get_or_init(|| NameIndex::new(self.bare.keys().copied()));
-        let candidates = names.candidates(id, budget);
+        let candidates = self.names().candidates(id, budget);
         let owners = |candidate: &str| {
             self.bare
                 .get(candidate)
@@ -285,9 +320,15 @@ impl<'c> IdIndex<'c> {
         // Finding and resolving the references of one file reads nothing another file's
         // resolution writes, so files are resolved in parallel and the parts concatenated
         // in corpus order, which keeps the result the same for any thread count.
-        let records = (0..self.corpus.records.len())
-            .into_par_iter()
-            .map(|record| written_in_record(self.corpus, self.schemas, record));
+        let records = self
+            .corpus
+            .records
+            .par_iter()
+            .enumerate()
+            .map(|(index, record)| {
+                let text = self.corpus.file_of(record).text.as_deref();
+                F::written(record, index, text, self.schemas)
+            });
         let docs = (0..self.corpus.docs.len())
             .into_par_iter()
             .map(|doc| written_in_doc(self.corpus, self.schemas, doc));
@@ -414,6 +455,24 @@ pub struct Written {
 #[allow(clippy::indexing_slicing)]
 pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Vec<Written> {
     let record = &corpus.records[index];
+    written_in(
+        record,
+        index,
+        corpus.file_of(record).text.as_deref(),
+        schemas,
+    )
+}
+
+/// [`written_in_record`] for `record`, the record at `index` of its corpus, whose file holds
+/// `text`.
+// Collection indices come from the schemas they index.
+#[allow(clippy::indexing_slicing)]
+fn written_in(
+    record: &Record,
+    index: usize,
+    text: Option<&str>,
+    schemas: &Schemas,
+) -> Vec<Written> {
     let all: Vec<usize> = (0..schemas.collections.len()).collect();
     let mut written = Vec::new();
     for reference in &schemas.collections[record.collection].references {
@@ -437,7 +496,7 @@ pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Ve
         &all,
         &mut written,
     );
-    if let (Some(body), Some(text)) = (&record.body, corpus.files[record.file].text.as_deref()) {
+    if let (Some(body), Some(text)) = (&record.body, text) {
         prose_links(record.file, text, body, &all, &mut written);
     }
     written
@@ -446,7 +505,7 @@ pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Ve
 /// Every link in a prose page.
 // Record, doc, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-pub fn written_in_doc(corpus: &Corpus, schemas: &Schemas, doc: usize) -> Vec<Written> {
+pub fn written_in_doc<F>(corpus: &Corpus<F>, schemas: &Schemas, doc: usize) -> Vec<Written> {
     let file = corpus.docs[doc].file;
     let all: Vec<usize> = (0..schemas.collections.len()).collect();
     let mut written = Vec::new();

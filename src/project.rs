@@ -55,17 +55,28 @@ impl Project {
         Corpus::load(&self.root, &self.config, &self.schemas)
     }
 
+    /// Discovers and loads every record for [`Project::check`] alone: the rules that look at
+    /// one record run as it is loaded, and its fields are not kept (see [`check::draw`]).
+    pub fn load_for_check(&self) -> Corpus<check::Drawn> {
+        Corpus::load_with(
+            &self.root,
+            &self.config,
+            &self.schemas,
+            |record, index, file| check::draw(record, index, file, &self.schemas),
+        )
+    }
+
     /// Every diagnostic for the corpus: load problems and rule findings, with rule levels
     /// applied, positions resolved, in file and position order.
-    pub fn check(&self, corpus: &Corpus) -> Vec<Diagnostic> {
+    pub fn check<F: check::Checkable>(&self, corpus: &Corpus<F>) -> Vec<Diagnostic> {
         self.check_observed(corpus, &mut |_| {})
     }
 
     /// [`Project::check`], calling `stage_done` as each of its stages ends (see
     /// [`check::check_observed`]; then `locate`).
-    pub fn check_observed(
+    pub fn check_observed<F: check::Checkable>(
         &self,
-        corpus: &Corpus,
+        corpus: &Corpus<F>,
         stage_done: &mut dyn FnMut(&'static str),
     ) -> Vec<Diagnostic> {
         let mut diagnostics = corpus.diagnostics.clone();
@@ -103,7 +114,11 @@ impl Project {
 /// have a diagnostic anchored by pointer. Whole-mapping spans are cut to their first line.
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-pub fn locate(diagnostics: &mut [Diagnostic], corpus: &Corpus, schemas: &crate::schema::Schemas) {
+pub fn locate<F>(
+    diagnostics: &mut [Diagnostic],
+    corpus: &Corpus<F>,
+    schemas: &crate::schema::Schemas,
+) {
     let mut by_display: HashMap<&str, usize> = HashMap::new();
     for (index, file) in corpus.files.iter().enumerate() {
         by_display.insert(file.display.as_str(), index);

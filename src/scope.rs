@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
 use crate::git::Staged;
-use crate::index::{IdIndex, Problem, Source, Target, Unresolved};
+use crate::index::{Cites, IdIndex, Problem, Source, Target, Unresolved};
 use crate::links::LinkKind;
 use crate::project::Project;
 use crate::report::Summary;
@@ -48,9 +48,9 @@ impl Scope {
     /// git index's changes, in a loaded corpus.
     // Record, file and collection indices come from the corpus and schemas they index.
     #[allow(clippy::indexing_slicing)]
-    pub fn new(
+    pub fn new<F: Cites>(
         project: &Project,
-        corpus: &Corpus,
+        corpus: &Corpus<F>,
         named: &[PathBuf],
         staged: Option<&Staged>,
     ) -> Scope {
@@ -145,7 +145,7 @@ impl Scope {
     }
 
     /// A summary that counts the files and records in scope, not the whole corpus.
-    pub fn narrow(&self, summary: Summary, corpus: &Corpus) -> Summary {
+    pub fn narrow<F>(&self, summary: Summary, corpus: &Corpus<F>) -> Summary {
         Summary {
             files: corpus
                 .files
@@ -171,10 +171,10 @@ impl Scope {
     /// Adds the files citing a record or page of `targets`, or a removed file's stem.
     // Record, doc, file and collection indices come from the corpus and schemas they index.
     #[allow(clippy::indexing_slicing)]
-    fn add_referrers(
+    fn add_referrers<F: Cites>(
         &mut self,
         project: &Project,
-        corpus: &Corpus,
+        corpus: &Corpus<F>,
         targets: &BTreeSet<usize>,
         removed: &BTreeSet<String>,
     ) {
@@ -215,7 +215,7 @@ impl Scope {
 /// The file a reference is written in.
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-fn source_file(corpus: &Corpus, source: &Source) -> usize {
+fn source_file<F>(corpus: &Corpus<F>, source: &Source) -> usize {
     match source {
         Source::Field { record, .. } | Source::FieldLink { record, .. } => {
             corpus.records[*record].file

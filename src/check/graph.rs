@@ -11,7 +11,7 @@ use petgraph::visit::EdgeRef;
 use crate::config::GraphConfig;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::graph::{CorpusGraph, LINK_FIELD, NodeKind};
+use crate::graph::{CorpusGraph, LINK_FIELD, Named, NodeKind};
 use crate::index::{Edge, Resolved, Source, Target, Unresolved};
 use crate::rules;
 use crate::schema::Schemas;
@@ -24,8 +24,8 @@ use crate::schema::Schemas;
 /// language server.
 // The vectors here have one entry per record or file; the indices come from the corpus.
 #[allow(clippy::indexing_slicing)]
-pub fn check<'e>(
-    corpus: &Corpus,
+pub fn check<'e, F: Named>(
+    corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &GraphConfig,
     edges: impl IntoIterator<Item = &'e Edge>,
@@ -159,7 +159,7 @@ fn field_of(source: &Source) -> &str {
 }
 
 /// One diagnostic per strongly connected component of the acyclic fields' edges.
-fn cycles(corpus: &Corpus, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Diagnostic> {
+fn cycles<F>(corpus: &Corpus<F>, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Diagnostic> {
     let acyclic = graph.filter(None, &[], &config.acyclic_fields);
     let mut diagnostics = Vec::new();
     let mut components: Vec<Vec<NodeIndex>> = petgraph::algo::tarjan_scc(&acyclic.graph)

@@ -95,8 +95,8 @@ pub fn check_record(
 
 /// Records of one collection that share an id: the second and later are reported, pointing
 /// back at the first.
-pub fn duplicate_ids(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
-    let mut first: HashMap<(usize, &str), &Record> = HashMap::new();
+pub fn duplicate_ids<F>(corpus: &Corpus<F>, schemas: &Schemas) -> Vec<Diagnostic> {
+    let mut first: HashMap<(usize, &str), &Record<F>> = HashMap::new();
     let mut diagnostics = Vec::new();
     for record in &corpus.records {
         match first.get(&(record.collection, record.id.as_str())) {
@@ -132,10 +132,11 @@ pub fn duplicate_ids(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
     diagnostics
 }
 
-fn id_anchor(record: &Record) -> Anchor {
-    match record.value.get("id") {
-        Some(Value::String(_)) => Anchor::Value("/id".into()),
-        _ => Anchor::File,
+fn id_anchor<F>(record: &Record<F>) -> Anchor {
+    if record.id_in_fields {
+        Anchor::Value("/id".into())
+    } else {
+        Anchor::File
     }
 }
 

@@ -1,5 +1,10 @@
 //! Check: the rules that run on loaded records. Each rule is a function from the corpus to
 //! diagnostics; none prints, none depends on another's output.
+//!
+//! The rules that look at one record alone need its fields; the others need only ids and
+//! references. So a corpus loaded for checking alone runs the first kind as each record is
+//! loaded ([`draw`]) and keeps a [`Drawn`] instead of the fields, and every rule runs on
+//! either kind of corpus through [`Checkable`].
 
 mod graph;
 mod ids;
@@ -9,24 +14,82 @@ mod schema;
 use std::collections::HashSet;
 
 use rayon::prelude::*;
+use serde_json::Value;
 
 use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::index::{Edge, IdIndex, Unresolved};
+use crate::graph::Named;
+use crate::index::{Cites, Edge, IdIndex, Unresolved, Written};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
+use crate::source::SourceFile;
+
+/// What a record keeps that every rule can run on: its fields, or a [`Drawn`].
+pub trait Checkable: Cites + Named {
+    /// The diagnostics of the rules that look at `record` alone, in file `display`.
+    fn findings(record: &Record<Self>, display: &str, schemas: &Schemas) -> Vec<Diagnostic>;
+}
+
+impl Checkable for Value {
+    fn findings(record: &Record<Self>, display: &str, schemas: &Schemas) -> Vec<Diagnostic> {
+        record_findings(record, display, schemas)
+    }
+}
+
+/// What checking needs of a record's fields, drawn from them while the record was loaded:
+/// the findings of the rules that look at it alone, the references written in it, and its
+/// name for the graph.
+#[derive(Clone, Debug)]
+pub struct Drawn {
+    findings: Vec<Diagnostic>,
+    written: Vec<Written>,
+    name: Option<String>,
+}
+
+/// Draws from `record`, the record at `index` of its corpus, read from `file`, what checking
+/// needs, and lets its fields go.
+pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) -> Record<Drawn> {
+    let drawn = Drawn {
+        findings: record_findings(&record, &file.display, schemas),
+        written: Value::written(&record, index, file.text.as_deref(), schemas),
+        name: record.value.name().map(str::to_string),
+    };
+    record.keeping(drawn)
+}
+
+impl Cites for Drawn {
+    fn written(record: &Record<Self>, _: usize, _: Option<&str>, _: &Schemas) -> Vec<Written> {
+        record.value.written.clone()
+    }
+}
+
+impl Named for Drawn {
+    fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+impl Checkable for Drawn {
+    fn findings(record: &Record<Self>, _: &str, _: &Schemas) -> Vec<Diagnostic> {
+        record.value.findings.clone()
+    }
+}
 
 /// Runs every record rule and returns their diagnostics, in record order.
-pub fn check(corpus: &Corpus, schemas: &Schemas, config: &Config) -> Vec<Diagnostic> {
+pub fn check<F: Checkable>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+) -> Vec<Diagnostic> {
     check_observed(corpus, schemas, config, &mut |_| {})
 }
 
 /// [`check`], calling `stage_done` with each stage's name as it ends, for `--verbose`'s
 /// timings (the library measures nothing itself, nor prints).
-pub fn check_observed(
-    corpus: &Corpus,
+pub fn check_observed<F: Checkable>(
+    corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
     stage_done: &mut dyn FnMut(&'static str),
@@ -34,7 +97,7 @@ pub fn check_observed(
     let mut diagnostics: Vec<Diagnostic> = corpus
         .records
         .par_iter()
-        .flat_map_iter(|record| check_record(corpus, record, schemas))
+        .flat_map_iter(|record| F::findings(record, &corpus.file_of(record).display, schemas))
         .collect();
     stage_done("records");
     let index = IdIndex::new(corpus, schemas);
@@ -59,34 +122,38 @@ pub fn check_observed(
 /// The rules that look at one record alone (ids, type, schema). Their findings change only
 /// when the record does, so the language server keeps them per file between edits.
 pub fn check_record(corpus: &Corpus, record: &Record, schemas: &Schemas) -> Vec<Diagnostic> {
+    record_findings(record, &corpus.file_of(record).display, schemas)
+}
+
+/// [`check_record`] for a record read from file `display`.
+fn record_findings(record: &Record, display: &str, schemas: &Schemas) -> Vec<Diagnostic> {
     #[allow(clippy::indexing_slicing)]
     // Record, file and collection indices come from the corpus and schemas they index.
     let collection = &schemas.collections[record.collection];
-    let display = &corpus.file_of(record).display;
     let specific = ids::check_record(record, collection, schemas, display);
     let general = schema::validate(record, collection, display);
     supersede(specific, general)
 }
 
 /// `duplicate-id`: it changes only when an id does.
-pub fn duplicate_ids(corpus: &Corpus, schemas: &Schemas) -> Vec<Diagnostic> {
+pub fn duplicate_ids<F>(corpus: &Corpus<F>, schemas: &Schemas) -> Vec<Diagnostic> {
     ids::duplicate_ids(corpus, schemas)
 }
 
 /// The diagnostics of references that did not resolve, one per reference, in order. While no
 /// id changes, each depends only on its own reference, so a caller may keep them per file.
-pub fn references(
-    corpus: &Corpus,
+pub fn references<F: Cites>(
+    corpus: &Corpus<F>,
     schemas: &Schemas,
-    index: &IdIndex<'_>,
+    index: &IdIndex<'_, F>,
     unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
     refs::check(corpus, schemas, index, unresolved)
 }
 
 /// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.
-pub fn graph_rules<'e>(
-    corpus: &Corpus,
+pub fn graph_rules<'e, F: Named>(
+    corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
     edges: impl IntoIterator<Item = &'e Edge>,

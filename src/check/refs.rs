@@ -7,21 +7,22 @@ use rayon::prelude::*;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix};
-use crate::index::{IdIndex, Problem, Source, Unresolved};
+use crate::index::{Cites, IdIndex, Problem, Source, Unresolved};
 use crate::links::LinkKind;
 use crate::rules;
 use crate::schema::Schemas;
 use crate::suggest::{self, MatchKind};
 
 /// Diagnostics for every reference that did not resolve.
-pub fn check(
-    corpus: &Corpus,
+pub fn check<F: Cites>(
+    corpus: &Corpus<F>,
     schemas: &Schemas,
-    index: &IdIndex<'_>,
+    index: &IdIndex<'_, F>,
     unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
     // The same unknown id is often cited many times; suggest once per id and field, for
-    // the distinct ones in parallel (each look-up reads the index only).
+    // the distinct ones in parallel (each look-up reads the index only, built beforehand
+    // as `IdIndex::names` explains).
     let mut wanted: Vec<(&str, &[usize])> = unresolved
         .iter()
         .filter(|reference| reference.problem == Problem::Unresolved)
@@ -29,6 +30,9 @@ pub fn check(
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
+    if !wanted.is_empty() {
+        index.names();
+    }
     let suggested: HashMap<(&str, &[usize]), Suggestions<'_>> = wanted
         .into_par_iter()
         .map(|(text, allowed)| ((text, allowed), index.suggest(text, allowed)))
@@ -49,10 +53,10 @@ type Suggestions<'c> = Vec<(suggest::Suggestion<'c>, usize)>;
 
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-fn diagnose(
-    corpus: &Corpus,
+fn diagnose<F: Cites>(
+    corpus: &Corpus<F>,
     schemas: &Schemas,
-    index: &IdIndex<'_>,
+    index: &IdIndex<'_, F>,
     reference: &Unresolved,
     suggestions: &Suggestions<'_>,
 ) -> Diagnostic {
@@ -186,8 +190,8 @@ fn diagnose(
 /// The replacement `--fix` may apply: the only typo-distance candidate in an allowed
 /// collection, written as the original was (bare or qualified), and only if it resolves
 /// to that one record.
-fn certain_fix(
-    index: &IdIndex<'_>,
+fn certain_fix<F: Cites>(
+    index: &IdIndex<'_, F>,
     text: &str,
     allowed: &[usize],
     suggestions: &[(suggest::Suggestion<'_>, usize)],

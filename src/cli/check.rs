@@ -10,9 +10,11 @@ use clap::ValueEnum;
 
 use super::{Cli, fatal};
 use crate::baseline::{self, Baseline};
+use crate::check::Checkable;
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
 use crate::fix;
+use crate::git::Staged;
 use crate::project::Project;
 use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
@@ -101,51 +103,117 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     if staged.is_some() {
         stages.done("git index");
     }
-    let scoped = !args.files.is_empty() || args.staged;
-    let check_in_scope =
-        |corpus: &Corpus, stages: &mut Stages| -> (Vec<Diagnostic>, Option<Scope>) {
-            let diagnostics =
-                project.check_observed(corpus, &mut |stage| stages.done_within("check", stage));
-            if !scoped {
-                return (diagnostics, None);
-            }
-            let scope = Scope::new(&project, corpus, &args.files, staged.as_ref());
-            (scope.select(diagnostics), Some(scope))
+    let scoped = Scoping {
+        project: &project,
+        args,
+        staged: staged.as_ref(),
+    };
+    if !(args.fix || args.diff) {
+        // Nothing will be edited, so the fields need not outlive the rules that read them.
+        let corpus = project.load_for_check();
+        stages.done("load");
+        let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
+        let checked = Checked {
+            corpus,
+            diagnostics,
+            scope,
+            preamble: String::new(),
         };
+        return report(&project, args, checked, stages, styled, out);
+    }
     let mut corpus = project.load();
     stages.done("load");
-    let (mut diagnostics, mut scope) = check_in_scope(&corpus, &mut stages);
+    let (mut diagnostics, mut scope) = scoped.check(&corpus, &mut stages);
     let mut text = String::new();
-    if args.fix || args.diff {
-        let settled = fix::settle(
-            &mut corpus,
-            diagnostics,
-            &project.schemas,
-            &project.config,
-            |corpus| {
-                let (diagnostics, narrowed) = check_in_scope(corpus, &mut stages);
-                scope = narrowed;
-                diagnostics
-            },
-        );
-        diagnostics = settled.diagnostics;
-        let outcome = write_fixes(&settled.files, args.diff);
-        text.push_str(&outcome.diffs);
-        // The fixes were made in memory; the report is of the files as they are on disk.
-        if !settled.files.is_empty() && (args.diff || !outcome.failures.is_empty()) {
-            corpus = project.load();
-            (diagnostics, scope) = check_in_scope(&corpus, &mut stages);
-        }
-        diagnostics.extend(outcome.failures);
-        stages.done("fix");
-        if !args.diff && !args.quiet {
-            text.push_str(&format!(
-                "fixed {} in {}\n",
-                plural(outcome.fixed, "problem"),
-                plural(outcome.written, "file")
-            ));
-        }
+    let settled = fix::settle(
+        &mut corpus,
+        diagnostics,
+        &project.schemas,
+        &project.config,
+        |corpus| {
+            let (diagnostics, narrowed) = scoped.check(corpus, &mut stages);
+            scope = narrowed;
+            diagnostics
+        },
+    );
+    diagnostics = settled.diagnostics;
+    let outcome = write_fixes(&settled.files, args.diff);
+    text.push_str(&outcome.diffs);
+    // The fixes were made in memory; the report is of the files as they are on disk.
+    if !settled.files.is_empty() && (args.diff || !outcome.failures.is_empty()) {
+        corpus = project.load();
+        (diagnostics, scope) = scoped.check(&corpus, &mut stages);
     }
+    diagnostics.extend(outcome.failures);
+    stages.done("fix");
+    if !args.diff && !args.quiet {
+        text.push_str(&format!(
+            "fixed {} in {}\n",
+            plural(outcome.fixed, "problem"),
+            plural(outcome.written, "file")
+        ));
+    }
+    let checked = Checked {
+        corpus,
+        diagnostics,
+        scope,
+        preamble: text,
+    };
+    report(&project, args, checked, stages, styled, out)
+}
+
+/// What narrows a check to changed files: the files named and the git index's changes.
+struct Scoping<'a> {
+    project: &'a Project,
+    args: &'a CheckArgs,
+    staged: Option<&'a Staged>,
+}
+
+impl Scoping<'_> {
+    /// Checks the corpus and, when files or `--staged` were given, keeps the diagnostics in
+    /// their scope.
+    fn check<F: Checkable>(
+        &self,
+        corpus: &Corpus<F>,
+        stages: &mut Stages,
+    ) -> (Vec<Diagnostic>, Option<Scope>) {
+        let diagnostics = self
+            .project
+            .check_observed(corpus, &mut |stage| stages.done_within("check", stage));
+        if self.args.files.is_empty() && !self.args.staged {
+            return (diagnostics, None);
+        }
+        let scope = Scope::new(self.project, corpus, &self.args.files, self.staged);
+        (scope.select(diagnostics), Some(scope))
+    }
+}
+
+/// A checked corpus, ready for the baseline and the report.
+struct Checked<F> {
+    corpus: Corpus<F>,
+    diagnostics: Vec<Diagnostic>,
+    /// The changed files the report is narrowed to, if any.
+    scope: Option<Scope>,
+    /// What comes before the report: the diffs of `--diff`, the count of `--fix`.
+    preamble: String,
+}
+
+/// Applies the baseline to the diagnostics of a checked corpus and writes the report (or
+/// the baseline, with `--write-baseline`).
+fn report<F>(
+    project: &Project,
+    args: &CheckArgs,
+    checked: Checked<F>,
+    mut stages: Stages,
+    styled: bool,
+    out: &mut impl Write,
+) -> ExitCode {
+    let Checked {
+        corpus,
+        diagnostics,
+        scope,
+        preamble: mut text,
+    } = checked;
     let baseline_path = args
         .baseline
         .clone()
@@ -215,7 +283,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     let rendered = render(
         args.format,
         &Rendering {
-            project: &project,
+            project,
             corpus: &corpus,
             scope: scope.as_ref(),
             diagnostics: &diagnostics,
@@ -299,9 +367,9 @@ impl Stages {
 }
 
 /// Everything a report is rendered from.
-struct Rendering<'a> {
+struct Rendering<'a, F> {
     project: &'a Project,
-    corpus: &'a Corpus,
+    corpus: &'a Corpus<F>,
     scope: Option<&'a Scope>,
     diagnostics: &'a [Diagnostic],
     sources: &'a Sources,
@@ -312,7 +380,7 @@ struct Rendering<'a> {
 }
 
 /// The report in the chosen format.
-fn render(format: OutputFormat, r: &Rendering<'_>) -> String {
+fn render<F>(format: OutputFormat, r: &Rendering<'_, F>) -> String {
     let prefix = || crate::git::worktree_prefix(&r.project.root);
     match format {
         OutputFormat::Human => {

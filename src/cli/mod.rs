@@ -145,7 +145,7 @@ pub fn main() -> ExitCode {
 
 /// Reports problems that stop the run (config, schemas) on stderr, with exit code 2.
 pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCode {
-    let sources = Sources::collect(root, None, errors);
+    let sources = Sources::collect::<serde_json::Value>(root, None, errors);
     let text = report::human::render(errors, &sources, styled, 0);
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(

@@ -72,11 +72,27 @@ pub struct CorpusGraph {
     by_id: HashMap<String, NodeIndex>,
 }
 
+/// What a record keeps that its node's name can be read from.
+pub trait Named {
+    /// The record's `name` field, if it has a string one.
+    fn name(&self) -> Option<&str>;
+}
+
+impl Named for serde_json::Value {
+    fn name(&self) -> Option<&str> {
+        self.get("name").and_then(serde_json::Value::as_str)
+    }
+}
+
 impl CorpusGraph {
     /// Builds the graph of a loaded corpus from its resolved references.
     // Record, doc, file and collection indices come from the corpus and schemas they index.
     #[allow(clippy::indexing_slicing)]
-    pub fn build(corpus: &Corpus, schemas: &Schemas, resolved: &Resolved) -> CorpusGraph {
+    pub fn build<F: Named>(
+        corpus: &Corpus<F>,
+        schemas: &Schemas,
+        resolved: &Resolved,
+    ) -> CorpusGraph {
         let mut built = CorpusGraph::default();
         let mut record_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.records.len()];
         let mut page_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.docs.len()];
@@ -92,12 +108,7 @@ impl CorpusGraph {
             if built.by_id.contains_key(&id) {
                 continue;
             }
-            let name = record
-                .value
-                .get("name")
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or(&record.id)
-                .to_string();
+            let name = record.value.name().unwrap_or(&record.id).to_string();
             let node = built.add(Node {
                 id,
                 collection: Some(folder.clone()),

@@ -21,8 +21,12 @@ use crate::source::{self, Format, SourceFile, Span};
 use crate::sourcemap::{Node, SourceMap};
 
 /// One record: a file's data as a JSON object, whatever format it was written in.
+///
+/// `F` is what the record keeps of its fields: the fields themselves (`Value`, the default),
+/// or what a caller drew from them while loading and kept instead (see
+/// [`crate::corpus::Corpus::load_with`]); the rest is the same either way.
 #[derive(Clone, Debug)]
-pub struct Record {
+pub struct Record<F = Value> {
     /// Index of the record's collection in [`crate::schema::Schemas::collections`].
     pub collection: usize,
     /// The record's id: its `id` field when that is a string, else its file name.
@@ -33,8 +37,11 @@ pub struct Record {
     pub file: usize,
     /// The format it was read from.
     pub format: Format,
-    /// The fields: always a JSON object, kept as a `Value` so the validator takes it as is.
-    pub value: Value,
+    /// Whether the id came from the record's `id` field (not from its file name).
+    pub id_in_fields: bool,
+    /// The fields: by default always a JSON object, kept as a `Value` so the validator takes
+    /// it as is.
+    pub value: F,
     /// Markdown records: the body after the front matter.
     pub body: Option<Span>,
     /// Markdown records: the fields read from `## Heading` sections (their links are found
@@ -42,22 +49,38 @@ pub struct Record {
     pub sections: Vec<String>,
 }
 
+impl<F> Record<F> {
+    /// The same record keeping `value` instead of its fields.
+    pub fn keeping<G>(self, value: G) -> Record<G> {
+        Record {
+            collection: self.collection,
+            id: self.id,
+            stem: self.stem,
+            file: self.file,
+            format: self.format,
+            id_in_fields: self.id_in_fields,
+            value,
+            body: self.body,
+            sections: self.sections,
+        }
+    }
+}
+
 impl Record {
     /// Gives a parsed record its place in the corpus. Its id is its `id` field when that is
     /// a string, else its file name, so a record with a broken id still has a name to be
     /// cited and reported by.
     pub fn new(loaded: LoadedRecord, collection: usize, stem: String, file: usize) -> Record {
-        let id = loaded
-            .value
-            .get("id")
-            .and_then(Value::as_str)
-            .map_or_else(|| stem.clone(), str::to_string);
+        let written_id = loaded.value.get("id").and_then(Value::as_str);
+        let id_in_fields = written_id.is_some();
+        let id = written_id.map_or_else(|| stem.clone(), str::to_string);
         Record {
             collection,
             id,
             stem,
             file,
             format: loaded.format,
+            id_in_fields,
             value: loaded.value,
             body: loaded.body,
             sections: loaded.sections,

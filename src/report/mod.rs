@@ -31,7 +31,11 @@ pub struct Sources {
 impl Sources {
     /// Gathers the files the diagnostics point into: from the corpus when loaded there,
     /// otherwise (config and schema files) read from disk relative to `root`.
-    pub fn collect(root: &Path, corpus: Option<&Corpus>, diagnostics: &[Diagnostic]) -> Sources {
+    pub fn collect<F>(
+        root: &Path,
+        corpus: Option<&Corpus<F>>,
+        diagnostics: &[Diagnostic],
+    ) -> Sources {
         let mut texts = HashMap::new();
         let loaded: HashMap<&str, &str> = corpus
             .map(|c| {
@@ -126,7 +130,7 @@ pub struct Summary {
 
 impl Summary {
     /// Counts the diagnostics of a checked corpus.
-    pub fn new(corpus: &Corpus, diagnostics: &[Diagnostic]) -> Summary {
+    pub fn new<F>(corpus: &Corpus<F>, diagnostics: &[Diagnostic]) -> Summary {
         Summary {
             files: corpus.files.len(),
             records: corpus.records.len(),

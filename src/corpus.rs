@@ -6,8 +6,9 @@
 //!
 //! A caller that needs only some of what the fields say (`check` needs its file-local
 //! findings and the references, not the fields) draws that from each record as it is loaded
-//! and lets the fields go ([`Corpus::load_with`]): parsed fields take twice the memory of
-//! their text, and a corpus that never holds them all at once stays near its size on disk.
+//! and lets the fields and the text go ([`Corpus::load_with`]): parsed fields take twice the
+//! memory of their text, the texts all together are the corpus's size on disk, and neither
+//! is needed again but for the few files a report points into, which are read again.
 
 use std::path::Path;
 
@@ -49,6 +50,13 @@ impl<F> Default for Corpus<F> {
     }
 }
 
+/// Whether record files keep their text once their records are drawn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Texts {
+    Kept,
+    LetGo,
+}
+
 /// How many files are loaded before their records are drawn: enough to keep every thread
 /// busy, few enough that the fields of one chunk are all that is alive at once.
 const CHUNK: usize = 1024;
@@ -85,7 +93,7 @@ pub struct Doc {
 impl Corpus {
     /// Discovers and loads every record under the records root.
     pub fn load(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
-        Corpus::load_with(root, config, schemas, |record, _, _| record)
+        Corpus::load_chunks(root, config, schemas, |record, _, _| record, Texts::Kept)
     }
 }
 
@@ -94,12 +102,26 @@ impl Corpus {
 impl<F: Send> Corpus<F> {
     /// Discovers and loads every record under the records root, keeping of each record what
     /// `draw` makes of it, given the record, its index in [`Corpus::records`] and its file
-    /// (usually [`Record::keeping`] something drawn from its fields).
-    ///
-    /// Files are loaded a chunk at a time, in parallel: a record's index is known once the
-    /// files before it have been parsed, and the fields of one chunk are dropped before the
-    /// next is read.
+    /// (usually [`Record::keeping`] something drawn from its fields). Record files keep no
+    /// text ([`SourceFile::let_go`]); prose files keep theirs, as their links are found
+    /// later.
     pub fn load_with<D>(root: &Path, config: &Config, schemas: &Schemas, draw: D) -> Corpus<F>
+    where
+        D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
+    {
+        Corpus::load_chunks(root, config, schemas, draw, Texts::LetGo)
+    }
+
+    /// Loads files a chunk at a time, in parallel: a record's index is known once the files
+    /// before it have been parsed, and the fields of one chunk (and with [`Texts::LetGo`],
+    /// its texts) are dropped before the next is read.
+    fn load_chunks<D>(
+        root: &Path,
+        config: &Config,
+        schemas: &Schemas,
+        draw: D,
+        texts: Texts,
+    ) -> Corpus<F>
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
     {
@@ -108,6 +130,12 @@ impl<F: Send> Corpus<F> {
             diagnostics: discovered.diagnostics,
             ..Corpus::default()
         };
+        // Sized once: growing a vector of a hundred thousand records copies it, each time
+        // into memory the kernel must first zero.
+        let count = discovered.candidates.len();
+        corpus.files.reserve(count);
+        corpus.file_collections.reserve(count);
+        corpus.records.reserve(count);
         let mut candidates = discovered.candidates.into_iter().peekable();
         while candidates.peek().is_some() {
             let chunk: Vec<discover::Candidate> = candidates.by_ref().take(CHUNK).collect();
@@ -129,6 +157,7 @@ impl<F: Send> Corpus<F> {
                 })
                 .collect();
             let mut parsed = Vec::new();
+            let loaded_count = loaded.len();
             for (candidate, loaded) in loaded {
                 let file = corpus.files.len();
                 corpus.diagnostics.extend(loaded.diagnostics);
@@ -151,6 +180,12 @@ impl<F: Send> Corpus<F> {
                 })
                 .collect();
             corpus.records.extend(drawn);
+            if texts == Texts::LetGo {
+                let chunk_start = corpus.files.len() - loaded_count;
+                corpus.files[chunk_start..]
+                    .iter_mut()
+                    .for_each(SourceFile::let_go);
+            }
         }
         corpus.load_docs(root, config);
         corpus
@@ -334,12 +369,7 @@ impl Corpus {
         let at = self.files[..records_end].partition_point(|f| f.path < candidate.path);
         self.files.insert(
             at,
-            SourceFile {
-                path: candidate.path,
-                display: candidate.display,
-                text: None,
-                had_bom: false,
-            },
+            SourceFile::new(candidate.path, candidate.display, None, false),
         );
         self.file_collections.insert(at, Some(candidate.collection));
         for record in &mut self.records {

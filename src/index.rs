@@ -529,7 +529,7 @@ fn value_links<'v>(
     written: &mut Vec<Written>,
 ) {
     match value {
-        serde_json::Value::String(text) if text.contains("[[") || text.contains(".md") => {
+        serde_json::Value::String(text) if may_link(text) => {
             let links = links::extract(text, &(0..text.len()));
             if links.is_empty() {
                 return;
@@ -565,6 +565,13 @@ fn value_links<'v>(
         }
         _ => {}
     }
+}
+
+/// Whether a string may hold a wiki-link or a link to a Markdown file: a quick test, as
+/// almost no string does and every string of every record is tested.
+fn may_link(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"[[").is_some()
+        || memchr::memmem::find(text.as_bytes(), b".md").is_some()
 }
 
 /// One step down a JSON value: an object's key or an array's index.

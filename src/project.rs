@@ -9,7 +9,10 @@
 //! }
 //! ```
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+
+use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 use crate::check;
@@ -112,6 +115,11 @@ impl Project {
 
 /// Resolves pointer anchors to byte spans, building a source map only for the files that
 /// have a diagnostic anchored by pointer. Whole-mapping spans are cut to their first line.
+///
+/// The texts come from [`SourceFile::text_again`](crate::source::SourceFile::text_again):
+/// after a check that let them go, only the files pointed into are read again, in
+/// parallel. An anchor in a file that changed since it was loaded stays unresolved, and
+/// the diagnostic names the file without a position rather than a wrong one.
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub fn locate<F>(
@@ -119,41 +127,53 @@ pub fn locate<F>(
     corpus: &Corpus<F>,
     schemas: &crate::schema::Schemas,
 ) {
-    let mut by_display: HashMap<&str, usize> = HashMap::new();
-    for (index, file) in corpus.files.iter().enumerate() {
-        by_display.insert(file.display.as_str(), index);
-    }
-    let mut maps: HashMap<usize, SourceMap> = HashMap::new();
-    let mut resolve = |file: &str, anchor: &mut Anchor, shape: Shape| {
-        if matches!(anchor, Anchor::File | Anchor::Span(_)) {
-            return;
-        }
-        let Some(&index) = by_display.get(file) else {
-            return;
-        };
-        let source = &corpus.files[index];
-        let Some(text) = source.text.as_deref() else {
-            return;
-        };
-        let map = maps.entry(index).or_insert_with(|| {
-            let format = crate::source::Format::from_extension(
-                source
-                    .path
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .unwrap_or_default(),
-            );
-            let fields = corpus
-                .file_collections
+    let pointed = |file: &str, anchor: &Anchor| {
+        (!matches!(anchor, Anchor::File | Anchor::Span(_))).then(|| file.to_string())
+    };
+    let wanted: HashSet<String> = diagnostics
+        .iter()
+        .flat_map(|diagnostic| {
+            let labels = diagnostic.labels.iter().map(|l| (&l.file, &l.anchor));
+            let edits = diagnostic.fix.iter().flat_map(|fix| {
+                fix.edits
+                    .iter()
+                    .map(|edit| (&diagnostic.file, &edit.anchor))
+            });
+            std::iter::once((&diagnostic.file, &diagnostic.anchor))
+                .chain(labels)
+                .chain(edits)
+                .filter_map(|(file, anchor)| pointed(file, anchor))
+        })
+        .collect();
+    let file_collections = &corpus.file_collections;
+    let mapped: HashMap<&str, (Cow<'_, str>, SourceMap)> = corpus
+        .files
+        .par_iter()
+        .enumerate()
+        .filter(|(_, source)| wanted.contains(source.display.as_str()))
+        .filter_map(|(index, source)| {
+            let text = source.text_again()?;
+            let format = source
+                .path
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(crate::source::Format::from_extension);
+            let fields = file_collections
                 .get(index)
                 .copied()
                 .flatten()
                 .map(|c| &schemas.collections[c].text_fields);
-            match (format, fields) {
-                (Some(format), Some(fields)) => load::source_map(text, format, fields),
+            let map = match (format, fields) {
+                (Some(format), Some(fields)) => load::source_map(&text, format, fields),
                 _ => SourceMap::default(),
-            }
-        });
+            };
+            Some((source.display.as_str(), (text, map)))
+        })
+        .collect();
+    let resolve = |file: &str, anchor: &mut Anchor, shape: Shape| {
+        let Some((text, map)) = mapped.get(file) else {
+            return;
+        };
         if let Some(span) = map.locate(anchor) {
             let span = match anchor {
                 Anchor::Within { needle, .. } => within(text, span, needle),

@@ -4,6 +4,7 @@
 //! columns are derived only when a diagnostic is rendered, so clean files never pay for a line
 //! index. Columns count characters, not bytes, and start at 1, as rustc and editors do.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -51,10 +52,61 @@ pub struct SourceFile {
     /// file is inside it, with `/` separators on every platform.
     pub display: String,
     /// The decoded text, without a byte-order mark. `None` when the file could not be read or
-    /// decoded; the load stage reported why.
+    /// decoded (the load stage reported why), or when the text was let go after loading
+    /// (see [`SourceFile::let_go`]).
     pub text: Option<String>,
     /// Whether the file started with a UTF-8 byte-order mark, so a writer can put it back.
     pub had_bom: bool,
+    /// A hash of the text that was let go, if it was: what [`SourceFile::text_again`] checks
+    /// a fresh read against.
+    let_go: Option<u64>,
+}
+
+impl SourceFile {
+    /// A file as read: `text` is `None` when it could not be read or decoded.
+    pub fn new(path: PathBuf, display: String, text: Option<String>, had_bom: bool) -> Self {
+        SourceFile {
+            path,
+            display,
+            text,
+            had_bom,
+            let_go: None,
+        }
+    }
+
+    /// Drops the text, keeping a hash of it.
+    ///
+    /// A check of the whole corpus needs a file's text only to point at the few files that
+    /// have problems, and the texts of a large corpus are as big as the corpus on disk; the
+    /// check lets them go and reads those few files again.
+    pub fn let_go(&mut self) {
+        if let Some(text) = self.text.take() {
+            self.let_go = Some(text_hash(&text));
+        }
+    }
+
+    /// Whether the text was let go (see [`SourceFile::let_go`]).
+    pub fn is_let_go(&self) -> bool {
+        self.let_go.is_some()
+    }
+
+    /// The text: the one kept, or for a file whose text was let go, the file read again,
+    /// provided it still holds what was loaded. `None` when there is no such text: the file
+    /// could not be read, or has changed since, so positions found in it then would be wrong.
+    pub fn text_again(&self) -> Option<Cow<'_, str>> {
+        if let Some(text) = &self.text {
+            return Some(Cow::Borrowed(text));
+        }
+        let hash = self.let_go?;
+        let (text, _) = decode(std::fs::read(&self.path).ok()?).ok()?;
+        (text_hash(&text) == hash).then_some(Cow::Owned(text))
+    }
+}
+
+/// A hash that is the same in every run, so a text let go can be told from a changed one.
+fn text_hash(text: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(text)
 }
 
 /// What went wrong turning bytes into text.
@@ -210,6 +262,27 @@ pub fn first_line(text: &str, span: &Span) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_let_go_is_read_again_only_while_the_file_is_unchanged() {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let path = dir.path().join("vllm.json");
+        std::fs::write(&path, "\u{feff}{\"id\": \"vllm\"}").expect("written");
+        let (text, had_bom) = decode(std::fs::read(&path).expect("read")).expect("UTF-8");
+        let mut file = SourceFile::new(path.clone(), "vllm.json".into(), Some(text), had_bom);
+        file.let_go();
+        assert!(file.is_let_go());
+        assert_eq!(file.text, None);
+        assert_eq!(file.text_again().as_deref(), Some("{\"id\": \"vllm\"}"));
+        std::fs::write(&path, "{\"id\": \"sglang\"}").expect("rewritten");
+        assert_eq!(file.text_again(), None);
+    }
+
+    #[test]
+    fn a_file_never_read_is_not_read_again() {
+        let file = SourceFile::new("missing.json".into(), "missing.json".into(), None, false);
+        assert_eq!(file.text_again(), None);
+    }
 
     #[test]
     fn line_col_counts_characters_and_tolerates_crlf() {

@@ -32,7 +32,7 @@ pub fn check<'e, F: Named>(
     unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
     // The graph's nodes: the first record of each qualified id, and every page.
-    let mut seen: HashSet<(usize, &str)> = HashSet::new();
+    let mut seen: foldhash::HashSet<(usize, &str)> = foldhash::HashSet::default();
     let is_node: Vec<bool> = corpus
         .records
         .iter()

@@ -1,7 +1,7 @@
 //! Id rules: the id is the file name, follows the collection's pattern, is unique within its
 //! collection, and the record's `type` names its collection.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use serde_json::Value;
 

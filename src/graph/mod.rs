@@ -69,7 +69,7 @@ pub struct Edge {
 pub struct CorpusGraph {
     /// The graph itself.
     pub graph: DiGraph<Node, Edge>,
-    by_id: HashMap<String, NodeIndex>,
+    by_id: foldhash::HashMap<String, NodeIndex>,
 }
 
 /// What a record keeps that its node's name can be read from.
@@ -142,7 +142,7 @@ impl CorpusGraph {
         let node_at = |nodes: &[Option<NodeIndex>], at: usize| nodes.get(at).copied().flatten();
         // Fields are few: an edge is deduplicated on the field's number, so only the edges
         // kept allocate their label.
-        let mut field_numbers: HashMap<&str, usize> = HashMap::new();
+        let mut field_numbers: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
         let mut seen: foldhash::HashSet<(NodeIndex, NodeIndex, usize)> =
             foldhash::HashSet::default();
         for edge in &resolved.edges {

@@ -147,12 +147,7 @@ pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText
         Err(diagnostic) => {
             let diagnostics = vec![diagnostic(&display)];
             LoadedText {
-                file: SourceFile {
-                    path: path.to_path_buf(),
-                    display,
-                    text: None,
-                    had_bom: false,
-                },
+                file: SourceFile::new(path.to_path_buf(), display, None, false),
                 diagnostics,
             }
         }
@@ -162,12 +157,7 @@ pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText
 
 /// Decodes bytes already read (from disk, or from an editor's buffer).
 pub fn decode_text(path: &Path, display: String, bytes: Vec<u8>) -> LoadedText {
-    let mut file = SourceFile {
-        path: path.to_path_buf(),
-        display,
-        text: None,
-        had_bom: false,
-    };
+    let mut file = SourceFile::new(path.to_path_buf(), display, None, false);
     let mut diagnostics = Vec::new();
     match source::decode(bytes) {
         Ok((text, had_bom)) => {

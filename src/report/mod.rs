@@ -13,14 +13,15 @@ pub mod json;
 pub mod junit;
 pub mod sarif;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{LineCol, Span, line_col};
+use crate::source::{LineCol, SourceFile, Span, line_col};
 
 /// The text of every file a report quotes, by displayed path.
 #[derive(Debug, Default)]
@@ -29,37 +30,45 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// Gathers the files the diagnostics point into: from the corpus when loaded there,
-    /// otherwise (config and schema files) read from disk relative to `root`.
+    /// Gathers the files the diagnostics point into: from the corpus when loaded there
+    /// (read again, in parallel, where the corpus let their text go), otherwise (config
+    /// and schema files) read from disk relative to `root`.
     pub fn collect<F>(
         root: &Path,
         corpus: Option<&Corpus<F>>,
         diagnostics: &[Diagnostic],
     ) -> Sources {
-        let mut texts = HashMap::new();
-        let loaded: HashMap<&str, &str> = corpus
+        let mut wanted: HashSet<&str> = diagnostics
+            .iter()
+            .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)))
+            .map(String::as_str)
+            .collect();
+        let loaded: Vec<&SourceFile> = corpus
             .map(|c| {
                 c.files
                     .iter()
-                    .filter_map(|f| Some((f.display.as_str(), f.text.as_deref()?)))
+                    .filter(|f| wanted.remove(f.display.as_str()))
                     .collect()
             })
             .unwrap_or_default();
-        let files = diagnostics
-            .iter()
-            .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)));
-        for file in files {
-            if texts.contains_key(file) {
-                continue;
-            }
-            let text = match loaded.get(file.as_str()) {
-                Some(text) => Some((*text).to_string()),
-                None => std::fs::read(root.join(file))
-                    .ok()
-                    .map(|bytes| crate::source::decode_lossy(&bytes)),
-            };
-            if let Some(text) = text {
-                texts.insert(file.clone(), text);
+        let mut texts: HashMap<String, String> = loaded
+            .par_iter()
+            .filter_map(|file| {
+                let text = match file.text_again() {
+                    Some(text) => text.into_owned(),
+                    // Not UTF-8: its diagnostics point at bytes, shown as best they can be.
+                    None if !file.is_let_go() => {
+                        crate::source::decode_lossy(&std::fs::read(&file.path).ok()?)
+                    }
+                    // Changed since it was checked: better no excerpt than a wrong one.
+                    None => return None,
+                };
+                Some((file.display.clone(), text))
+            })
+            .collect();
+        for file in wanted {
+            if let Ok(bytes) = std::fs::read(root.join(file)) {
+                texts.insert(file.to_string(), crate::source::decode_lossy(&bytes));
             }
         }
         Sources { texts }

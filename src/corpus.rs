@@ -183,7 +183,7 @@ impl<F: Send> Corpus<F> {
             if texts == Texts::LetGo {
                 let chunk_start = corpus.files.len() - loaded_count;
                 corpus.files[chunk_start..]
-                    .iter_mut()
+                    .par_iter_mut()
                     .for_each(SourceFile::let_go);
             }
         }

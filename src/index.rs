@@ -8,12 +8,12 @@
 //! Suggestions for unknown ids come from posting lists ([`crate::candidates`]), so they cost in
 //! proportion to the few unresolved ids, never the square of the corpus.
 
-use foldhash::{HashMap, HashMapExt};
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
-
 use serde_json::Value;
 
 use crate::candidates::NameIndex;
@@ -111,6 +111,18 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// Adds a resolved reference, copying of it only what the result keeps: an edge keeps
+    /// where it is written, not the text or the allowed collections.
+    fn add_copy(&mut self, reference: &Written, outcome: Result<Target, Problem>) {
+        match outcome {
+            Ok(target) => self.edges.push(Edge {
+                source: reference.source.clone(),
+                target,
+            }),
+            Err(_) => self.add(reference.clone(), outcome),
+        }
+    }
+
     fn add(&mut self, reference: Written, outcome: Result<Target, Problem>) {
         match outcome {
             Ok(target) => self.edges.push(Edge {
@@ -131,23 +143,23 @@ impl Resolved {
 /// the references themselves, found while it was loaded.
 pub trait Cites: Sized + Sync {
     /// Every reference written in `record`, the record at `index` of its corpus, whose file
-    /// holds `text`: see [`written_in_record`].
-    fn written(
-        record: &Record<Self>,
+    /// holds `text`: see [`written_in_record`]. Borrowed when the record keeps them.
+    fn written<'r>(
+        record: &'r Record<Self>,
         index: usize,
         text: Option<&str>,
         schemas: &Schemas,
-    ) -> Vec<Written>;
+    ) -> Cow<'r, [Written]>;
 }
 
 impl Cites for Value {
-    fn written(
-        record: &Record<Self>,
+    fn written<'r>(
+        record: &'r Record<Self>,
         index: usize,
         text: Option<&str>,
         schemas: &Schemas,
-    ) -> Vec<Written> {
-        written_in(record, index, text, schemas)
+    ) -> Cow<'r, [Written]> {
+        Cow::Owned(written_in(record, index, text, schemas))
     }
 }
 
@@ -331,12 +343,15 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             });
         let docs = (0..self.corpus.docs.len())
             .into_par_iter()
-            .map(|doc| written_in_doc(self.corpus, self.schemas, doc));
+            .map(|doc| Cow::Owned(written_in_doc(self.corpus, self.schemas, doc)));
         let parts: Vec<Resolved> = records
             .chain(docs)
             .map(|written| {
                 let mut part = Resolved::default();
-                self.resolve_owned(written, &mut part);
+                match written {
+                    Cow::Owned(written) => self.resolve_owned(written, &mut part),
+                    Cow::Borrowed(written) => self.resolve_written(written, &mut part),
+                }
                 part
             })
             .collect();
@@ -357,7 +372,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     /// parsing it again.
     pub fn resolve_written(&self, written: &[Written], resolved: &mut Resolved) {
         for reference in written {
-            resolved.add(reference.clone(), self.resolve_one(reference));
+            resolved.add_copy(reference, self.resolve_one(reference));
         }
     }
 

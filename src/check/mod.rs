@@ -11,6 +11,7 @@ mod ids;
 pub mod refs;
 mod schema;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use rayon::prelude::*;
@@ -53,15 +54,20 @@ pub struct Drawn {
 pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) -> Record<Drawn> {
     let drawn = Drawn {
         findings: record_findings(&record, &file.display, schemas),
-        written: Value::written(&record, index, file.text.as_deref(), schemas),
+        written: Value::written(&record, index, file.text.as_deref(), schemas).into_owned(),
         name: record.value.name().map(str::to_string),
     };
     record.keeping(drawn)
 }
 
 impl Cites for Drawn {
-    fn written(record: &Record<Self>, _: usize, _: Option<&str>, _: &Schemas) -> Vec<Written> {
-        record.value.written.clone()
+    fn written<'r>(
+        record: &'r Record<Self>,
+        _: usize,
+        _: Option<&str>,
+        _: &Schemas,
+    ) -> Cow<'r, [Written]> {
+        Cow::Borrowed(&record.value.written)
     }
 }
 

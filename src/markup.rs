@@ -6,18 +6,37 @@
 /// stray one in a record's name cannot make a feed, a report or a picture unreadable.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\n' | '\r' | '\t' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
+    // Runs of text that need no change are copied whole: every byte that may need one is
+    // ASCII or starts U+FFFE/U+FFFF (0xEF), so a run always ends on a character boundary.
+    let bytes = text.as_bytes();
+    let mut run_start = 0;
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        let (replacement, width): (&str, usize) = match byte {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' => ("&quot;", 1),
+            b'\'' => ("&#39;", 1),
+            b'\n' | b'\r' | b'\t' => {
+                at += 1;
+                continue;
+            }
+            0..0x20 => ("\u{FFFD}", 1),
+            0xEF if matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])) => {
+                ("\u{FFFD}", 3)
+            }
+            _ => {
+                at += 1;
+                continue;
+            }
+        };
+        out.push_str(text.get(run_start..at).unwrap_or_default());
+        out.push_str(replacement);
+        at += width;
+        run_start = at;
     }
+    out.push_str(text.get(run_start..).unwrap_or_default());
     out
 }
 
@@ -31,5 +50,15 @@ mod tests {
             escape("a<b & \"c\" 'd'\u{1}\n"),
             "a&lt;b &amp; &quot;c&quot; &#39;d&#39;\u{FFFD}\n"
         );
+    }
+
+    #[test]
+    fn keeps_every_other_character_as_it_is() {
+        assert_eq!(
+            escape("é\u{FFFE}ü\u{FFFF}\u{FFFD}\u{EFBF}日\t"),
+            "é\u{FFFD}ü\u{FFFD}\u{FFFD}\u{EFBF}日\t"
+        );
+        assert_eq!(escape(""), "");
+        assert_eq!(escape("plain"), "plain");
     }
 }

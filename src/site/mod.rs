@@ -27,7 +27,7 @@ pub mod serve;
 mod templates;
 mod urls;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 
@@ -258,7 +258,7 @@ impl<'c> Site<'c> {
     /// Renders every file, checks the links of every page, and hands each file to `sink`.
     /// `progress` is called once per file written.
     pub fn write(&self, sink: &dyn Sink, progress: &(dyn Fn() + Sync)) -> Result<(), BuildError> {
-        let known: HashSet<String> = self.files.iter().map(|(f, _)| f.clone()).collect();
+        let known: foldhash::HashSet<String> = self.files.iter().map(|(f, _)| f.clone()).collect();
         let frame = Frame::new(&self.content, &self.templates);
         let broken: Vec<Vec<(String, String)>> = self
             .files

@@ -7,8 +7,6 @@
 //! only where a relative one cannot work: the feed, the sitemap, canonical links and the
 //! 404 page, which a server shows at any depth.
 
-use std::collections::HashSet;
-
 use percent_encoding::{
     AsciiSet, CONTROLS, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode,
 };
@@ -95,7 +93,7 @@ pub fn repo_file(repo_url: &str, path: &str) -> String {
 pub fn broken_links(
     file: &str,
     html: &str,
-    files: &HashSet<String>,
+    files: &foldhash::HashSet<String>,
     base_url: &str,
 ) -> Vec<String> {
     let folder = file
@@ -107,7 +105,7 @@ pub fn broken_links(
         .collect()
 }
 
-fn arrives(folder: &str, url: &str, files: &HashSet<String>, base_url: &str) -> bool {
+fn arrives(folder: &str, url: &str, files: &foldhash::HashSet<String>, base_url: &str) -> bool {
     let path = url.split(['#', '?']).next().unwrap_or_default();
     if path.is_empty() {
         return true;
@@ -160,8 +158,10 @@ fn decode(text: &str) -> String {
 /// Every `href="..."` and `src="..."` value, unescaped. The pages are generated, so their
 /// attributes are always double-quoted.
 fn attribute_values(html: &str) -> impl Iterator<Item = String> + '_ {
+    // memchr's vectorised search: every page is scanned, and this scan was an eighth of a
+    // build with the standard library's `match_indices`.
     ["href=\"", "src=\""].into_iter().flat_map(move |opening| {
-        html.match_indices(opening).filter_map(move |(at, _)| {
+        memchr::memmem::find_iter(html.as_bytes(), opening).filter_map(move |at| {
             let preceded = html
                 .get(..at)?
                 .chars()
@@ -233,10 +233,11 @@ mod tests {
 
     #[test]
     fn checks_relative_and_base_url_links() {
-        let files: HashSet<String> = ["index.html", "engines/vllm/index.html", "a b/index.html"]
-            .into_iter()
-            .map(String::from)
-            .collect();
+        let files: foldhash::HashSet<String> =
+            ["index.html", "engines/vllm/index.html", "a b/index.html"]
+                .into_iter()
+                .map(String::from)
+                .collect();
         let html = r#"<a href="../../index.html">x</a><a href="../../a%20b/index.html#top">y</a>
             <a href="../vllm/">folder</a><a href="https://example.org/">ext</a>
             <a href="/kb/engines/vllm/">base</a><img src="../../missing.png">

@@ -204,26 +204,44 @@ pub fn char_span(text: &str, span: &Span) -> Span {
 
 /// Converts character indices (what the YAML parser counts) into byte offsets.
 ///
-/// Built once per file, and only for files whose positions are needed. ASCII files, the common
-/// case, need no table at all.
+/// The parser asks in nearly increasing order, so a cursor walks forward from the last
+/// answer: a whole file costs one pass over its text, and no table. (A table of every
+/// character's offset, as a first version built, was eight bytes per character of every
+/// non-ASCII file, allocated and filled on each load.) Asking for an earlier index walks
+/// from the start again. ASCII text needs no walk at all.
 pub struct CharIndex<'a> {
     text: &'a str,
-    starts: Option<Vec<usize>>,
+    ascii: bool,
+    /// The last answer: a character index and its byte offset.
+    cursor: (usize, usize),
 }
 
 impl<'a> CharIndex<'a> {
     /// Prepares the conversion for `text`.
     pub fn new(text: &'a str) -> Self {
-        let starts = (!text.is_ascii()).then(|| text.char_indices().map(|(i, _)| i).collect());
-        CharIndex { text, starts }
+        CharIndex {
+            text,
+            ascii: text.is_ascii(),
+            cursor: (0, 0),
+        }
     }
 
     /// The byte offset of the character at `index`, or the text length past the end.
-    pub fn byte_offset(&self, index: usize) -> usize {
-        match &self.starts {
-            None => index.min(self.text.len()),
-            Some(starts) => starts.get(index).copied().unwrap_or(self.text.len()),
+    pub fn byte_offset(&mut self, index: usize) -> usize {
+        if self.ascii {
+            return index.min(self.text.len());
         }
+        if index < self.cursor.0 {
+            self.cursor = (0, 0);
+        }
+        let (at, offset) = self.cursor;
+        let rest = self.text.get(offset..).unwrap_or_default();
+        let offset = match rest.char_indices().nth(index - at) {
+            Some((within, _)) => offset + within,
+            None => self.text.len(),
+        };
+        self.cursor = (index, offset);
+        offset
     }
 }
 
@@ -279,6 +297,21 @@ mod tests {
     }
 
     #[test]
+    fn char_index_gives_byte_offsets_asked_in_any_order() {
+        let text = "aé日\u{1F600}b";
+        let expected: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        let mut index = CharIndex::new(text);
+        for order in [[0, 1, 2, 3, 4], [4, 2, 3, 0, 1]] {
+            for at in order {
+                assert_eq!(index.byte_offset(at), expected[at]);
+            }
+        }
+        assert_eq!(index.byte_offset(99), text.len());
+        assert_eq!(index.byte_offset(1), 1);
+        assert_eq!(CharIndex::new("abc").byte_offset(2), 2);
+    }
+
+    #[test]
     fn a_file_never_read_is_not_read_again() {
         let file = SourceFile::new("missing.json".into(), "missing.json".into(), None, false);
         assert_eq!(file.text_again(), None);
@@ -316,7 +349,7 @@ mod tests {
     #[test]
     fn char_index_maps_non_ascii() {
         let text = "é: ü";
-        let index = CharIndex::new(text);
+        let mut index = CharIndex::new(text);
         assert_eq!(index.byte_offset(1), 2);
         assert_eq!(index.byte_offset(3), 4);
         assert_eq!(index.byte_offset(10), text.len());

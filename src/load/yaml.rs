@@ -87,8 +87,9 @@ enum Container {
         map: Map<String, Value>,
         /// The key waiting for its value, with its span.
         pending: Option<(String, Span)>,
-        /// Spans of keys seen so far, only kept to report duplicates.
-        key_spans: HashMap<String, Span>,
+        /// Spans of the keys in `map`, in its (insertion) order, only kept to report
+        /// duplicates: looking keys up in `map` itself spares a second map of every key.
+        key_spans: Vec<Span>,
     },
 }
 
@@ -218,7 +219,7 @@ impl<'t> Builder<'t> {
                     Container::Mapping {
                         map: Map::new(),
                         pending: None,
-                        key_spans: HashMap::new(),
+                        key_spans: Vec::new(),
                     }
                 };
                 let pointer = if self.source_map.is_some() {
@@ -346,15 +347,21 @@ impl<'t> Builder<'t> {
                     *pending = Some((key, span));
                 }
                 Some((key, key_span)) => {
-                    if let Some(first) = key_spans.get(&key) {
+                    if map.contains_key(&key) {
+                        let first = map
+                            .keys()
+                            .position(|existing| *existing == key)
+                            .and_then(|at| key_spans.get(at))
+                            .cloned()
+                            .unwrap_or_else(|| key_span.clone());
                         self.duplicates.push(DuplicateKey {
                             key,
                             span: key_span,
-                            first: first.clone(),
+                            first,
                         });
                         return Ok(());
                     }
-                    key_spans.insert(key.clone(), key_span.clone());
+                    key_spans.push(key_span.clone());
                     map.insert(key, value);
                     if let (Some(source_map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
                         source_map.insert(

@@ -56,6 +56,14 @@ fn stages(c: &mut Criterion) {
         group.bench_function(format!("load/{format}"), |b| {
             b.iter(|| black_box(project.load()))
         });
+        // What `gotchas check` loads: each record's drawn facts, no fields, no texts.
+        group.bench_function(format!("load_for_check/{format}"), |b| {
+            b.iter(|| black_box(project.load_for_check()))
+        });
+        let drawn = project.load_for_check();
+        group.bench_function(format!("check_drawn/{format}"), |b| {
+            b.iter(|| black_box(project.check(&drawn)))
+        });
         let corpus = project.load();
         group.bench_function(format!("check/{format}"), |b| {
             b.iter(|| black_box(project.check(&corpus)))

@@ -11,9 +11,9 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
 
 use crate::check;
 use crate::config::{self, Config, Level};
@@ -127,10 +127,7 @@ pub fn locate<F>(
     corpus: &Corpus<F>,
     schemas: &crate::schema::Schemas,
 ) {
-    let pointed = |file: &str, anchor: &Anchor| {
-        (!matches!(anchor, Anchor::File | Anchor::Span(_))).then(|| file.to_string())
-    };
-    let wanted: HashSet<String> = diagnostics
+    let wanted: HashSet<&str> = diagnostics
         .iter()
         .flat_map(|diagnostic| {
             let labels = diagnostic.labels.iter().map(|l| (&l.file, &l.anchor));
@@ -142,8 +139,9 @@ pub fn locate<F>(
             std::iter::once((&diagnostic.file, &diagnostic.anchor))
                 .chain(labels)
                 .chain(edits)
-                .filter_map(|(file, anchor)| pointed(file, anchor))
         })
+        .filter(|(_, anchor)| !matches!(anchor, Anchor::File | Anchor::Span(_)))
+        .map(|(file, _)| file.as_str())
         .collect();
     let file_collections = &corpus.file_collections;
     let mapped: HashMap<&str, (Cow<'_, str>, SourceMap)> = corpus
@@ -171,6 +169,9 @@ pub fn locate<F>(
         })
         .collect();
     let resolve = |file: &str, anchor: &mut Anchor, shape: Shape| {
+        if matches!(anchor, Anchor::File | Anchor::Span(_)) {
+            return;
+        }
         let Some((text, map)) = mapped.get(file) else {
             return;
         };
@@ -233,5 +234,39 @@ pub fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::S
         span.start + 1..span.end - 1
     } else {
         span
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceFile;
+
+    #[test]
+    fn locate_leaves_spans_as_they_are_in_a_file_it_maps() {
+        let text = "{\n  \"id\": \"vllm\",\n  \"name\": \"vLLM\"\n}\n";
+        let corpus: Corpus = Corpus {
+            files: vec![SourceFile::new(
+                "vllm.json".into(),
+                "vllm.json".into(),
+                Some(text.into()),
+                false,
+            )],
+            file_collections: vec![None],
+            ..Corpus::default()
+        };
+        let whole = 0..text.len();
+        let mut diagnostics = vec![
+            Diagnostic::new(crate::rules::INVALID_VALUE, "vllm.json", "by pointer")
+                .at(Anchor::Value("/name".into())),
+            Diagnostic::new(crate::rules::INVALID_VALUE, "vllm.json", "by span")
+                .at(Anchor::Span(whole.clone())),
+        ];
+        locate(
+            &mut diagnostics,
+            &corpus,
+            &crate::schema::Schemas::default(),
+        );
+        assert_eq!(diagnostics[1].anchor, Anchor::Span(whole));
     }
 }

@@ -157,7 +157,7 @@ impl<F: Send> Corpus<F> {
                 })
                 .collect();
             let mut parsed = Vec::new();
-            let loaded_count = loaded.len();
+            let chunk_start = corpus.files.len();
             for (candidate, loaded) in loaded {
                 let file = corpus.files.len();
                 corpus.diagnostics.extend(loaded.diagnostics);
@@ -181,7 +181,6 @@ impl<F: Send> Corpus<F> {
                 .collect();
             corpus.records.extend(drawn);
             if texts == Texts::LetGo {
-                let chunk_start = corpus.files.len() - loaded_count;
                 corpus.files[chunk_start..]
                     .par_iter_mut()
                     .for_each(SourceFile::let_go);

@@ -207,8 +207,9 @@ pub fn char_span(text: &str, span: &Span) -> Span {
 /// The parser asks in nearly increasing order, so a cursor walks forward from the last
 /// answer: a whole file costs one pass over its text, and no table. (A table of every
 /// character's offset, as a first version built, was eight bytes per character of every
-/// non-ASCII file, allocated and filled on each load.) Asking for an earlier index walks
-/// from the start again. ASCII text needs no walk at all.
+/// non-ASCII file, allocated and filled on each load.) An earlier index is walked back to
+/// from the last answer, so no order of questions costs more than the distances asked
+/// across. ASCII text needs no walk at all.
 pub struct CharIndex<'a> {
     text: &'a str,
     ascii: bool,
@@ -231,14 +232,23 @@ impl<'a> CharIndex<'a> {
         if self.ascii {
             return index.min(self.text.len());
         }
-        if index < self.cursor.0 {
-            self.cursor = (0, 0);
-        }
         let (at, offset) = self.cursor;
-        let rest = self.text.get(offset..).unwrap_or_default();
-        let offset = match rest.char_indices().nth(index - at) {
-            Some((within, _)) => offset + within,
-            None => self.text.len(),
+        let offset = if index >= at {
+            let rest = self.text.get(offset..).unwrap_or_default();
+            match rest.char_indices().nth(index - at) {
+                Some((within, _)) => offset + within,
+                None => {
+                    self.cursor = (at + rest.chars().count(), self.text.len());
+                    return self.text.len();
+                }
+            }
+        } else {
+            let before = self.text.get(..offset).unwrap_or_default();
+            before
+                .char_indices()
+                .rev()
+                .nth(at - index - 1)
+                .map_or(0, |(start, _)| start)
         };
         self.cursor = (index, offset);
         offset
@@ -307,7 +317,10 @@ mod tests {
             }
         }
         assert_eq!(index.byte_offset(99), text.len());
+        assert_eq!(index.byte_offset(4), expected[4]);
         assert_eq!(index.byte_offset(1), 1);
+        assert_eq!(index.byte_offset(100), text.len());
+        assert_eq!(index.byte_offset(0), 0);
         assert_eq!(CharIndex::new("abc").byte_offset(2), 2);
     }
 

@@ -101,46 +101,65 @@ enum ColorWhen {
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(err) => {
+    match Cli::from_env() {
+        Ok(cli) => cli.run(),
+        Err(code) => code,
+    }
+}
+
+impl Cli {
+    /// The command line of this process, or the exit code when it asks for nothing to run:
+    /// 2 after printing a usage error, 0 after printing `--help` or `--version`.
+    pub fn from_env() -> Result<Cli, ExitCode> {
+        Cli::try_parse().map_err(|err| {
             let _ = err.print();
-            return if err.use_stderr() {
+            if err.use_stderr() {
                 ExitCode::from(2)
             } else {
                 ExitCode::SUCCESS
-            };
-        }
-    };
-    let styled = match cli.color {
-        ColorWhen::Always => true,
-        ColorWhen::Never => false,
-        ColorWhen::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
-    };
-    // Not locked for the whole run: the language server writes from a thread of its own.
-    let mut stdout = std::io::stdout();
-    let code = match &cli.command {
-        Command::Check(args) => check::run(&cli, args, styled, &mut stdout),
-        Command::Graph(args) => graph::graph(&cli, args, styled, &mut stdout),
-        Command::Refs(args) => graph::refs(&cli, args, styled, &mut stdout),
-        Command::Stats(args) => graph::stats(&cli, args, styled, &mut stdout),
-        Command::Build(args) => site::build(&cli, args, styled, &mut stdout),
-        Command::Serve(args) => site::serve(&cli, args, styled, &mut stdout),
-        Command::New(args) => author::new(&cli, args, styled, &mut stdout),
-        Command::Convert(args) => author::convert(&cli, args, styled, &mut stdout),
-        Command::Query(args) => query::query(&cli, args, styled, &mut stdout),
-        Command::Index(args) => query::index(&cli, args, styled, &mut stdout),
-        Command::Lsp => lsp::run(&cli),
-        Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
-        Command::Init { dir } => init::run(dir.as_ref().unwrap_or(&cli.root), &mut stdout),
-        Command::Completions { shell } => generate::completions(*shell, &mut stdout),
-        Command::Man { command } => generate::man(command.as_deref(), &mut stdout),
-    };
-    let _ = stdout.flush();
-    code
+            }
+        })
+    }
+
+    /// Whether the command keeps running until it is stopped (`serve`, `lsp`) rather than
+    /// doing one job and exiting. The binary returns freed memory to the system only for
+    /// these: a one-shot run exits soon after its peak anyway.
+    pub fn runs_until_stopped(&self) -> bool {
+        matches!(self.command, Command::Serve(_) | Command::Lsp)
+    }
+
+    /// Runs the command and returns the process exit code.
+    pub fn run(&self) -> ExitCode {
+        let styled = match self.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        };
+        // Not locked for the whole run: the language server writes from a thread of its own.
+        let mut stdout = std::io::stdout();
+        let code = match &self.command {
+            Command::Check(args) => check::run(self, args, styled, &mut stdout),
+            Command::Graph(args) => graph::graph(self, args, styled, &mut stdout),
+            Command::Refs(args) => graph::refs(self, args, styled, &mut stdout),
+            Command::Stats(args) => graph::stats(self, args, styled, &mut stdout),
+            Command::Build(args) => site::build(self, args, styled, &mut stdout),
+            Command::Serve(args) => site::serve(self, args, styled, &mut stdout),
+            Command::New(args) => author::new(self, args, styled, &mut stdout),
+            Command::Convert(args) => author::convert(self, args, styled, &mut stdout),
+            Command::Query(args) => query::query(self, args, styled, &mut stdout),
+            Command::Index(args) => query::index(self, args, styled, &mut stdout),
+            Command::Lsp => lsp::run(self),
+            Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
+            Command::Init { dir } => init::run(dir.as_ref().unwrap_or(&self.root), &mut stdout),
+            Command::Completions { shell } => generate::completions(*shell, &mut stdout),
+            Command::Man { command } => generate::man(command.as_deref(), &mut stdout),
+        };
+        let _ = stdout.flush();
+        code
+    }
 }
 
 /// Reports problems that stop the run (config, schemas) on stderr, with exit code 2.

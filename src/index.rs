@@ -10,9 +10,10 @@
 
 use std::borrow::Cow;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use foldhash::{HashMap, HashMapExt};
+use memchr::memmem::Finder;
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -229,15 +230,18 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         let Some(owners) = self.bare.get(text) else {
             return Err(Problem::Unresolved);
         };
-        let fitting: Vec<usize> = owners
+        let mut fitting = owners
             .iter()
             .copied()
-            .filter(|&r| allowed.contains(&self.corpus.records[r].collection))
-            .collect();
-        match fitting.as_slice() {
-            [one] => Ok(*one),
-            [] => Err(Problem::WrongTarget(owners.clone())),
-            _ => Err(Problem::Ambiguous(fitting)),
+            .filter(|&r| allowed.contains(&self.corpus.records[r].collection));
+        // Nearly every reference resolves to one record, so the list of fitting records is
+        // gathered only when there are several.
+        match (fitting.next(), fitting.next()) {
+            (Some(one), None) => Ok(one),
+            (None, _) => Err(Problem::WrongTarget(owners.clone())),
+            (Some(first), Some(second)) => Err(Problem::Ambiguous(
+                [first, second].into_iter().chain(fitting).collect(),
+            )),
         }
     }
 
@@ -585,8 +589,11 @@ fn value_links<'v>(
 /// Whether a string may hold a wiki-link or a link to a Markdown file: a quick test, as
 /// almost no string does and every string of every record is tested.
 fn may_link(text: &str) -> bool {
-    memchr::memmem::find(text.as_bytes(), b"[[").is_some()
-        || memchr::memmem::find(text.as_bytes(), b".md").is_some()
+    // Built once: `memmem::find` builds its searcher on every call, which cost as much as
+    // the search for these short needles.
+    static WIKI: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("[["));
+    static MARKDOWN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(".md"));
+    WIKI.find(text.as_bytes()).is_some() || MARKDOWN.find(text.as_bytes()).is_some()
 }
 
 /// One step down a JSON value: an object's key or an array's index.

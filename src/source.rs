@@ -258,11 +258,14 @@ impl<'a> CharIndex<'a> {
 /// The path to show for `path`: relative to `root` when inside it, always with `/`.
 pub fn display_path(root: &Path, path: &Path) -> String {
     let relative = path.strip_prefix(root).unwrap_or(path);
-    let parts: Vec<String> = relative
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
+    let mut display = String::with_capacity(relative.as_os_str().len());
+    for (i, component) in relative.components().enumerate() {
+        if i > 0 {
+            display.push('/');
+        }
+        display.push_str(&component.as_os_str().to_string_lossy());
+    }
+    display
 }
 
 /// Percent-encodes one path segment for a URI: everything but unreserved characters.

@@ -101,17 +101,23 @@ fn histogram_bound(a: &str, b: &str) -> usize {
 /// A single word is too weak a signal (`cuda` is a word of dozens of ids), so `part` needs
 /// two.
 fn words_contained(part: &str, whole: &str) -> bool {
-    let split = |s: &'_ str| -> Vec<String> {
-        s.split(['-', '_'])
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>()
-    };
-    let part_words = split(part);
-    let whole_words = split(whole);
-    part_words.len() >= 2
-        && part_words.len() < whole_words.len()
-        && part_words.iter().all(|w| whole_words.contains(w))
+    // Without collecting the words: this runs for every candidate of every unknown name.
+    let part_count = words(part).count();
+    part_count >= 2
+        && part_count < words(whole).count()
+        && words(part).all(|w| words(whole).any(|v| same_word(w, v)))
+}
+
+/// The dash- or underscore-separated words of a name.
+fn words(name: &str) -> impl Iterator<Item = &str> {
+    name.split(['-', '_']).filter(|w| !w.is_empty())
+}
+
+/// Whether two words are the same but for case.
+fn same_word(a: &str, b: &str) -> bool {
+    a.chars()
+        .flat_map(char::to_lowercase)
+        .eq(b.chars().flat_map(char::to_lowercase))
 }
 
 /// Orders suggestions best first.

@@ -12,8 +12,8 @@ pub mod refs;
 mod schema;
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
+use foldhash::HashSet;
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -170,8 +170,13 @@ pub fn graph_rules<'e, F: Named>(
 
 /// Keeps the record rules' diagnostics and drops the generic schema diagnostics about the same
 /// value: `id-format` says more about `/id` than the schema's `pattern` error does.
-fn supersede(specific: Vec<Diagnostic>, general: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let covered: HashSet<Anchor> = specific.iter().map(|d| d.anchor.clone()).collect();
+fn supersede(mut specific: Vec<Diagnostic>, general: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    // Most records have neither kind, so the set is not built for nothing.
+    if specific.is_empty() || general.is_empty() {
+        specific.extend(general);
+        return specific;
+    }
+    let covered: HashSet<&Anchor> = specific.iter().map(|d| &d.anchor).collect();
     let general: Vec<Diagnostic> = general
         .into_iter()
         .filter(|d| {
@@ -179,5 +184,6 @@ fn supersede(specific: Vec<Diagnostic>, general: Vec<Diagnostic>) -> Vec<Diagnos
                 && covered.contains(&d.anchor))
         })
         .collect();
-    specific.into_iter().chain(general).collect()
+    specific.extend(general);
+    specific
 }

@@ -257,15 +257,31 @@ impl<'a> CharIndex<'a> {
 
 /// The path to show for `path`: relative to `root` when inside it, always with `/`.
 pub fn display_path(root: &Path, path: &Path) -> String {
+    relative_display(root, path).into_owned()
+}
+
+/// [`display_path`], borrowed from `path` when it is already in that form, as the paths a
+/// walk joins are: splitting a path into components costs more than the rest of sorting
+/// a file into a collection, for each of 100,000 files.
+pub fn relative_display<'p>(root: &Path, path: &'p Path) -> Cow<'p, str> {
+    if std::path::MAIN_SEPARATOR == '/'
+        && let (Some(text), Some(prefix)) = (path.to_str(), root.to_str())
+        && let Some(rest) = text
+            .strip_prefix(prefix)
+            .and_then(|rest| rest.strip_prefix('/'))
+        && rest.split('/').all(|part| !part.is_empty() && part != ".")
+    {
+        return Cow::Borrowed(rest);
+    }
     let relative = path.strip_prefix(root).unwrap_or(path);
     let mut display = String::with_capacity(relative.as_os_str().len());
-    for (i, component) in relative.components().enumerate() {
-        if i > 0 {
+    for component in relative.components() {
+        if !display.is_empty() && !display.ends_with('/') {
             display.push('/');
         }
         display.push_str(&component.as_os_str().to_string_lossy());
     }
-    display
+    Cow::Owned(display)
 }
 
 /// Percent-encodes one path segment for a URI: everything but unreserved characters.
@@ -307,6 +323,22 @@ mod tests {
         assert_eq!(file.text_again().as_deref(), Some("{\"id\": \"vllm\"}"));
         std::fs::write(&path, "{\"id\": \"sglang\"}").expect("rewritten");
         assert_eq!(file.text_again(), None);
+    }
+
+    #[test]
+    fn paths_display_relative_with_slashes_in_normal_form() {
+        let shown = |root: &str, path: &str| display_path(Path::new(root), Path::new(path));
+        assert!(matches!(
+            relative_display(Path::new("/c"), Path::new("/c/records/a/x.json")),
+            Cow::Borrowed("records/a/x.json")
+        ));
+        assert_eq!(shown("/c", "/c/records//a/./x.json"), "records/a/x.json");
+        assert_eq!(shown("/c", "/c/records/a/"), "records/a");
+        assert_eq!(shown(".", "./records/x.md"), "records/x.md");
+        assert_eq!(shown("/c/", "/c/records/x.md"), "records/x.md");
+        assert_eq!(shown("/c", "/elsewhere/x.md"), "/elsewhere/x.md");
+        assert_eq!(shown("/c", "/cc/x.md"), "/cc/x.md");
+        assert_eq!(shown("", "records/x.md"), "records/x.md");
     }
 
     #[test]

@@ -20,7 +20,6 @@
 //! of the commonest word's list (`cache`, `nvidia`) for every unknown name: at 100,000
 //! generated ids that was most of `check`'s time.
 
-use std::borrow::Cow;
 use std::hash::{BuildHasher, Hasher};
 
 use foldhash::{HashMap, HashMapExt};
@@ -29,6 +28,9 @@ use rayon::prelude::*;
 /// How many word sets of the unknown name are looked up at most: every subset of up to 12
 /// distinct words. Names with more words are matched against their smaller subsets only.
 const MAX_WORD_SET_LOOKUPS: usize = 4096;
+
+/// `(key, position)` pairs sorted by key then position: the postings of a key are one run.
+type Postings = Vec<(u64, u32)>;
 
 /// Known names, indexed for [`NameIndex::candidates`].
 pub struct NameIndex<'n> {
@@ -41,10 +43,14 @@ pub struct NameIndex<'n> {
     /// Each name's characters as a set of 64 bits (see [`char_mask`]), by position.
     masks: Vec<u64>,
     by_bigram: BigramPostings,
-    by_word: HashMap<Cow<'n, str>, Vec<u32>>,
-    /// Positions by a hash of the name's distinct words (see [`word_set_key`]). Two word sets
-    /// may share a key, which only adds a candidate that scoring then turns down.
-    by_word_set: HashMap<u64, Vec<u32>>,
+    /// `(word, position)` for each distinct word of each name, words by [`word_hashes`],
+    /// sorted: a word's postings are one run, positions ascending. Sorted pairs instead of a
+    /// map of lists, so that building them is two parallel steps and no allocation per word.
+    /// Two words may share a hash, which only adds a candidate that scoring then turns down.
+    by_word: Postings,
+    /// `(word set, position)` for each name with words, the set keyed by [`word_set_key`],
+    /// sorted. Two word sets may share a key, with the same effect.
+    by_word_set: Postings,
 }
 
 impl<'n> NameIndex<'n> {
@@ -54,36 +60,35 @@ impl<'n> NameIndex<'n> {
             .into_iter()
             .map(|name| (name.chars().count(), name))
             .collect();
-        names.sort_unstable();
+        names.par_sort_unstable();
         names.dedup();
-        let mut index = NameIndex {
-            lengths: names.iter().map(|&(length, _)| length).collect(),
-            masks: Vec::with_capacity(names.len()),
-            names: names.iter().map(|&(_, name)| name).collect(),
-            by_bigram: BigramPostings::default(),
-            by_word: HashMap::new(),
-            by_word_set: HashMap::new(),
-        };
-        // What each name contributes is worked out in parallel; only the pushes onto the
-        // shared posting lists, in position order, are sequential.
-        let words: Vec<(u64, Vec<Cow<'n, str>>)> = names
-            .par_iter()
-            .map(|&(_, name)| {
-                let words = word_set(name);
-                (word_set_key(words.iter()), words)
-            })
-            .collect();
-        index.masks = names.par_iter().map(|&(_, name)| char_mask(name)).collect();
-        for ((position, &(_, name)), (key, words)) in (0u32..).zip(&names).zip(words) {
-            index.by_bigram.add(name, position);
-            if !words.is_empty() {
-                index.by_word_set.entry(key).or_default().push(position);
-            }
-            for word in words {
-                index.by_word.entry(word).or_default().push(position);
-            }
+        let lengths = names.iter().map(|&(length, _)| length).collect();
+        let names: Vec<&'n str> = names.into_iter().map(|(_, name)| name).collect();
+        // The bigram postings are pushed one name at a time, in position order; the rest is
+        // worked out in parallel beside them.
+        let (by_bigram, (masks, (by_word, by_word_set))) = rayon::join(
+            || {
+                let mut by_bigram = BigramPostings::default();
+                for (position, name) in (0u32..).zip(&names) {
+                    by_bigram.add(name, position);
+                }
+                by_bigram
+            },
+            || {
+                rayon::join(
+                    || names.par_iter().map(|name| char_mask(name)).collect(),
+                    || word_postings(&names),
+                )
+            },
+        );
+        NameIndex {
+            names,
+            lengths,
+            masks,
+            by_bigram,
+            by_word,
+            by_word_set,
         }
-        index
     }
 
     /// Every known name that may be within `budget` edits of `unknown`, or share all the
@@ -91,7 +96,7 @@ impl<'n> NameIndex<'n> {
     /// scores each.
     pub fn candidates(&self, unknown: &str, budget: usize) -> Vec<&'n str> {
         let mut found = self.typo_candidates(unknown, budget);
-        let words = word_set(unknown);
+        let words = word_hashes(unknown);
         if words.len() >= 2 || word_count(unknown) >= 2 {
             found.extend(self.names_with_all(&words));
         }
@@ -152,12 +157,12 @@ impl<'n> NameIndex<'n> {
 
     /// The names that have every one of `words`: the intersection of their postings,
     /// rarest first, so the work is bounded by the rarest word's list.
-    fn names_with_all(&self, words: &[Cow<'_, str>]) -> Vec<u32> {
-        let mut lists: Vec<&Vec<u32>> = Vec::with_capacity(words.len());
-        for word in words {
-            match self.by_word.get(word.as_ref()) {
-                Some(list) => lists.push(list),
-                None => return Vec::new(),
+    fn names_with_all(&self, words: &[u64]) -> Vec<u32> {
+        let mut lists: Vec<&[(u64, u32)]> = Vec::with_capacity(words.len());
+        for &word in words {
+            match postings(&self.by_word, word) {
+                [] => return Vec::new(),
+                list => lists.push(list),
             }
         }
         lists.sort_by_key(|list| list.len());
@@ -166,18 +171,18 @@ impl<'n> NameIndex<'n> {
         };
         rarest
             .iter()
-            .copied()
+            .map(|&(_, position)| position)
             .filter(|position| {
                 others
                     .iter()
-                    .all(|list| list.binary_search(position).is_ok())
+                    .all(|list| list.binary_search_by_key(position, |&(_, at)| at).is_ok())
             })
             .collect()
     }
 
     /// The names made only of some of `words` (distinct and sorted): one lookup per subset,
     /// smallest subsets first, at most [`MAX_WORD_SET_LOOKUPS`].
-    fn names_within(&self, words: &[Cow<'_, str>]) -> Vec<u32> {
+    fn names_within(&self, words: &[u64]) -> Vec<u32> {
         let mut found = Vec::new();
         let mut lookups = 0;
         for size in 1..=words.len() {
@@ -187,10 +192,12 @@ impl<'n> NameIndex<'n> {
                     return found;
                 }
                 lookups += 1;
-                let key = word_set_key(chosen.iter().filter_map(|&at| words.get(at)));
-                if let Some(list) = self.by_word_set.get(&key) {
-                    found.extend_from_slice(list);
-                }
+                let key = word_set_key(chosen.iter().filter_map(|&at| words.get(at).copied()));
+                found.extend(
+                    postings(&self.by_word_set, key)
+                        .iter()
+                        .map(|&(_, position)| position),
+                );
                 if !next_combination(&mut chosen, words.len()) {
                     break;
                 }
@@ -198,6 +205,37 @@ impl<'n> NameIndex<'n> {
         }
         found
     }
+}
+
+/// The run of `key` in pairs sorted by key.
+fn postings(pairs: &[(u64, u32)], key: u64) -> &[(u64, u32)] {
+    let start = pairs.partition_point(|&(k, _)| k < key);
+    let end = pairs.partition_point(|&(k, _)| k <= key);
+    pairs.get(start..end).unwrap_or_default()
+}
+
+/// [`NameIndex::by_word`] and [`NameIndex::by_word_set`] of `names`, by position.
+fn word_postings(names: &[&str]) -> (Postings, Postings) {
+    // Positions fit in a `u32`, as everywhere in the index.
+    let words: Vec<(u32, Vec<u64>)> = names
+        .par_iter()
+        .enumerate()
+        .map(|(position, name)| (position as u32, word_hashes(name)))
+        .collect();
+    let mut by_word: Vec<(u64, u32)> = words
+        .par_iter()
+        .flat_map_iter(|(position, words)| words.iter().map(move |&word| (word, *position)))
+        .collect();
+    let mut by_word_set: Vec<(u64, u32)> = words
+        .par_iter()
+        .filter(|(_, words)| !words.is_empty())
+        .map(|(position, words)| (word_set_key(words.iter().copied()), *position))
+        .collect();
+    rayon::join(
+        || by_word.par_sort_unstable(),
+        || by_word_set.par_sort_unstable(),
+    );
+    (by_word, by_word_set)
 }
 
 /// Posting lists by character bigram: a dense table for ASCII pairs, as ids are, and a map
@@ -294,16 +332,19 @@ fn char_mask(name: &str) -> u64 {
 }
 
 /// The distinct lowercase words of a name (split at `-` and `_`, as
-/// [`crate::suggest::score`] does), sorted; borrowed when already lowercase, as ids are.
-fn word_set(name: &str) -> Vec<Cow<'_, str>> {
-    let mut words: Vec<Cow<'_, str>> = name
+/// [`crate::suggest::score`] does), each as a hash with a fixed seed, sorted: one `u64` per
+/// word instead of a string, so that sets of words compare, sort and key cheaply, the same
+/// within a run and across runs.
+fn word_hashes(name: &str) -> Vec<u64> {
+    let state = foldhash::fast::FixedState::with_seed(0);
+    let mut words: Vec<u64> = name
         .split(['-', '_'])
         .filter(|word| !word.is_empty())
         .map(|word| {
-            if word.is_ascii() && !word.bytes().any(|b| b.is_ascii_uppercase()) {
-                Cow::Borrowed(word)
+            if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
+                state.hash_one(word.to_lowercase())
             } else {
-                Cow::Owned(word.to_lowercase())
+                state.hash_one(word)
             }
         })
         .collect();
@@ -312,13 +353,12 @@ fn word_set(name: &str) -> Vec<Cow<'_, str>> {
     words
 }
 
-/// The key of a sorted set of words in [`NameIndex::by_word_set`]: a hash with a fixed seed,
-/// so that a name and its subsets are keyed alike within a run and across runs.
-fn word_set_key<'w>(words: impl Iterator<Item = &'w Cow<'w, str>>) -> u64 {
+/// The key of a set of words (hashes, sorted) in [`NameIndex::by_word_set`]: a hash with a
+/// fixed seed, so that a name and its subsets are keyed alike within a run and across runs.
+fn word_set_key(words: impl Iterator<Item = u64>) -> u64 {
     let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
     for word in words {
-        hasher.write(word.as_bytes());
-        hasher.write_u8(0xff);
+        hasher.write_u64(word);
     }
     hasher.finish()
 }
@@ -393,7 +433,7 @@ mod tests {
             .map(|n| format!("nvidia-cache-part{n}-extra{}", n % 7))
             .collect();
         let index = NameIndex::new(names.iter().map(String::as_str));
-        let words = word_set("nvidia-cache-part17-extra3-more");
+        let words = word_hashes("nvidia-cache-part17-extra3-more");
         let mut by_words = index.names_with_all(&words);
         by_words.extend(index.names_within(&words));
         let found: Vec<&str> = by_words

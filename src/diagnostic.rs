@@ -191,12 +191,39 @@ impl Diagnostic {
 
 /// Escapes one JSON pointer segment (RFC 6901).
 pub fn escape_pointer_segment(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
+    let mut escaped = String::with_capacity(segment.len());
+    push_escaped(&mut escaped, segment);
+    escaped
 }
 
 /// Appends a segment to a JSON pointer.
 pub fn join_pointer(pointer: &str, segment: &str) -> String {
-    format!("{pointer}/{}", escape_pointer_segment(segment))
+    let mut joined = String::with_capacity(pointer.len() + 1 + segment.len());
+    joined.push_str(pointer);
+    push_pointer_segment(&mut joined, segment);
+    joined
+}
+
+/// Appends a segment to a JSON pointer in place: a walk down a value keeps one pointer and
+/// cuts it back after each child, instead of a new string per step.
+pub fn push_pointer_segment(pointer: &mut String, segment: &str) {
+    pointer.push('/');
+    push_escaped(pointer, segment);
+}
+
+fn push_escaped(pointer: &mut String, segment: &str) {
+    // Field names almost never hold either character: copied whole then.
+    if !segment.contains(['~', '/']) {
+        pointer.push_str(segment);
+        return;
+    }
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
 }
 
 /// Splits a JSON pointer into its unescaped segments.

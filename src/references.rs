@@ -10,11 +10,12 @@
 //! reads every item of the `affects` array.
 
 use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::diagnostic::join_pointer;
+use crate::diagnostic::push_pointer_segment;
 
 /// A field of a collection that holds references.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +36,7 @@ impl Reference {
     /// non-strings are not references (the schema checks their type).
     pub fn values<'v>(&self, record: &'v Value) -> Vec<(String, &'v str)> {
         let mut found = Vec::new();
-        collect(record, &self.path, String::new(), &mut found);
+        collect(record, &self.path, &mut String::new(), &mut found);
         found
     }
 }
@@ -43,23 +44,28 @@ impl Reference {
 fn collect<'v>(
     value: &'v Value,
     path: &[String],
-    pointer: String,
+    pointer: &mut String,
     found: &mut Vec<(String, &'v str)>,
 ) {
+    let depth = pointer.len();
     match value {
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                collect(item, path, format!("{pointer}/{index}"), found);
+                let _ = write!(pointer, "/{index}");
+                collect(item, path, pointer, found);
+                pointer.truncate(depth);
             }
         }
         Value::Object(map) => {
             if let Some((first, rest)) = path.split_first()
                 && let Some(child) = map.get(first)
             {
-                collect(child, rest, join_pointer(&pointer, first), found);
+                push_pointer_segment(pointer, first);
+                collect(child, rest, pointer, found);
+                pointer.truncate(depth);
             }
         }
-        Value::String(text) if path.is_empty() => found.push((pointer, text)),
+        Value::String(text) if path.is_empty() => found.push((pointer.clone(), text)),
         _ => {}
     }
 }

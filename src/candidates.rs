@@ -92,23 +92,24 @@ impl<'n> NameIndex<'n> {
     }
 
     /// Every known name that may be within `budget` edits of `unknown`, or share all the
-    /// words of one of the two with the other; sorted, distinct. A superset: the caller
-    /// scores each.
+    /// words of one of the two with the other; distinct, by length and then by name. A
+    /// superset: the caller scores each.
     pub fn candidates(&self, unknown: &str, budget: usize) -> Vec<&'n str> {
         let mut found = self.typo_candidates(unknown, budget);
-        let words = word_hashes(unknown);
+        let mut words = Vec::new();
+        word_hashes(unknown, &mut words);
         if words.len() >= 2 || word_count(unknown) >= 2 {
             found.extend(self.names_with_all(&words));
         }
         found.extend(self.names_within(&words));
-        let mut names: Vec<&'n str> = found
+        // Names are distinct, so a name found twice was found at the same position twice:
+        // positions are deduplicated, numbers being cheaper to sort than strings.
+        found.sort_unstable();
+        found.dedup();
+        found
             .into_iter()
             .filter_map(|position| self.names.get(position as usize).copied())
-            .collect();
-        // Names are distinct, so a name found twice was found at the same position twice.
-        names.sort_unstable();
-        names.dedup();
-        names
+            .collect()
     }
 
     /// The names within `budget` edits' reach of `unknown`: for a name with enough
@@ -216,21 +217,33 @@ fn postings(pairs: &[(u64, u32)], key: u64) -> &[(u64, u32)] {
 
 /// [`NameIndex::by_word`] and [`NameIndex::by_word_set`] of `names`, by position.
 fn word_postings(names: &[&str]) -> (Postings, Postings) {
-    // Positions fit in a `u32`, as everywhere in the index.
-    let words: Vec<(u32, Vec<u64>)> = names
-        .par_iter()
+    // A chunk of names at a time, one buffer of word hashes reused for all its names: a
+    // list per name, and rayon's concatenation of per-name lists, cost more than the rest.
+    const CHUNK: usize = 4096;
+    let parts: Vec<(Postings, Postings)> = names
+        .par_chunks(CHUNK)
         .enumerate()
-        .map(|(position, name)| (position as u32, word_hashes(name)))
+        .map(|(chunk, names)| {
+            let mut by_word = Vec::with_capacity(names.len() * 3);
+            let mut by_word_set = Vec::with_capacity(names.len());
+            let mut words = Vec::new();
+            // Positions fit in a `u32`, as everywhere in the index.
+            for (position, name) in (chunk as u32 * CHUNK as u32..).zip(names) {
+                word_hashes(name, &mut words);
+                by_word.extend(words.iter().map(|&word| (word, position)));
+                if !words.is_empty() {
+                    by_word_set.push((word_set_key(words.iter().copied()), position));
+                }
+            }
+            (by_word, by_word_set)
+        })
         .collect();
-    let mut by_word: Vec<(u64, u32)> = words
-        .par_iter()
-        .flat_map_iter(|(position, words)| words.iter().map(move |&word| (word, *position)))
-        .collect();
-    let mut by_word_set: Vec<(u64, u32)> = words
-        .par_iter()
-        .filter(|(_, words)| !words.is_empty())
-        .map(|(position, words)| (word_set_key(words.iter().copied()), *position))
-        .collect();
+    let mut by_word = Vec::with_capacity(parts.iter().map(|(words, _)| words.len()).sum());
+    let mut by_word_set = Vec::with_capacity(names.len());
+    for (words, sets) in parts {
+        by_word.extend(words);
+        by_word_set.extend(sets);
+    }
     rayon::join(
         || by_word.par_sort_unstable(),
         || by_word_set.par_sort_unstable(),
@@ -332,25 +345,25 @@ fn char_mask(name: &str) -> u64 {
 }
 
 /// The distinct lowercase words of a name (split at `-` and `_`, as
-/// [`crate::suggest::score`] does), each as a hash with a fixed seed, sorted: one `u64` per
-/// word instead of a string, so that sets of words compare, sort and key cheaply, the same
-/// within a run and across runs.
-fn word_hashes(name: &str) -> Vec<u64> {
+/// [`crate::suggest::score`] does), each as a hash with a fixed seed, sorted, into `words`:
+/// one `u64` per word instead of a string, so that sets of words compare, sort and key
+/// cheaply, the same within a run and across runs.
+fn word_hashes(name: &str, words: &mut Vec<u64>) {
     let state = foldhash::fast::FixedState::with_seed(0);
-    let mut words: Vec<u64> = name
-        .split(['-', '_'])
-        .filter(|word| !word.is_empty())
-        .map(|word| {
-            if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
-                state.hash_one(word.to_lowercase())
-            } else {
-                state.hash_one(word)
-            }
-        })
-        .collect();
+    words.clear();
+    words.extend(
+        name.split(['-', '_'])
+            .filter(|word| !word.is_empty())
+            .map(|word| {
+                if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
+                    state.hash_one(word.to_lowercase())
+                } else {
+                    state.hash_one(word)
+                }
+            }),
+    );
     words.sort_unstable();
     words.dedup();
-    words
 }
 
 /// The key of a set of words (hashes, sorted) in [`NameIndex::by_word_set`]: a hash with a
@@ -433,7 +446,8 @@ mod tests {
             .map(|n| format!("nvidia-cache-part{n}-extra{}", n % 7))
             .collect();
         let index = NameIndex::new(names.iter().map(String::as_str));
-        let words = word_hashes("nvidia-cache-part17-extra3-more");
+        let mut words = Vec::new();
+        word_hashes("nvidia-cache-part17-extra3-more", &mut words);
         let mut by_words = index.names_with_all(&words);
         by_words.extend(index.names_within(&words));
         let found: Vec<&str> = by_words

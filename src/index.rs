@@ -142,24 +142,19 @@ impl Resolved {
 /// What a record keeps that the references written in it can be read from: its fields, or
 /// the references themselves, found while it was loaded.
 pub trait Cites: Sized + Sync {
-    /// Every reference written in `record`, the record at `index` of its corpus, whose file
-    /// holds `text`: see [`written_in_record`]. Borrowed when the record keeps them.
-    fn written<'r>(
-        record: &'r Record<Self>,
-        index: usize,
-        text: Option<&str>,
-        schemas: &Schemas,
-    ) -> Cow<'r, [Written]>;
+    /// Every reference written in `record`, the record at `index` of its corpus: see
+    /// [`written_in_record`]. Borrowed when the record keeps them.
+    fn written<'r>(record: &'r Record<Self>, index: usize, schemas: &Schemas)
+    -> Cow<'r, [Written]>;
 }
 
 impl Cites for Value {
     fn written<'r>(
         record: &'r Record<Self>,
         index: usize,
-        text: Option<&str>,
         schemas: &Schemas,
     ) -> Cow<'r, [Written]> {
-        Cow::Owned(written_in(record, index, text, schemas))
+        Cow::Owned(written_in(record, index, schemas))
     }
 }
 
@@ -340,10 +335,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             .records
             .par_iter()
             .enumerate()
-            .map(|(index, record)| {
-                let text = self.corpus.file_of(record).text.as_deref();
-                F::written(record, index, text, self.schemas)
-            });
+            .map(|(index, record)| F::written(record, index, self.schemas));
         let docs = (0..self.corpus.docs.len())
             .into_par_iter()
             .map(|doc| Cow::Owned(written_in_doc(self.corpus, self.schemas, doc)));
@@ -472,25 +464,13 @@ pub struct Written {
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Vec<Written> {
-    let record = &corpus.records[index];
-    written_in(
-        record,
-        index,
-        corpus.file_of(record).text.as_deref(),
-        schemas,
-    )
+    written_in(&corpus.records[index], index, schemas)
 }
 
-/// [`written_in_record`] for `record`, the record at `index` of its corpus, whose file holds
-/// `text`.
+/// [`written_in_record`] for `record`, the record at `index` of its corpus.
 // Collection indices come from the schemas they index.
 #[allow(clippy::indexing_slicing)]
-fn written_in(
-    record: &Record,
-    index: usize,
-    text: Option<&str>,
-    schemas: &Schemas,
-) -> Vec<Written> {
+fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> {
     let all: Vec<usize> = (0..schemas.collections.len()).collect();
     let mut written = Vec::new();
     for reference in &schemas.collections[record.collection].references {
@@ -514,9 +494,15 @@ fn written_in(
         &all,
         &mut written,
     );
-    if let (Some(body), Some(text)) = (&record.body, text) {
-        prose_links(record.file, text, body, &all, &mut written);
-    }
+    written.extend(record.links.iter().map(|link| Written {
+        source: Source::Link {
+            file: record.file,
+            span: link.span.clone(),
+            kind: link.kind,
+        },
+        text: link.target.clone(),
+        allowed: all.clone(),
+    }));
     written
 }
 

@@ -54,19 +54,14 @@ pub struct Drawn {
 pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) -> Record<Drawn> {
     let drawn = Drawn {
         findings: record_findings(&record, &file.display, schemas),
-        written: Value::written(&record, index, file.text.as_deref(), schemas).into_owned(),
+        written: Value::written(&record, index, schemas).into_owned(),
         name: record.value.name().map(str::to_string),
     };
     record.keeping(drawn)
 }
 
 impl Cites for Drawn {
-    fn written<'r>(
-        record: &'r Record<Self>,
-        _: usize,
-        _: Option<&str>,
-        _: &Schemas,
-    ) -> Cow<'r, [Written]> {
+    fn written<'r>(record: &'r Record<Self>, _: usize, _: &Schemas) -> Cow<'r, [Written]> {
         Cow::Borrowed(&record.value.written)
     }
 }

@@ -10,8 +10,9 @@
 
 use std::collections::HashSet;
 
-use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
+use crate::links::{self, Link};
 use crate::source::Span;
 
 /// Front matter located in a Markdown file.
@@ -83,30 +84,96 @@ pub fn field_name(heading: &str) -> String {
     name
 }
 
+/// What one parse of a Markdown record's body gives: its field sections and its corpus
+/// links.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Body {
+    /// The level-2 sections whose field name is a text field, in order.
+    pub sections: Vec<Section>,
+    /// The wiki-links and links to Markdown files, in order, with spans in the file.
+    pub links: Vec<Link>,
+}
+
+/// Reads the sections and the links of `text[body]` in one pass of the Markdown parser:
+/// parsing a body twice, once for each, was the largest cost of loading a Markdown record
+/// after its front matter.
+pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
+    let body_text = text.get(body.clone()).unwrap_or_default();
+    let mut headings: Vec<(Span, String)> = Vec::new();
+    let mut current: Option<(Span, String)> = None;
+    let mut wiki_link_in_heading = false;
+    let mut links = Vec::new();
+    for (event, range) in Parser::new_ext(body_text, Options::ENABLE_WIKILINKS).into_offset_iter() {
+        match event {
+            Event::Start(Tag::Link {
+                link_type,
+                dest_url,
+                ..
+            }) => {
+                wiki_link_in_heading |=
+                    current.is_some() && matches!(link_type, LinkType::WikiLink { .. });
+                links.extend(links::classify(
+                    body_text, body.start, link_type, &dest_url, range,
+                ));
+            }
+            event => heading_event(event, range, &mut current, &mut headings),
+        }
+    }
+    // Sections are defined by the parse without wiki-links, which reads `## See [[x]]` as
+    // the text `See [[x]]`; a heading holding one is read again that way.
+    let sections = if wiki_link_in_heading {
+        sections(text, body, fields)
+    } else {
+        sections_of(body_text, body, &headings, fields)
+    };
+    Body { sections, links }
+}
+
 /// The level-2 sections of `text[body]` whose field name is in `fields`, in order.
 pub fn sections(text: &str, body: &Span, fields: &HashSet<String>) -> Vec<Section> {
     let body_text = text.get(body.clone()).unwrap_or_default();
     let mut headings: Vec<(Span, String)> = Vec::new();
     let mut current: Option<(Span, String)> = None;
     for (event, range) in Parser::new_ext(body_text, Options::empty()).into_offset_iter() {
-        match event {
-            Event::Start(Tag::Heading {
-                level: HeadingLevel::H2,
-                ..
-            }) => current = Some((range, String::new())),
-            Event::Text(t) | Event::Code(t) => {
-                if let Some((_, title)) = current.as_mut() {
-                    title.push_str(&t);
-                }
-            }
-            Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
-                if let Some(heading) = current.take() {
-                    headings.push(heading);
-                }
-            }
-            _ => {}
-        }
+        heading_event(event, range, &mut current, &mut headings);
     }
+    sections_of(body_text, body, &headings, fields)
+}
+
+/// Follows one parser event for the level-2 headings and their text.
+fn heading_event(
+    event: Event<'_>,
+    range: Span,
+    current: &mut Option<(Span, String)>,
+    headings: &mut Vec<(Span, String)>,
+) {
+    match event {
+        Event::Start(Tag::Heading {
+            level: HeadingLevel::H2,
+            ..
+        }) => *current = Some((range, String::new())),
+        Event::Text(t) | Event::Code(t) => {
+            if let Some((_, title)) = current.as_mut() {
+                title.push_str(&t);
+            }
+        }
+        Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
+            if let Some(heading) = current.take() {
+                headings.push(heading);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The sections of the level-2 `headings` (spans in `body_text`, which is `text[body]`)
+/// whose field name is in `fields`.
+fn sections_of(
+    body_text: &str,
+    body: &Span,
+    headings: &[(Span, String)],
+    fields: &HashSet<String>,
+) -> Vec<Section> {
     let mut sections = Vec::new();
     for (i, (range, title)) in headings.iter().enumerate() {
         let field = field_name(title);

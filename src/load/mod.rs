@@ -16,6 +16,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::{Anchor, Diagnostic, Label, join_pointer};
+use crate::links::Link;
 use crate::rules;
 use crate::source::{self, Format, SourceFile, Span};
 use crate::sourcemap::{Node, SourceMap};
@@ -47,6 +48,8 @@ pub struct Record<F = Value> {
     /// Markdown records: the fields read from `## Heading` sections (their links are found
     /// in the body, with exact positions).
     pub sections: Vec<String>,
+    /// Markdown records: the corpus links of the body, found as it was parsed.
+    pub links: Vec<Link>,
 }
 
 impl<F> Record<F> {
@@ -62,6 +65,7 @@ impl<F> Record<F> {
             value,
             body: self.body,
             sections: self.sections,
+            links: self.links,
         }
     }
 }
@@ -84,6 +88,7 @@ impl Record {
             value: loaded.value,
             body: loaded.body,
             sections: loaded.sections,
+            links: loaded.links,
         }
     }
 }
@@ -121,6 +126,8 @@ pub struct LoadedRecord {
     pub body: Option<Span>,
     /// Fields read from Markdown sections.
     pub sections: Vec<String>,
+    /// Corpus links of the Markdown body.
+    pub links: Vec<Link>,
 }
 
 /// What the loader needs to know about the file's collection.
@@ -271,8 +278,13 @@ pub fn parse(
         );
         return None;
     }
-    let (value, body, sections) = match format {
-        Format::Json => (parse_json(text, display, diagnostics)?, None, Vec::new()),
+    let (value, body, sections, links) = match format {
+        Format::Json => (
+            parse_json(text, display, diagnostics)?,
+            None,
+            Vec::new(),
+            Vec::new(),
+        ),
         Format::Yaml => {
             let value = parse_yaml(text, 0, display, diagnostics)?;
             let Some(value) = value else {
@@ -282,11 +294,12 @@ pub fn parse(
                 );
                 return None;
             };
-            (value, None, Vec::new())
+            (value, None, Vec::new(), Vec::new())
         }
         Format::Markdown => {
-            let (value, body, sections) = parse_markdown(text, display, context, diagnostics)?;
-            (value, Some(body), sections)
+            let (value, body, sections, links) =
+                parse_markdown(text, display, context, diagnostics)?;
+            (value, Some(body), sections, links)
         }
     };
     match value {
@@ -295,6 +308,7 @@ pub fn parse(
             value,
             body,
             sections,
+            links,
         }),
         other => {
             let found = json_type(&other);
@@ -371,7 +385,7 @@ fn parse_markdown(
     display: &str,
     context: &LoadContext<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<(Value, Span, Vec<String>)> {
+) -> Option<(Value, Span, Vec<String>, Vec<Link>)> {
     let front = match markdown::split_front_matter(text) {
         Ok(front) => front,
         Err(err) => {
@@ -403,8 +417,9 @@ fn parse_markdown(
         Some(value) => value,
     };
     let mut fields = Vec::new();
+    let body = markdown::read_body(text, &front.body, context.text_fields);
     if let Value::Object(map) = &mut value {
-        for section in markdown::sections(text, &front.body, context.text_fields) {
+        for section in body.sections {
             let content = text
                 .get(section.content.clone())
                 .unwrap_or_default()
@@ -431,7 +446,7 @@ fn parse_markdown(
             }
         }
     }
-    Some((value, front.body, fields))
+    Some((value, front.body, fields, body.links))
 }
 
 fn duplicate_key(display: &str, duplicate: DuplicateKey) -> Diagnostic {

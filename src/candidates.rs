@@ -25,6 +25,8 @@ use std::hash::{BuildHasher, Hasher};
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
+use crate::suggest;
+
 /// How many word sets of the unknown name are looked up at most: every subset of up to 12
 /// distinct words. Names with more words are matched against their smaller subsets only.
 const MAX_WORD_SET_LOOKUPS: usize = 4096;
@@ -98,7 +100,7 @@ impl<'n> NameIndex<'n> {
         let mut found = self.typo_candidates(unknown, budget);
         let mut words = Vec::new();
         word_hashes(unknown, &mut words);
-        if words.len() >= 2 || word_count(unknown) >= 2 {
+        if words.len() >= 2 || suggest::words(unknown).count() >= 2 {
             found.extend(self.names_with_all(&words));
         }
         found.extend(self.names_within(&words));
@@ -351,17 +353,13 @@ fn char_mask(name: &str) -> u64 {
 fn word_hashes(name: &str, words: &mut Vec<u64>) {
     let state = foldhash::fast::FixedState::with_seed(0);
     words.clear();
-    words.extend(
-        name.split(['-', '_'])
-            .filter(|word| !word.is_empty())
-            .map(|word| {
-                if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
-                    state.hash_one(word.to_lowercase())
-                } else {
-                    state.hash_one(word)
-                }
-            }),
-    );
+    words.extend(suggest::words(name).map(|word| {
+        if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
+            state.hash_one(word.to_lowercase())
+        } else {
+            state.hash_one(word)
+        }
+    }));
     words.sort_unstable();
     words.dedup();
 }
@@ -374,12 +372,6 @@ fn word_set_key(words: impl Iterator<Item = u64>) -> u64 {
         hasher.write_u64(word);
     }
     hasher.finish()
-}
-
-fn word_count(name: &str) -> usize {
-    name.split(['-', '_'])
-        .filter(|word| !word.is_empty())
-        .count()
 }
 
 #[cfg(test)]

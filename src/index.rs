@@ -494,15 +494,7 @@ fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> 
         &all,
         &mut written,
     );
-    written.extend(record.links.iter().map(|link| Written {
-        source: Source::Link {
-            file: record.file,
-            span: link.span.clone(),
-            kind: link.kind,
-        },
-        text: link.target.clone(),
-        allowed: all.clone(),
-    }));
+    written.extend(link_references(record.file, &record.links, &all));
     written
 }
 
@@ -514,7 +506,8 @@ pub fn written_in_doc<F>(corpus: &Corpus<F>, schemas: &Schemas, doc: usize) -> V
     let all: Vec<usize> = (0..schemas.collections.len()).collect();
     let mut written = Vec::new();
     if let Some(text) = corpus.files[file].text.as_deref() {
-        prose_links(file, text, &(0..text.len()), &all, &mut written);
+        let links = links::extract(text, &(0..text.len()));
+        written.extend(link_references(file, &links, &all));
     }
     written
 }
@@ -599,18 +592,21 @@ fn pointer_of(path: &[Step<'_>]) -> String {
     })
 }
 
-fn prose_links(file: usize, text: &str, range: &Span, all: &[usize], written: &mut Vec<Written>) {
-    for link in links::extract(text, range) {
-        written.push(Written {
-            source: Source::Link {
-                file,
-                span: link.span.clone(),
-                kind: link.kind,
-            },
-            text: link.target,
-            allowed: all.to_vec(),
-        });
-    }
+/// The references of links in the prose of corpus file `file`.
+fn link_references<'l>(
+    file: usize,
+    links: &'l [Link],
+    all: &'l [usize],
+) -> impl Iterator<Item = Written> + 'l {
+    links.iter().map(move |link| Written {
+        source: Source::Link {
+            file,
+            span: link.span.clone(),
+            kind: link.kind,
+        },
+        text: link.target.clone(),
+        allowed: all.to_vec(),
+    })
 }
 
 /// Removes `.` and `..` components without touching the file system.

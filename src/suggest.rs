@@ -109,7 +109,7 @@ fn words_contained(part: &str, whole: &str) -> bool {
 }
 
 /// The dash- or underscore-separated words of a name.
-fn words(name: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn words(name: &str) -> impl Iterator<Item = &str> {
     name.split(['-', '_']).filter(|w| !w.is_empty())
 }
 

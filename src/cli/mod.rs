@@ -99,14 +99,6 @@ enum ColorWhen {
     Never,
 }
 
-/// Runs the command line and returns the process exit code.
-pub fn main() -> ExitCode {
-    match Cli::from_env() {
-        Ok(cli) => cli.run(),
-        Err(code) => code,
-    }
-}
-
 impl Cli {
     /// The command line of this process, or the exit code when it asks for nothing to run:
     /// 2 after printing a usage error, 0 after printing `--help` or `--version`.

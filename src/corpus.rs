@@ -50,11 +50,15 @@ impl<F> Default for Corpus<F> {
     }
 }
 
-/// Whether record files keep their text once their records are drawn.
+/// Which record files keep their text once their records are drawn.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Texts {
+    /// All: for commands that edit files or answer questions about positions.
     Kept,
+    /// None: [`SourceFile::text_again`] reads the few that a report points into.
     LetGo,
+    /// Only files whose record has a Markdown body, which the site renders from the text.
+    Bodies,
 }
 
 /// How many files are loaded before their records are drawn: enough to keep every thread
@@ -94,6 +98,15 @@ impl Corpus {
     /// Discovers and loads every record under the records root.
     pub fn load(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
         Corpus::load_chunks(root, config, schemas, |record, _, _| record, Texts::Kept)
+    }
+
+    /// Discovers and loads every record for the site, which renders fields and Markdown
+    /// bodies but no other text of a record file: the other texts are let go as they are
+    /// parsed ([`SourceFile::let_go`]). Of a corpus of JSON records that is as much memory as
+    /// the corpus on disk, a quarter of a build's peak, which the kernel would have to zero
+    /// before handing it out.
+    pub fn load_for_site(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
+        Corpus::load_chunks(root, config, schemas, |record, _, _| record, Texts::Bodies)
     }
 }
 
@@ -179,12 +192,21 @@ impl<F: Send> Corpus<F> {
                     draw(record, index, file)
                 })
                 .collect();
+            let records_start = corpus.records.len();
             corpus.records.extend(drawn);
-            if texts == Texts::LetGo {
-                corpus.files[chunk_start..]
-                    .par_iter_mut()
-                    .for_each(SourceFile::let_go);
+            let mut keep = vec![texts == Texts::Kept; corpus.files.len() - chunk_start];
+            if texts == Texts::Bodies {
+                for record in &corpus.records[records_start..] {
+                    if record.body.is_some() {
+                        keep[record.file - chunk_start] = true;
+                    }
+                }
             }
+            corpus.files[chunk_start..]
+                .par_iter_mut()
+                .zip(keep)
+                .filter(|(_, keep)| !keep)
+                .for_each(|(file, _)| file.let_go());
         }
         corpus.load_docs(root, config);
         corpus
@@ -428,6 +450,25 @@ pub enum RecordChange {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_site_keeps_only_the_texts_of_markdown_bodies() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let project = crate::project::Project::open(root, None).unwrap();
+        let corpus = project.load_for_site();
+        let kept = |name: &str| {
+            let file = corpus.files.iter().find(|f| f.display.ends_with(name));
+            file.unwrap_or_else(|| panic!("{name} not loaded"))
+                .text
+                .is_some()
+        };
+        assert!(kept("pd-batch-invariant-mode-absent-from-kv-namespace.md"));
+        assert!(!kept("engines/mooncake.yaml"));
+        assert!(
+            project.load().files.iter().all(|f| f.text.is_some()),
+            "a plain load keeps every text"
+        );
+    }
 
     #[test]
     fn a_docs_pattern_reaches_its_folder_the_folders_below_and_above() {

@@ -58,6 +58,11 @@ impl Project {
         Corpus::load(&self.root, &self.config, &self.schemas)
     }
 
+    /// Discovers and loads every record for the site (see [`Corpus::load_for_site`]).
+    pub fn load_for_site(&self) -> Corpus {
+        Corpus::load_for_site(&self.root, &self.config, &self.schemas)
+    }
+
     /// Discovers and loads every record for [`Project::check`] alone: the rules that look at
     /// one record run as it is loaded, and its fields are not kept (see [`check::draw`]).
     pub fn load_for_check(&self) -> Corpus<check::Drawn> {

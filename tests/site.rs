@@ -164,6 +164,39 @@ fn bundled_corpus_builds_and_every_link_arrives() {
     }
 }
 
+/// The data files are streamed to disk a piece at a time; each must still be one whole
+/// document, holding every record.
+#[test]
+fn data_files_are_whole_documents_with_every_record() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("out");
+    assert_eq!(build(corpus.path(), &out, &[]).code, 0);
+    let parse = |file: &str, prefix: &str, suffix: &str| -> serde_json::Value {
+        let text = text(&out, file);
+        let json = text
+            .strip_prefix(prefix)
+            .and_then(|t| t.strip_suffix(suffix))
+            .unwrap_or_else(|| panic!("{file} is not `{prefix}...{suffix}`"));
+        serde_json::from_str(json).unwrap_or_else(|e| panic!("{file}: {e}"))
+    };
+    let records = parse("records.json", "", "\n");
+    let ids: Vec<&str> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 10, "{ids:?}");
+    assert!(ids.contains(&"engines/mooncake"), "{ids:?}");
+    let graph = parse("graph.json", "", "\n");
+    assert_eq!(graph["nodes"].as_array().unwrap().len(), 10);
+    assert!(!graph["edges"].as_array().unwrap().is_empty());
+    let script = parse("graph/data.js", "window.gotchasGraph = ", ";\n");
+    assert_eq!(script["nodes"].as_array().unwrap().len(), 10);
+    let search = parse("search/data.js", "window.gotchasSearch = ", ";\n");
+    assert_eq!(search["entries"].as_array().unwrap().len(), 10);
+}
+
 #[test]
 fn a_record_page_shows_fields_backlinks_and_its_neighbourhood() {
     let corpus = bundled_copy();

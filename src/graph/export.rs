@@ -4,7 +4,7 @@
 //! bytes. Colours are assigned to collections in name order from a fixed palette.
 
 use std::collections::BTreeSet;
-use std::io::Write;
+use std::io::{self, Write};
 use std::process::{Command, Stdio};
 
 use petgraph::graph::NodeIndex;
@@ -132,6 +132,15 @@ struct JsonEdge<'a> {
 
 /// `{nodes: [{id, collection, name, url}], edges: [{from, to, field}]}`.
 pub fn json(graph: &CorpusGraph, site: &SiteConfig) -> String {
+    let mut text = Vec::new();
+    // Writing into memory fails only if serializing does, which these types cannot.
+    let _ = write_json(graph, site, &mut text);
+    String::from_utf8(text).unwrap_or_default()
+}
+
+/// [`json`], written to `out` as it is serialized: for a large corpus the graph is tens of
+/// megabytes.
+pub fn write_json(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -> io::Result<()> {
     let document = JsonGraph {
         nodes: graph
             .graph
@@ -153,9 +162,8 @@ pub fn json(graph: &CorpusGraph, site: &SiteConfig) -> String {
             })
             .collect(),
     };
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
-    text.push('\n');
-    text
+    serde_json::to_writer_pretty(&mut *out, &document)?;
+    out.write_all(b"\n")
 }
 
 fn mermaid_label(text: &str) -> String {

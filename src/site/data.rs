@@ -4,6 +4,8 @@
 //! A record's JSON holds its fields as written plus what the site resolved: every reference
 //! with the record it names (or `null`), and every record or page that cites it.
 
+use std::io::{self, Write};
+
 use petgraph::Direction;
 use petgraph::visit::EdgeRef;
 use serde::Serialize;
@@ -97,22 +99,19 @@ pub fn record_file(content: &Content<'_>, published: usize) -> String {
     text
 }
 
-/// `records.json`: every record, one per line, so the file diffs and greps well. Written
-/// in one pass into one buffer: for a large corpus this is the biggest file of the site, and
-/// joining separately serialized records would hold it twice. The other files are rendered
-/// in parallel meanwhile.
-pub fn records_file(content: &Content<'_>) -> Vec<u8> {
-    let mut out = b"[".to_vec();
+/// `records.json`: every record, one per line, so the file diffs and greps well. Streamed
+/// a record at a time: for a large corpus this is the biggest file of the site.
+pub fn write_records(content: &Content<'_>, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(b"[")?;
     for published in 0..content.records.len() {
-        out.extend_from_slice(if published == 0 { b"\n" } else { b",\n" });
-        let _ = serde_json::to_writer(&mut out, &record(content, published));
+        out.write_all(if published == 0 { b"\n" } else { b",\n" })?;
+        serde_json::to_writer(&mut *out, &record(content, published))?;
     }
-    out.extend_from_slice(if content.records.is_empty() {
+    out.write_all(if content.records.is_empty() {
         b"]\n"
     } else {
         b"\n]\n"
-    });
-    out
+    })
 }
 
 /// `graph/data.js`: the graph for the explorer, as a script so that it also loads from disk,
@@ -120,7 +119,7 @@ pub fn records_file(content: &Content<'_>) -> Vec<u8> {
 /// page), link from the site root]`, edges `[from, to]` by node index.
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-pub fn graph_script(content: &Content<'_>) -> String {
+pub fn write_graph_script(content: &Content<'_>, out: &mut dyn Write) -> io::Result<()> {
     #[derive(Serialize)]
     struct GraphData<'a> {
         collections: Vec<&'a str>,
@@ -158,8 +157,7 @@ pub fn graph_script(content: &Content<'_>) -> String {
             .collect(),
         collections,
     };
-    format!(
-        "window.gotchasGraph = {};\n",
-        serde_json::to_string(&data).unwrap_or_default()
-    )
+    out.write_all(b"window.gotchasGraph = ")?;
+    serde_json::to_writer(&mut *out, &data)?;
+    out.write_all(b";\n")
 }

@@ -31,7 +31,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-pub use output::{MARKER, Memory, OutputError, Sink, Staging};
+pub use output::{MARKER, Memory, OutputError, Sink, Staging, Streamer};
 pub use templates::FOLDER as TEMPLATES_FOLDER;
 
 use crate::corpus::Corpus;
@@ -264,18 +264,19 @@ impl<'c> Site<'c> {
             .files
             .par_iter()
             .map(|(file, item)| {
-                let (bytes, broken) = match self.render(&frame, file, item)? {
+                let (written, broken) = match self.render(&frame, file, item)? {
                     Rendered::Page(html) => {
                         let broken: Vec<(String, String)> =
                             urls::broken_links(file, &html, &known, &self.content.site.base_url)
                                 .into_iter()
                                 .map(|link| (file.clone(), link))
                                 .collect();
-                        (html.into_bytes(), broken)
+                        (sink.put(file, html.as_bytes()), broken)
                     }
-                    Rendered::Data(bytes) => (bytes, Vec::new()),
+                    Rendered::Data(bytes) => (sink.put(file, &bytes), Vec::new()),
+                    Rendered::Streamed(write) => (sink.put_streamed(file, &*write), Vec::new()),
                 };
-                sink.put(file, &bytes).map_err(|source| BuildError::Write {
+                written.map_err(|source| BuildError::Write {
                     file: file.clone(),
                     source,
                 })?;
@@ -291,12 +292,12 @@ impl<'c> Site<'c> {
         Err(BuildError::BrokenLinks(broken))
     }
 
-    fn render(
-        &self,
+    fn render<'s>(
+        &'s self,
         frame: &Frame<'_, '_>,
         file: &str,
         item: &Item,
-    ) -> Result<Rendered, BuildError> {
+    ) -> Result<Rendered<'s>, BuildError> {
         let content = &self.content;
         let html = match item {
             Item::Home => frame.home(file),
@@ -309,13 +310,26 @@ impl<'c> Site<'c> {
             Item::Search => frame.plain("search.html", file, "search/", "Search"),
             Item::NotFound => frame.plain("404.html", file, "404.html", "Not found"),
             Item::RecordJson(p) => return Ok(Rendered::text(data::record_file(content, *p))),
-            Item::Records => return Ok(Rendered::Data(data::records_file(content))),
-            Item::GraphJson => {
-                let json = crate::graph::export::json(&content.graph, &content.site);
-                return Ok(Rendered::text(json));
+            Item::Records => {
+                return Ok(Rendered::Streamed(Box::new(|out| {
+                    data::write_records(content, out)
+                })));
             }
-            Item::GraphScript => return Ok(Rendered::text(data::graph_script(content))),
-            Item::SearchScript => return Ok(Rendered::Data(search::script(content))),
+            Item::GraphJson => {
+                return Ok(Rendered::Streamed(Box::new(|out| {
+                    crate::graph::export::write_json(&content.graph, &content.site, out)
+                })));
+            }
+            Item::GraphScript => {
+                return Ok(Rendered::Streamed(Box::new(|out| {
+                    data::write_graph_script(content, out)
+                })));
+            }
+            Item::SearchScript => {
+                return Ok(Rendered::Streamed(Box::new(|out| {
+                    search::write_script(content, out)
+                })));
+            }
             Item::Feed => return Ok(Rendered::text(feed::atom(content))),
             Item::Sitemap(name) => {
                 let xml = self.sitemaps.get(name).cloned().unwrap_or_default();
@@ -333,14 +347,15 @@ impl<'c> Site<'c> {
     }
 }
 
-/// A rendered file: a page, whose links are checked, or anything else.
-enum Rendered {
+/// A rendered file: a page, whose links are checked, or anything else, whole or streamed.
+enum Rendered<'s> {
     Page(String),
     Data(Vec<u8>),
+    Streamed(Box<Streamer<'s>>),
 }
 
-impl Rendered {
-    fn text(text: String) -> Rendered {
+impl Rendered<'_> {
+    fn text(text: String) -> Rendered<'static> {
         Rendered::Data(text.into_bytes())
     }
 }

@@ -8,7 +8,8 @@
 //! empty folder may be replaced, since that loses nothing.
 
 use std::collections::BTreeMap;
-use std::io;
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
@@ -21,7 +22,19 @@ const MARKER_TEXT: &str = "This folder was written by `gotchas build` and is rep
 pub trait Sink: Sync {
     /// Stores one file; `path` is relative to the site root, with `/` separators.
     fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()>;
+
+    /// Stores one file that `write` writes a piece at a time. The largest files of a big
+    /// site (every record in `records.json`, the search index) are streamed rather than
+    /// held whole: at 100,000 records they were hundreds of megabytes each, most of a
+    /// build's peak memory.
+    fn put_streamed(&self, path: &str, write: &Streamer<'_>) -> io::Result<()>;
 }
+
+/// Writes a file's bytes a piece at a time (see [`Sink::put_streamed`]).
+pub type Streamer<'a> = dyn Fn(&mut dyn io::Write) -> io::Result<()> + Sync + 'a;
+
+/// The buffer between a streamed file's writer and the file: few system calls, little memory.
+const STREAM_BUFFER: usize = 256 * 1024;
 
 /// Why the site could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -160,20 +173,33 @@ impl Staging {
     }
 }
 
-impl Sink for Staging {
-    fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()> {
+impl Staging {
+    /// Creates a file of the staged site, and its folder if need be.
+    fn create(&self, path: &str) -> io::Result<File> {
         let file = self.temporary.path().join(checked(path)?);
         // Most folders exist by the time a file is written to them: try first, and make the
         // folder only when it is missing, which saves a system call for most files.
-        match std::fs::write(&file, bytes) {
+        match File::create(&file) {
             Err(err) if err.kind() == io::ErrorKind::NotFound => {
                 if let Some(folder) = file.parent() {
                     std::fs::create_dir_all(folder)?;
                 }
-                std::fs::write(&file, bytes)
+                File::create(&file)
             }
-            written => written,
+            created => created,
         }
+    }
+}
+
+impl Sink for Staging {
+    fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()> {
+        self.create(path)?.write_all(bytes)
+    }
+
+    fn put_streamed(&self, path: &str, write: &Streamer<'_>) -> io::Result<()> {
+        let mut out = BufWriter::with_capacity(STREAM_BUFFER, self.create(path)?);
+        write(&mut out)?;
+        out.flush()
     }
 }
 
@@ -208,16 +234,26 @@ impl Memory {
     pub fn into_files(self) -> BTreeMap<String, Vec<u8>> {
         self.files.into_inner().unwrap_or_else(|e| e.into_inner())
     }
-}
 
-impl Sink for Memory {
-    fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()> {
+    fn store(&self, path: &str, bytes: Vec<u8>) -> io::Result<()> {
         checked(path)?;
         self.files
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(path.to_string(), bytes.to_vec());
+            .insert(path.to_string(), bytes);
         Ok(())
+    }
+}
+
+impl Sink for Memory {
+    fn put(&self, path: &str, bytes: &[u8]) -> io::Result<()> {
+        self.store(path, bytes.to_vec())
+    }
+
+    fn put_streamed(&self, path: &str, write: &Streamer<'_>) -> io::Result<()> {
+        let mut bytes = Vec::new();
+        write(&mut bytes)?;
+        self.store(path, bytes)
     }
 }
 

@@ -6,6 +6,8 @@
 //! records loads at once. It is a script (`search/data.js`) rather than JSON so that search
 //! also works on a site opened from disk, where browsers refuse to fetch files.
 
+use std::io::{self, Write};
+
 use serde_json::Value;
 
 use super::content::Content;
@@ -24,11 +26,11 @@ const PROSE_LENGTH: usize = 80;
 /// Fields that are not prose: the id and name have their own columns, the rest is noise.
 const NOT_TEXT: &[&str] = &["id", "type", "name", "updated", "url"];
 
-/// `search/data.js`, written in one pass into one buffer (see `records.json`).
+/// `search/data.js`, streamed a row at a time (see `records.json`).
 // Published record and page indices come from this content, the others from its corpus.
 #[allow(clippy::indexing_slicing)]
-pub fn script(content: &Content<'_>) -> Vec<u8> {
-    let mut out = b"window.gotchasSearch = {\"entries\": [".to_vec();
+pub fn write_script(content: &Content<'_>, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(b"window.gotchasSearch = {\"entries\": [")?;
     let docs = content.docs.iter().map(|doc| {
         let file = &content.corpus.files[content.corpus.docs[doc.doc].file];
         let text = plain(file.text.as_deref().unwrap_or_default(), PAGE_TEXT);
@@ -39,11 +41,10 @@ pub fn script(content: &Content<'_>) -> Vec<u8> {
         .map(|p| record_row(content, p))
         .chain(docs);
     for (index, row) in rows.enumerate() {
-        out.extend_from_slice(if index == 0 { b"\n" } else { b",\n" });
-        out.extend_from_slice(row.as_bytes());
+        out.write_all(if index == 0 { b"\n" } else { b",\n" })?;
+        out.write_all(row.as_bytes())?;
     }
-    out.extend_from_slice(b"\n]};\n");
-    out
+    out.write_all(b"\n]};\n")
 }
 
 // Published record and page indices come from this content, the others from its corpus.

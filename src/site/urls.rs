@@ -7,6 +7,8 @@
 //! only where a relative one cannot work: the feed, the sitemap, canonical links and the
 //! 404 page, which a server shows at any depth.
 
+use std::borrow::Cow;
+
 use percent_encoding::{
     AsciiSet, CONTROLS, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode,
 };
@@ -100,32 +102,39 @@ pub fn broken_links(
         .rfind('/')
         .and_then(|i| file.get(..=i))
         .unwrap_or_default();
+    // Every page of a site is checked, each with dozens of links: one buffer for the paths
+    // they lead to, rather than a few strings per link.
+    let mut target = String::new();
     attribute_values(html)
-        .filter(|url| !arrives(folder, url, files, base_url))
+        .filter(|url| !arrives(folder, url, files, base_url, &mut target))
+        .map(Cow::into_owned)
         .collect()
 }
 
-fn arrives(folder: &str, url: &str, files: &foldhash::HashSet<String>, base_url: &str) -> bool {
+/// Whether `url`, on a page in `folder`, names a file of the site; `target` is scratch space.
+fn arrives(
+    folder: &str,
+    url: &str,
+    files: &foldhash::HashSet<String>,
+    base_url: &str,
+    target: &mut String,
+) -> bool {
     let path = url.split(['#', '?']).next().unwrap_or_default();
     if path.is_empty() {
         return true;
     }
-    let target = if let Some(below) = path.strip_prefix(base_url) {
-        let below = decode(below);
-        if below.is_empty() || below.ends_with('/') {
-            format!("{below}index.html")
-        } else {
-            below
+    if let Some(below) = path.strip_prefix(base_url) {
+        target.clear();
+        target.push_str(&decode(below));
+        if target.is_empty() || target.ends_with('/') {
+            target.push_str("index.html");
         }
     } else if is_external(path) {
         return true;
-    } else {
-        match resolve(folder, &decode(path)) {
-            Some(target) => target,
-            None => return false,
-        }
-    };
-    files.contains(&target)
+    } else if !resolve(folder, &decode(path), target) {
+        return false;
+    }
+    files.contains(target.as_str())
 }
 
 /// A URL with a scheme (`https:`, `mailto:`), or protocol-relative, or rooted at a host.
@@ -136,28 +145,49 @@ fn is_external(url: &str) -> bool {
     scheme || url.starts_with('/')
 }
 
-/// `folder` joined with a relative path, `..` and `.` applied; `None` above the root.
-fn resolve(folder: &str, relative: &str) -> Option<String> {
-    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+/// Writes into `out` the path of `relative` from `folder`, `..` and `.` applied; false when
+/// it leads above the root.
+fn resolve(folder: &str, relative: &str, out: &mut String) -> bool {
+    fn push(out: &mut String, parts: &mut usize, part: &str) {
+        if *parts > 0 {
+            out.push('/');
+        }
+        out.push_str(part);
+        *parts += 1;
+    }
+    out.clear();
+    let mut parts = 0_usize;
+    for part in folder.split('/').filter(|p| !p.is_empty()) {
+        push(out, &mut parts, part);
+    }
     for part in relative.split('/') {
         match part {
             "." => {}
             ".." => {
-                parts.pop()?;
+                if parts == 0 {
+                    return false;
+                }
+                parts -= 1;
+                let cut = if parts == 0 {
+                    0
+                } else {
+                    out.rfind('/').unwrap_or(0)
+                };
+                out.truncate(cut);
             }
-            part => parts.push(part),
+            part => push(out, &mut parts, part),
         }
     }
-    Some(parts.join("/"))
+    true
 }
 
-fn decode(text: &str) -> String {
-    percent_decode_str(text).decode_utf8_lossy().into_owned()
+fn decode(text: &str) -> Cow<'_, str> {
+    percent_decode_str(text).decode_utf8_lossy()
 }
 
 /// Every `href="..."` and `src="..."` value, unescaped. The pages are generated, so their
 /// attributes are always double-quoted.
-fn attribute_values(html: &str) -> impl Iterator<Item = String> + '_ {
+fn attribute_values(html: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     // memchr's vectorised search: every page is scanned, and this scan was an eighth of a
     // build with the standard library's `match_indices`.
     ["href=\"", "src=\""].into_iter().flat_map(move |opening| {
@@ -176,7 +206,10 @@ fn attribute_values(html: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// Undoes HTML escaping: the named entities [`escape`] and Markdown write, and numeric ones.
-fn unescape(text: &str) -> String {
+fn unescape(text: &str) -> Cow<'_, str> {
+    if !text.contains('&') {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some((before, from)) = rest.find('&').and_then(|at| rest.split_at_checked(at)) {
@@ -211,7 +244,7 @@ fn unescape(text: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -229,6 +262,27 @@ mod tests {
         assert_eq!(href("", ""), "index.html");
         assert_eq!(href("../", "assets/style.css"), "../assets/style.css");
         assert_eq!(href("", "a b/c#d/"), "a%20b/c%23d/index.html");
+    }
+
+    #[test]
+    fn resolves_relative_paths_against_a_folder() {
+        let mut out = String::from("left over");
+        let mut resolved =
+            |folder: &str, relative: &str| resolve(folder, relative, &mut out).then(|| out.clone());
+        assert_eq!(
+            resolved("engines/vllm/", "../../index.html").unwrap(),
+            "index.html"
+        );
+        assert_eq!(
+            resolved("engines/vllm/", "../vllm/").unwrap(),
+            "engines/vllm/"
+        );
+        assert_eq!(
+            resolved("engines/", "./a/./b.html").unwrap(),
+            "engines/a/b.html"
+        );
+        assert_eq!(resolved("", "a/../b").unwrap(), "b");
+        assert_eq!(resolved("a/", "../../x"), None);
     }
 
     #[test]

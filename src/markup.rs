@@ -1,11 +1,19 @@
 //! Escaping for HTML and XML 1.0: one function for the site's pages and feed, the JUnit
 //! report and the graph's SVG, so that a record's name reaches each of them the same way.
 
+use std::borrow::Cow;
+
 /// Text escaped for HTML and XML content and for attributes in either quotes. Control
 /// characters that XML 1.0 cannot hold at all, even as references, become U+FFFD, so that a
 /// stray one in a record's name cannot make a feed, a report or a picture unreadable.
 pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    escaped(text).into_owned()
+}
+
+/// [`escape`], borrowing `text` when nothing in it changes: most of what a page shows (ids,
+/// names, links) has nothing to escape, and a site writes it millions of times.
+pub fn escaped(text: &str) -> Cow<'_, str> {
+    let mut out = String::new();
     // Runs of text that need no change are copied whole: every byte that may need one is
     // ASCII or starts U+FFFE/U+FFFF (0xEF), so a run always ends on a character boundary.
     let bytes = text.as_bytes();
@@ -31,13 +39,19 @@ pub fn escape(text: &str) -> String {
                 continue;
             }
         };
+        if out.is_empty() {
+            out.reserve(text.len() + replacement.len());
+        }
         out.push_str(text.get(run_start..at).unwrap_or_default());
         out.push_str(replacement);
         at += width;
         run_start = at;
     }
+    if run_start == 0 {
+        return Cow::Borrowed(text);
+    }
     out.push_str(text.get(run_start..).unwrap_or_default());
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -50,6 +64,13 @@ mod tests {
             escape("a<b & \"c\" 'd'\u{1}\n"),
             "a&lt;b &amp; &quot;c&quot; &#39;d&#39;\u{FFFD}\n"
         );
+    }
+
+    #[test]
+    fn borrows_text_with_nothing_to_escape() {
+        assert!(matches!(escaped("engines/vllm é\n"), Cow::Borrowed(_)));
+        assert!(matches!(escaped("a&b"), Cow::Owned(_)));
+        assert_eq!(escaped("&"), "&amp;");
     }
 
     #[test]

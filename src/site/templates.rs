@@ -150,7 +150,7 @@ fn format(out: &mut Output<'_>, state: &mut State<'_, '_>, value: &Value) -> Res
     }
     match (state.auto_escape(), value.as_str()) {
         (AutoEscape::Html, Some(text)) if !value.is_safe() => out
-            .write_str(&crate::markup::escape(text))
+            .write_str(&crate::markup::escaped(text))
             .map_err(Error::from),
         _ => escape_formatter(out, state, value),
     }
@@ -158,23 +158,15 @@ fn format(out: &mut Output<'_>, state: &mut State<'_, '_>, value: &Value) -> Res
 
 /// `href(path)`: the link from the page being rendered to a site path.
 fn href(state: &State<'_, '_>, path: &str) -> Value {
-    Value::from_safe_string(format!(
-        "{}{}",
-        crate::markup::escape(&root(state)),
-        urls::encode(path)
-    ))
+    let root = state.lookup("root");
+    let mut link = crate::markup::escape(root.as_ref().and_then(Value::as_str).unwrap_or_default());
+    urls::push_encoded(&mut link, path);
+    Value::from_safe_string(link)
 }
 
 /// `asset(name)`: the link from the page being rendered to an asset.
 fn asset(state: &State<'_, '_>, name: &str) -> Value {
     href(state, &format!("assets/{name}"))
-}
-
-fn root(state: &State<'_, '_>) -> String {
-    state
-        .lookup("root")
-        .and_then(|root| root.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 fn template_error(display: &str, text: &str, err: &minijinja::Error) -> Diagnostic {

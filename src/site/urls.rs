@@ -36,27 +36,34 @@ pub fn root_of(file: &str) -> String {
     "../".repeat(file.matches('/').count())
 }
 
-/// A path with each segment percent-encoded.
-fn encode_segments(path: &str) -> String {
-    path.split('/')
-        .map(|segment| utf8_percent_encode(segment, SEGMENT).to_string())
-        .collect::<Vec<_>>()
-        .join("/")
+/// A path with each segment percent-encoded. [`SEGMENT`] leaves `/` alone, so the path is
+/// encoded whole, and borrowed when nothing in it needs encoding, as in most site paths.
+fn encode_segments(path: &str) -> Cow<'_, str> {
+    utf8_percent_encode(path, SEGMENT).into()
 }
 
 /// A site path as it is written in a URL: each segment percent-encoded, and a folder path
 /// (`engines/vllm/`, or `""` for the root) completed with its `index.html`.
 pub fn encode(path: &str) -> String {
-    let mut out = encode_segments(path);
+    let mut out = String::with_capacity(path.len() + "index.html".len());
+    push_encoded(&mut out, path);
+    out
+}
+
+/// Appends [`encode`]`(path)` to `out`: every page has dozens of links.
+pub fn push_encoded(out: &mut String, path: &str) {
+    out.push_str(&encode_segments(path));
     if path.is_empty() || path.ends_with('/') {
         out.push_str("index.html");
     }
-    out
 }
 
 /// The link from a page to a site path, given the page's way back to the root.
 pub fn href(root: &str, path: &str) -> String {
-    format!("{root}{}", encode(path))
+    let mut out = String::with_capacity(root.len() + path.len() + "index.html".len());
+    out.push_str(root);
+    push_encoded(&mut out, path);
+    out
 }
 
 /// Characters escaped in a query value: all but the unreserved ones and `/`.

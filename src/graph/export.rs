@@ -4,6 +4,7 @@
 //! bytes. Colours are assigned to collections in name order from a fixed palette.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::process::{Command, Stdio};
 
@@ -13,7 +14,7 @@ use serde::Serialize;
 
 use super::{CorpusGraph, Node};
 use crate::config::SiteConfig;
-use crate::markup::escape;
+use crate::markup::escaped;
 
 /// Most nodes laid out in-process for SVG; larger graphs go through Graphviz.
 pub const MAX_INPROCESS_SVG_NODES: usize = 60;
@@ -363,10 +364,13 @@ pub fn layout_svg(
         let (x1, y1) = placed[edge.source().index()];
         let (x2, y2) = placed[edge.target().index()];
         let (x2, y2) = clip(x1, y1, x2, y2);
-        out.push_str(&format!(
-            "<g class=\"edge\"><title>{}</title><line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#9ca3af\" marker-end=\"url(#arrow)\"/></g>\n",
-            escape(&format!("{} {} {}", graph.graph[edge.source()].id, edge.weight().field, graph.graph[edge.target()].id))
-        ));
+        let _ = writeln!(
+            out,
+            "<g class=\"edge\"><title>{} {} {}</title><line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#9ca3af\" marker-end=\"url(#arrow)\"/></g>",
+            escaped(&graph.graph[edge.source()].id),
+            escaped(&edge.weight().field),
+            escaped(&graph.graph[edge.target()].id)
+        );
     }
     for node in graph.graph.node_indices() {
         let weight = &graph.graph[node];
@@ -376,16 +380,18 @@ pub fn layout_svg(
         } else {
             "#9ca3af"
         };
-        out.push_str(&format!(
-            "<a href=\"{}\"><g class=\"node\"><title>{}</title><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\" rx=\"6\" fill=\"{}\" stroke=\"{stroke}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text></g></a>\n",
-            escape(&href(weight)),
-            escape(&format!("{}: {}", weight.id, weight.name)),
+        let _ = writeln!(
+            out,
+            "<a href=\"{}\"><g class=\"node\"><title>{}: {}</title><rect x=\"{:.1}\" y=\"{:.1}\" width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\" rx=\"6\" fill=\"{}\" stroke=\"{stroke}\"/><text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text></g></a>",
+            escaped(&href(weight)),
+            escaped(&weight.id),
+            escaped(&weight.name),
             x - NODE_WIDTH / 2.0,
             y - NODE_HEIGHT / 2.0,
             colours.get(weight),
             y + 4.0,
-            escape(&short(&weight.name)),
-        ));
+            escaped(&short(&weight.name)),
+        );
     }
     out.push_str("</svg>\n");
     out

@@ -7,14 +7,16 @@
 //! code. Long text fields are prose and get the Markdown renderer; a Markdown record's body is
 //! rendered whole, and the fields it holds are not repeated in the table.
 
+use std::fmt::Write as _;
+
 use serde::Serialize;
 use serde_json::Value;
 
 use super::content::Content;
 use super::markdown;
 use super::urls;
-use crate::diagnostic::join_pointer;
-use crate::markup::escape;
+use crate::diagnostic::{join_pointer, push_pointer_segment};
+use crate::markup::escaped;
 
 /// Fields shown in a record page's heading rather than in its table.
 const HEADING_FIELDS: &[&str] = &["id", "type", "name"];
@@ -108,7 +110,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
             }
             value => {
                 let mut html = String::new();
-                writer.value(value, &join_pointer("", name), Some(name), &mut html);
+                writer.value(value, &mut join_pointer("", name), Some(name), &mut html);
                 fields.table.push(field(html));
             }
         }
@@ -134,12 +136,15 @@ struct Writer<'a, 'c> {
 
 impl Writer<'_, '_> {
     /// Writes a value; `top` is the field name when the value is a top-level field's, where
-    /// an enum value links to its value page.
-    fn value(&self, value: &Value, pointer: &str, top: Option<&str>, out: &mut String) {
+    /// an enum value links to its value page. `pointer` is the value's, extended for each
+    /// child and cut back after it: one string for the walk, not one per value.
+    fn value(&self, value: &Value, pointer: &mut String, top: Option<&str>, out: &mut String) {
         match value {
             Value::Null => out.push_str("<span class=\"none\">—</span>"),
             Value::Bool(yes) => out.push_str(if *yes { "yes" } else { "no" }),
-            Value::Number(number) => out.push_str(&number.to_string()),
+            Value::Number(number) => {
+                let _ = write!(out, "{number}");
+            }
             Value::String(text) => self.string(text, pointer, top, out),
             Value::Array(items) if items.is_empty() => {
                 out.push_str("<span class=\"none\">none</span>");
@@ -153,18 +158,24 @@ impl Writer<'_, '_> {
                 } else {
                     "<ol class=\"items\">"
                 });
+                let parent = pointer.len();
                 for (index, item) in items.iter().enumerate() {
                     out.push_str("<li>");
-                    self.value(item, &format!("{pointer}/{index}"), None, out);
+                    let _ = write!(pointer, "/{index}");
+                    self.value(item, pointer, None, out);
+                    pointer.truncate(parent);
                     out.push_str("</li>");
                 }
                 out.push_str(if inline { "</ul>" } else { "</ol>" });
             }
             Value::Object(map) => {
                 out.push_str("<dl class=\"object\">");
+                let parent = pointer.len();
                 for (key, item) in map {
-                    out.push_str(&format!("<dt>{}</dt><dd>", escape(key)));
-                    self.value(item, &join_pointer(pointer, key), None, out);
+                    let _ = write!(out, "<dt>{}</dt><dd>", escaped(key));
+                    push_pointer_segment(pointer, key);
+                    self.value(item, pointer, None, out);
+                    pointer.truncate(parent);
                     out.push_str("</dd>");
                 }
                 out.push_str("</dl>");
@@ -180,47 +191,56 @@ impl Writer<'_, '_> {
             match target {
                 Some(to) => {
                     let record = &content.records[*to];
-                    out.push_str(&format!(
-                        "<a href=\"{}\" title=\"{}\">{}</a>",
-                        urls::href(self.root, &record.page),
-                        escape(&record.qid),
-                        escape(&record.name)
-                    ));
+                    out.push_str("<a href=\"");
+                    out.push_str(self.root);
+                    urls::push_encoded(out, &record.page);
+                    let _ = write!(
+                        out,
+                        "\" title=\"{}\">{}</a>",
+                        escaped(&record.qid),
+                        escaped(&record.name)
+                    );
                     if let Some(url) = content.text(*to, "url").filter(|u| is_web(u)) {
-                        out.push_str(&format!(
+                        let _ = write!(
+                            out,
                             " <a class=\"external host\" href=\"{}\">{}</a>",
-                            escape(url),
-                            escape(host(url))
-                        ));
+                            escaped(url),
+                            escaped(host(url))
+                        );
                     }
                 }
-                None => out.push_str(&format!(
-                    "<span class=\"broken-ref\" title=\"no record has this id\">{}</span>",
-                    escape(text)
-                )),
+                None => {
+                    let _ = write!(
+                        out,
+                        "<span class=\"broken-ref\" title=\"no record has this id\">{}</span>",
+                        escaped(text)
+                    );
+                }
             }
             return;
         }
         if let Some(field) = top
             && let Some(page) = content.value_page(field, text)
         {
-            out.push_str(&format!(
+            let _ = write!(
+                out,
                 "<a class=\"badge {}\" href=\"{}\">{}</a>",
                 badge_class(field, text),
                 urls::href(self.root, page),
-                escape(text)
-            ));
+                escaped(text)
+            );
         } else if text.contains("[[") || text.contains(".md") {
             // `check` reads links in any string field; the page shows them as links too.
             let file = content.corpus.records[content.records[self.published].record].file;
             out.push_str(&markdown::render_inline(content, file, text, self.root));
         } else if is_web(text) {
-            out.push_str(&format!(
+            let _ = write!(
+                out,
                 "<a class=\"external\" href=\"{0}\">{0}</a>",
-                escape(text)
-            ));
+                escaped(text)
+            );
         } else {
-            out.push_str(&escape(text));
+            out.push_str(&escaped(text));
         }
     }
 }

@@ -100,22 +100,22 @@ struct ValueCount<'a> {
 
 /// Backlinks: citing collection, then field, then the citing records or pages.
 #[derive(Serialize)]
-struct Group {
-    collection: String,
-    fields: Vec<FieldGroup>,
+struct Group<'a> {
+    collection: &'a str,
+    fields: Vec<FieldGroup<'a>>,
 }
 
 #[derive(Serialize)]
-struct FieldGroup {
-    field: String,
-    items: Vec<Link>,
+struct FieldGroup<'a> {
+    field: &'a str,
+    items: Vec<Link<'a>>,
 }
 
 #[derive(Serialize)]
-struct Link {
-    id: String,
-    name: String,
-    path: String,
+struct Link<'a> {
+    id: &'a str,
+    name: &'a str,
+    path: &'a str,
 }
 
 // Published record and page indices come from this content, the others from its corpus.
@@ -364,7 +364,7 @@ impl<'a, 'c> Frame<'a, 'c> {
         struct RecordPage<'a> {
             record: Head<'a>,
             fields: FieldsView,
-            referenced_by: Vec<Group>,
+            referenced_by: Vec<Group<'a>>,
             graph: Option<GraphView>,
         }
         #[derive(Serialize)]
@@ -437,20 +437,21 @@ impl<'a, 'c> Frame<'a, 'c> {
     }
 
     /// Incoming edges of a node, by citing collection (`pages` for prose) and field.
-    fn referenced_by(&self, node: NodeIndex) -> Vec<Group> {
-        let graph = &self.content.graph.graph;
-        let mut groups: BTreeMap<String, BTreeMap<String, Vec<Link>>> = BTreeMap::new();
+    fn referenced_by(&self, node: NodeIndex) -> Vec<Group<'a>> {
+        let content = self.content;
+        let graph = &content.graph.graph;
+        let mut groups: BTreeMap<&str, BTreeMap<&str, Vec<Link<'a>>>> = BTreeMap::new();
         for edge in graph.edges_directed(node, Direction::Incoming) {
             let from = &graph[edge.source()];
             groups
-                .entry(from.collection.clone().unwrap_or_else(|| "pages".into()))
+                .entry(from.collection.as_deref().unwrap_or("pages"))
                 .or_default()
-                .entry(edge.weight().field.clone())
+                .entry(&edge.weight().field)
                 .or_default()
                 .push(Link {
-                    id: from.id.clone(),
-                    name: from.name.clone(),
-                    path: self.content.page_of(from).to_string(),
+                    id: &from.id,
+                    name: &from.name,
+                    path: content.page_of(from),
                 });
         }
         groups
@@ -460,7 +461,7 @@ impl<'a, 'c> Frame<'a, 'c> {
                 fields: fields
                     .into_iter()
                     .map(|(field, mut items)| {
-                        items.sort_by(|a, b| a.id.cmp(&b.id));
+                        items.sort_by(|a, b| a.id.cmp(b.id));
                         FieldGroup { field, items }
                     })
                     .collect(),
@@ -560,7 +561,7 @@ impl<'a, 'c> Frame<'a, 'c> {
         struct DocPage<'a> {
             doc: DocInfo<'a>,
             body: Html,
-            referenced_by: Vec<Group>,
+            referenced_by: Vec<Group<'a>>,
         }
         #[derive(Serialize)]
         struct DocInfo<'a> {

@@ -1,5 +1,6 @@
-//! Per-stage benchmarks on generated corpora of 10,000 records in each format, and the graph
-//! stage's share of `check` at 100,000 records.
+//! Per-stage benchmarks on generated corpora of 10,000 records in each format (load, check,
+//! resolve, graph, the site, the report), and the graph stage's share of `check` at 100,000
+//! records.
 //!
 //! `cargo bench --bench check` (or `-- stages`, `-- graph_share`). The corpora come from the
 //! `synth` example (included here as a module), generated once per format before measuring,
@@ -16,6 +17,7 @@ use gotchas::check;
 use gotchas::graph::CorpusGraph;
 use gotchas::index::IdIndex;
 use gotchas::report::{self, Sources};
+use gotchas::site::{Memory, Site};
 
 #[path = "../examples/synth.rs"]
 #[allow(dead_code)]
@@ -74,6 +76,16 @@ fn stages(c: &mut Criterion) {
         let resolved = IdIndex::new(&corpus, &project.schemas).resolve_all();
         group.bench_function(format!("graph/{format}"), |b| {
             b.iter(|| black_box(CorpusGraph::build(&corpus, &project.schemas, &resolved)))
+        });
+        // The site, rendered into memory: planning, every page and data file, link checks.
+        let for_site = project.load_for_site();
+        group.bench_function(format!("site/{format}"), |b| {
+            b.iter(|| {
+                let site = Site::new(&project, &for_site, None).expect("the site plans");
+                let memory = Memory::default();
+                site.write(&memory, &|| {}).expect("the site renders");
+                black_box(memory.into_files().len())
+            })
         });
         let diagnostics = project.check(&corpus);
         group.bench_function(format!("render/{format}"), |b| {

@@ -131,6 +131,22 @@ impl Staging {
         })
     }
 
+    /// Creates a file of the staged site, and its folder if need be.
+    fn create(&self, path: &str) -> io::Result<File> {
+        let file = self.temporary.path().join(checked(path)?);
+        // Most folders exist by the time a file is written to them: try first, and make the
+        // folder only when it is missing, which saves a system call for most files.
+        match File::create(&file) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                if let Some(folder) = file.parent() {
+                    std::fs::create_dir_all(folder)?;
+                }
+                File::create(&file)
+            }
+            created => created,
+        }
+    }
+
     /// Marks the written site and swaps it in for the old one, which is then deleted.
     pub fn commit(self) -> Result<(), OutputError> {
         let staged = self.temporary.path().to_path_buf();
@@ -170,24 +186,6 @@ impl Staging {
             remove_in_parallel(old.path());
         }
         Ok(())
-    }
-}
-
-impl Staging {
-    /// Creates a file of the staged site, and its folder if need be.
-    fn create(&self, path: &str) -> io::Result<File> {
-        let file = self.temporary.path().join(checked(path)?);
-        // Most folders exist by the time a file is written to them: try first, and make the
-        // folder only when it is missing, which saves a system call for most files.
-        match File::create(&file) {
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                if let Some(folder) = file.parent() {
-                    std::fs::create_dir_all(folder)?;
-                }
-                File::create(&file)
-            }
-            created => created,
-        }
     }
 }
 

@@ -192,8 +192,7 @@ impl Writer<'_, '_> {
                 Some(to) => {
                     let record = &content.records[*to];
                     out.push_str("<a href=\"");
-                    out.push_str(self.root);
-                    urls::push_encoded(out, &record.page);
+                    urls::push_href(out, self.root, &record.page);
                     let _ = write!(
                         out,
                         "\" title=\"{}\">{}</a>",

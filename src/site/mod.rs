@@ -311,24 +311,20 @@ impl<'c> Site<'c> {
             Item::NotFound => frame.plain("404.html", file, "404.html", "Not found"),
             Item::RecordJson(p) => return Ok(Rendered::text(data::record_file(content, *p))),
             Item::Records => {
-                return Ok(Rendered::Streamed(Box::new(|out| {
-                    data::write_records(content, out)
-                })));
+                return Ok(Rendered::streamed(|out| data::write_records(content, out)));
             }
             Item::GraphJson => {
-                return Ok(Rendered::Streamed(Box::new(|out| {
+                return Ok(Rendered::streamed(|out| {
                     crate::graph::export::write_json(&content.graph, &content.site, out)
-                })));
+                }));
             }
             Item::GraphScript => {
-                return Ok(Rendered::Streamed(Box::new(|out| {
+                return Ok(Rendered::streamed(|out| {
                     data::write_graph_script(content, out)
-                })));
+                }));
             }
             Item::SearchScript => {
-                return Ok(Rendered::Streamed(Box::new(|out| {
-                    search::write_script(content, out)
-                })));
+                return Ok(Rendered::streamed(|out| search::write_script(content, out)));
             }
             Item::Feed => return Ok(Rendered::text(feed::atom(content))),
             Item::Sitemap(name) => {
@@ -354,9 +350,15 @@ enum Rendered<'s> {
     Streamed(Box<Streamer<'s>>),
 }
 
-impl Rendered<'_> {
+impl<'s> Rendered<'s> {
     fn text(text: String) -> Rendered<'static> {
         Rendered::Data(text.into_bytes())
+    }
+
+    fn streamed(
+        write: impl Fn(&mut dyn std::io::Write) -> std::io::Result<()> + Sync + 's,
+    ) -> Rendered<'s> {
+        Rendered::Streamed(Box::new(write))
     }
 }
 

@@ -61,9 +61,14 @@ pub fn push_encoded(out: &mut String, path: &str) {
 /// The link from a page to a site path, given the page's way back to the root.
 pub fn href(root: &str, path: &str) -> String {
     let mut out = String::with_capacity(root.len() + path.len() + "index.html".len());
-    out.push_str(root);
-    push_encoded(&mut out, path);
+    push_href(&mut out, root, path);
     out
+}
+
+/// Appends [`href`]`(root, path)` to `out`.
+pub fn push_href(out: &mut String, root: &str, path: &str) {
+    out.push_str(root);
+    push_encoded(out, path);
 }
 
 /// Characters escaped in a query value: all but the unreserved ones and `/`.

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde_json::Value;
+use std::collections::hash_map::Entry;
 
 use crate::candidates::NameIndex;
 use crate::corpus::Corpus;
@@ -170,6 +171,9 @@ pub struct IdIndex<'c, F = Value> {
     docs: HashMap<&'c str, usize>,
     /// Prose page path -> page.
     doc_paths: HashMap<&'c Path, usize>,
+    /// `(record, first)` for every record whose id its collection already has, in record
+    /// order: `first` is the record that has it.
+    duplicates: Vec<(usize, usize)>,
     /// Built on first use (see [`IdIndex::names`]): a corpus whose references all resolve
     /// never pays for it, and the language server rebuilds the index on edits.
     suggestions: OnceLock<NameIndex<'c>>,
@@ -180,24 +184,25 @@ pub struct IdIndex<'c, F = Value> {
 impl<'c, F: Cites> IdIndex<'c, F> {
     /// Indexes a loaded corpus.
     pub fn new(corpus: &'c Corpus<F>, schemas: &'c Schemas) -> Self {
+        // Sized up front: growing a map of a hundred thousand ids rehashes it a dozen times.
         let mut index = IdIndex {
             corpus,
             schemas,
-            qualified: HashMap::new(),
-            bare: HashMap::new(),
+            qualified: HashMap::with_capacity(corpus.records.len()),
+            bare: HashMap::with_capacity(corpus.records.len()),
             docs: HashMap::new(),
             doc_paths: HashMap::new(),
+            duplicates: Vec::new(),
             suggestions: OnceLock::new(),
         };
         for (i, record) in corpus.records.iter().enumerate() {
-            if index
-                .qualified
-                .contains_key(&(record.collection, record.id.as_str()))
-            {
-                continue;
+            match index.qualified.entry((record.collection, &record.id)) {
+                Entry::Occupied(first) => index.duplicates.push((i, *first.get())),
+                Entry::Vacant(slot) => {
+                    slot.insert(i);
+                    index.bare.entry(&record.id).or_default().push(i);
+                }
             }
-            index.qualified.insert((record.collection, &record.id), i);
-            index.bare.entry(&record.id).or_default().push(i);
         }
         for owners in index.bare.values_mut() {
             owners.sort_by_key(|&r| corpus.records[r].collection);
@@ -207,6 +212,12 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             index.doc_paths.insert(&corpus.files[doc.file].path, i);
         }
         index
+    }
+
+    /// `(record, first)` for every record whose id another record of its collection, `first`,
+    /// has already: in record order, `first` before `record`.
+    pub fn duplicates(&self) -> &[(usize, usize)] {
+        &self.duplicates
     }
 
     /// Resolves an id (`vllm` or `engines/vllm`) for a field that allows `allowed`.

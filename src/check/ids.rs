@@ -1,12 +1,11 @@
 //! Id rules: the id is the file name, follows the collection's pattern, is unique within its
 //! collection, and the record's `type` names its collection.
 
-use foldhash::{HashMap, HashMapExt};
-
 use serde_json::Value;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, Label};
+use crate::index::{Cites, IdIndex};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::{Collection, Schemas};
@@ -94,42 +93,38 @@ pub fn check_record(
 }
 
 /// Records of one collection that share an id: the second and later are reported, pointing
-/// back at the first.
-pub fn duplicate_ids<F>(corpus: &Corpus<F>, schemas: &Schemas) -> Vec<Diagnostic> {
-    let mut first: HashMap<(usize, &str), &Record<F>> = HashMap::new();
-    let mut diagnostics = Vec::new();
-    for record in &corpus.records {
-        match first.get(&(record.collection, record.id.as_str())) {
-            None => {
-                first.insert((record.collection, record.id.as_str()), record);
-            }
-            Some(original) => {
-                #[allow(clippy::indexing_slicing)]
-                // Record, file and collection indices come from the corpus and schemas they index.
-                let collection = &schemas.collections[record.collection];
-                let original_file = &corpus.file_of(original).display;
-                diagnostics.push(
-                    Diagnostic::new(
-                        rules::DUPLICATE_ID,
-                        &corpus.file_of(record).display,
-                        format!(
-                            "the id `{}` is already used by another `{}` record",
-                            record.id, collection.name
-                        ),
-                    )
-                    .at(id_anchor(record))
-                    .with_label("duplicate id")
-                    .with_secondary(Label {
-                        file: original_file.clone(),
-                        anchor: id_anchor(original),
-                        message: "first used here".into(),
-                    })
-                    .with_help("merge the two records, or give one of them another id"),
-                );
-            }
-        }
-    }
-    diagnostics
+/// back at the first. The index found them as it was built.
+// Record and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
+pub fn duplicate_ids<F: Cites>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    index: &IdIndex<'_, F>,
+) -> Vec<Diagnostic> {
+    index
+        .duplicates()
+        .iter()
+        .map(|&(record, first)| {
+            let (record, original) = (&corpus.records[record], &corpus.records[first]);
+            let collection = &schemas.collections[record.collection];
+            Diagnostic::new(
+                rules::DUPLICATE_ID,
+                &corpus.file_of(record).display,
+                format!(
+                    "the id `{}` is already used by another `{}` record",
+                    record.id, collection.name
+                ),
+            )
+            .at(id_anchor(record))
+            .with_label("duplicate id")
+            .with_secondary(Label {
+                file: corpus.file_of(original).display.clone(),
+                anchor: id_anchor(original),
+                message: "first used here".into(),
+            })
+            .with_help("merge the two records, or give one of them another id")
+        })
+        .collect()
 }
 
 fn id_anchor<F>(record: &Record<F>) -> Anchor {

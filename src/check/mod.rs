@@ -105,7 +105,7 @@ pub fn check_observed<F: Checkable>(
     stage_done("index");
     let resolved = index.resolve_all();
     stage_done("resolve");
-    diagnostics.extend(duplicate_ids(corpus, schemas));
+    diagnostics.extend(duplicate_ids(corpus, schemas, &index));
     stage_done("duplicate ids");
     diagnostics.extend(references(corpus, schemas, &index, &resolved.unresolved));
     stage_done("references");
@@ -137,8 +137,12 @@ fn record_findings(record: &Record, display: &str, schemas: &Schemas) -> Vec<Dia
 }
 
 /// `duplicate-id`: it changes only when an id does.
-pub fn duplicate_ids<F>(corpus: &Corpus<F>, schemas: &Schemas) -> Vec<Diagnostic> {
-    ids::duplicate_ids(corpus, schemas)
+pub fn duplicate_ids<F: Cites>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    index: &IdIndex<'_, F>,
+) -> Vec<Diagnostic> {
+    ids::duplicate_ids(corpus, schemas, index)
 }
 
 /// The diagnostics of references that did not resolve, one per reference, in order. While no

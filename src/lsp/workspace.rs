@@ -316,7 +316,7 @@ impl Workspace {
             self.edited.iter().copied().collect()
         };
         let mut graph_changed = self.ids_changed;
-        if !again.is_empty() {
+        if !again.is_empty() || self.ids_changed {
             let index = IdIndex::new(&self.corpus, schemas);
             for &file in &again {
                 let mut chunk = Resolved::default();
@@ -335,9 +335,9 @@ impl Workspace {
                 let count = self.chunks[file].unresolved.len();
                 self.refs[file] = diagnostics.by_ref().take(count).collect();
             }
-        }
-        if self.ids_changed {
-            self.duplicates = check::duplicate_ids(&self.corpus, schemas);
+            if self.ids_changed {
+                self.duplicates = check::duplicate_ids(&self.corpus, schemas, &index);
+            }
         }
         if graph_changed {
             let unresolved: Vec<_> = self

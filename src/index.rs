@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
@@ -43,8 +43,9 @@ pub enum Source {
     Field {
         /// The record's index.
         record: usize,
-        /// The field (`affects`, `flops.source_id`).
-        field: String,
+        /// The field (`affects`, `flops.source_id`), shared with its schema's
+        /// [`crate::references::Reference`].
+        field: Arc<str>,
         /// The value's JSON pointer.
         pointer: String,
     },
@@ -97,7 +98,7 @@ pub struct Unresolved {
     /// The id or path as written.
     pub text: String,
     /// The collections the field allows (every collection for wiki-links).
-    pub allowed: Vec<usize>,
+    pub allowed: Arc<[usize]>,
     /// What is wrong.
     pub problem: Problem,
 }
@@ -467,7 +468,7 @@ pub struct Written {
     /// The id or path as written.
     pub text: String,
     /// The collections it may name: the field's targets, or every collection for a link.
-    pub allowed: Vec<usize>,
+    pub allowed: Arc<[usize]>,
 }
 
 /// Every reference written in a record, in order: its reference fields, then the links in its
@@ -482,18 +483,18 @@ pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Ve
 // Collection indices come from the schemas they index.
 #[allow(clippy::indexing_slicing)]
 fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> {
-    let all: Vec<usize> = (0..schemas.collections.len()).collect();
+    let all = schemas.every_collection();
     let mut written = Vec::new();
     for reference in &schemas.collections[record.collection].references {
         for (pointer, text) in reference.values(&record.value) {
             written.push(Written {
                 source: Source::Field {
                     record: index,
-                    field: reference.field(),
+                    field: Arc::clone(reference.field()),
                     pointer,
                 },
                 text: text.to_string(),
-                allowed: reference.targets.clone(),
+                allowed: Arc::clone(&reference.targets),
             });
         }
     }
@@ -502,10 +503,10 @@ fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> 
         &record.value,
         &mut Vec::new(),
         &record.sections,
-        &all,
+        all,
         &mut written,
     );
-    written.extend(link_references(record.file, &record.links, &all));
+    written.extend(link_references(record.file, &record.links, all));
     written
 }
 
@@ -514,11 +515,10 @@ fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> 
 #[allow(clippy::indexing_slicing)]
 pub fn written_in_doc<F>(corpus: &Corpus<F>, schemas: &Schemas, doc: usize) -> Vec<Written> {
     let file = corpus.docs[doc].file;
-    let all: Vec<usize> = (0..schemas.collections.len()).collect();
     let mut written = Vec::new();
     if let Some(text) = corpus.files[file].text.as_deref() {
         let links = links::extract(text, &(0..text.len()));
-        written.extend(link_references(file, &links, &all));
+        written.extend(link_references(file, &links, schemas.every_collection()));
     }
     written
 }
@@ -533,7 +533,7 @@ fn value_links<'v>(
     value: &'v serde_json::Value,
     path: &mut Vec<Step<'v>>,
     skip: &[String],
-    all: &[usize],
+    all: &Arc<[usize]>,
     written: &mut Vec<Written>,
 ) {
     match value {
@@ -551,7 +551,7 @@ fn value_links<'v>(
                         kind: link.kind,
                     },
                     text: link.target,
-                    allowed: all.to_vec(),
+                    allowed: Arc::clone(all),
                 });
             }
         }
@@ -608,7 +608,7 @@ fn pointer_of(path: &[Step<'_>]) -> String {
 fn link_references<'l>(
     file: usize,
     links: &'l [Link],
-    all: &'l [usize],
+    all: &'l Arc<[usize]>,
 ) -> impl Iterator<Item = Written> + 'l {
     links.iter().map(move |link| Written {
         source: Source::Link {
@@ -617,7 +617,7 @@ fn link_references<'l>(
             kind: link.kind,
         },
         text: link.target.clone(),
-        allowed: all.to_vec(),
+        allowed: Arc::clone(all),
     })
 }
 

@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -22,14 +23,27 @@ use crate::diagnostic::push_pointer_segment;
 pub struct Reference {
     /// Object keys from the record's top to the field.
     pub path: Vec<String>,
-    /// The collections (by index) the field may point at.
-    pub targets: Vec<usize>,
+    /// The collections (by index) the field may point at: shared by every reference
+    /// written in the field, as is its name, so that the hundreds of thousands a large
+    /// corpus writes allocate neither.
+    pub targets: Arc<[usize]>,
+    /// `path` joined with dots.
+    field: Arc<str>,
 }
 
 impl Reference {
+    /// The field at `path` of a record, pointing at the collections `targets`.
+    pub fn new(path: Vec<String>, targets: Vec<usize>) -> Reference {
+        Reference {
+            field: path.join(".").into(),
+            path,
+            targets: targets.into(),
+        }
+    }
+
     /// The field's name in messages and graph edges: its path joined with dots.
-    pub fn field(&self) -> String {
-        self.path.join(".")
+    pub fn field(&self) -> &Arc<str> {
+        &self.field
     }
 
     /// Every string value of the field in a record, with its JSON pointer. Nulls and other
@@ -221,10 +235,7 @@ mod tests {
 
     #[test]
     fn values_look_through_arrays_and_skip_nulls() {
-        let reference = Reference {
-            path: vec!["flops".into(), "source_id".into()],
-            targets: vec![0],
-        };
+        let reference = Reference::new(vec!["flops".into(), "source_id".into()], vec![0]);
         let record =
             json!({"flops": [{"source_id": "a"}, {"source_id": null}, {"source_id": "b"}]});
         assert_eq!(

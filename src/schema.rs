@@ -51,9 +51,16 @@ pub struct Collection {
 pub struct Schemas {
     /// The collections.
     pub collections: Vec<Collection>,
+    /// The index of every collection: what a wiki-link may point at.
+    every_collection: Arc<[usize]>,
 }
 
 impl Schemas {
+    /// Every collection's index, shared: what a link may name.
+    pub fn every_collection(&self) -> &Arc<[usize]> {
+        &self.every_collection
+    }
+
     /// The collection whose records live in `folder`.
     pub fn by_folder(&self, folder: &str) -> Option<usize> {
         self.collections.iter().position(|c| c.folder == folder)
@@ -184,7 +191,10 @@ impl Schemas {
         }
         resolve_references(root, config, &mut collections, declared, &mut errors);
         if errors.is_empty() {
-            Ok(Schemas { collections })
+            Ok(Schemas {
+                every_collection: (0..collections.len()).collect(),
+                collections,
+            })
         } else {
             Err(errors)
         }
@@ -270,7 +280,7 @@ fn resolve_references(
     for (collection, found) in collections.iter_mut().zip(fields) {
         collection.references = found
             .into_iter()
-            .map(|(path, targets)| Reference { path, targets })
+            .map(|(path, targets)| Reference::new(path, targets))
             .collect();
     }
 }

@@ -26,7 +26,7 @@ pub fn check<F: Cites>(
     let mut wanted: Vec<(&str, &[usize])> = unresolved
         .iter()
         .filter(|reference| reference.problem == Problem::Unresolved)
-        .map(|reference| (reference.text.as_str(), reference.allowed.as_slice()))
+        .map(|reference| (reference.text.as_str(), &reference.allowed[..]))
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
@@ -42,7 +42,7 @@ pub fn check<F: Cites>(
         .par_iter()
         .map(|reference| {
             let suggestions = suggested
-                .get(&(reference.text.as_str(), reference.allowed.as_slice()))
+                .get(&(reference.text.as_str(), &reference.allowed[..]))
                 .unwrap_or(&none);
             diagnose(corpus, schemas, index, reference, suggestions)
         })

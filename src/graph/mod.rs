@@ -147,9 +147,7 @@ impl CorpusGraph {
             foldhash::HashSet::default();
         for edge in &resolved.edges {
             let (from, field) = match &edge.source {
-                Source::Field { record, field, .. } => {
-                    (node_at(&record_nodes, *record), field.as_str())
-                }
+                Source::Field { record, field, .. } => (node_at(&record_nodes, *record), &**field),
                 Source::FieldLink { record, .. } => (node_at(&record_nodes, *record), LINK_FIELD),
                 Source::Link { file, .. } => (node_at(&file_nodes, *file), LINK_FIELD),
             };

@@ -29,7 +29,7 @@ struct RecordJson<'a> {
 
 #[derive(Serialize)]
 struct Reference<'a> {
-    field: String,
+    field: &'a str,
     pointer: String,
     value: &'a str,
     target: Option<&'a str>,
@@ -54,7 +54,7 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
             reference
                 .values(&loaded.value)
                 .into_iter()
-                .map(move |(pointer, value)| (reference.field(), pointer, value))
+                .map(move |(pointer, value)| (&**reference.field(), pointer, value))
         })
         .map(|(field, pointer, value)| {
             let target = entry

@@ -47,7 +47,7 @@ pub enum Source {
         /// [`crate::references::Reference`].
         field: Arc<str>,
         /// The value's JSON pointer.
-        pointer: String,
+        pointer: Arc<str>,
     },
     /// A link in a string field of a record (JSON, YAML, or Markdown front matter), where
     /// prose such as `notes` cites records too.
@@ -55,7 +55,7 @@ pub enum Source {
         /// The record's index.
         record: usize,
         /// The string value's JSON pointer.
-        pointer: String,
+        pointer: Arc<str>,
         /// Wiki-link or file link.
         kind: LinkKind,
     },
@@ -73,7 +73,8 @@ pub enum Source {
 /// A resolved reference: an edge of the corpus graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
-    /// Where it is written.
+    /// Where it is written. Its strings are shared with the reference it was resolved from,
+    /// so a corpus's edges cost no allocation of their own.
     pub source: Source,
     /// What it points at.
     pub target: Target,
@@ -542,7 +543,7 @@ fn value_links<'v>(
             if links.is_empty() {
                 return;
             }
-            let pointer = pointer_of(path);
+            let pointer: Arc<str> = pointer_of(path).into();
             for link in links {
                 written.push(Written {
                     source: Source::FieldLink {

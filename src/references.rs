@@ -47,19 +47,20 @@ impl Reference {
     }
 
     /// Every string value of the field in a record, with its JSON pointer. Nulls and other
-    /// non-strings are not references (the schema checks their type).
-    pub fn values<'v>(&self, record: &'v Value) -> Vec<(String, &'v str)> {
+    /// non-strings are not references (the schema checks their type). The pointer is made
+    /// as whichever string type the caller keeps it in.
+    pub fn values<'v, P: for<'p> From<&'p str>>(&self, record: &'v Value) -> Vec<(P, &'v str)> {
         let mut found = Vec::new();
         collect(record, &self.path, &mut String::new(), &mut found);
         found
     }
 }
 
-fn collect<'v>(
+fn collect<'v, P: for<'p> From<&'p str>>(
     value: &'v Value,
     path: &[String],
     pointer: &mut String,
-    found: &mut Vec<(String, &'v str)>,
+    found: &mut Vec<(P, &'v str)>,
 ) {
     let depth = pointer.len();
     match value {
@@ -79,7 +80,7 @@ fn collect<'v>(
                 pointer.truncate(depth);
             }
         }
-        Value::String(text) if path.is_empty() => found.push((pointer.clone(), text)),
+        Value::String(text) if path.is_empty() => found.push((P::from(pointer), text)),
         _ => {}
     }
 }
@@ -239,7 +240,7 @@ mod tests {
         let record =
             json!({"flops": [{"source_id": "a"}, {"source_id": null}, {"source_id": "b"}]});
         assert_eq!(
-            reference.values(&record),
+            reference.values::<String>(&record),
             vec![
                 ("/flops/0/source_id".to_string(), "a"),
                 ("/flops/2/source_id".to_string(), "b")

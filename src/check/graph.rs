@@ -197,7 +197,7 @@ fn cycles<F>(corpus: &Corpus<F>, config: &GraphConfig, graph: &CorpusGraph) -> V
         // Record, file and collection indices come from the corpus and schemas they index.
         let file = &corpus.files[corpus.records[record].file].display;
         let anchor = match first_edge.map(|e| &e.weight().source) {
-            Some(Source::Field { pointer, .. }) => Anchor::Value(pointer.clone()),
+            Some(Source::Field { pointer, .. }) => Anchor::Value(pointer.to_string()),
             _ => Anchor::Value(String::new()),
         };
         let mut diagnostic = Diagnostic::new(

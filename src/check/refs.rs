@@ -67,7 +67,7 @@ fn diagnose<F: Cites>(
             pointer,
         } => (
             corpus.records[*record].file,
-            Anchor::Value(pointer.clone()),
+            Anchor::Value(pointer.to_string()),
             format!("`{field}`"),
             None,
         ),
@@ -78,7 +78,7 @@ fn diagnose<F: Cites>(
         } => (
             corpus.records[*record].file,
             Anchor::Within {
-                pointer: pointer.clone(),
+                pointer: pointer.to_string(),
                 needle: reference.text.clone(),
             },
             "a link".to_string(),

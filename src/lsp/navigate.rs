@@ -58,14 +58,14 @@ fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
     match &edge.source {
         Source::Field { pointer, .. } => maps
             .get(workspace, file)
-            .locate(&Anchor::Value(pointer.clone()))
+            .locate(&Anchor::Value(pointer.to_string()))
             .map(|span| scalar_content(text, span))
             .into_iter()
             .collect(),
         Source::FieldLink { pointer, .. } => {
             let Some(value) = maps
                 .get(workspace, file)
-                .locate(&Anchor::Value(pointer.clone()))
+                .locate(&Anchor::Value(pointer.to_string()))
             else {
                 return Vec::new();
             };

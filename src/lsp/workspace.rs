@@ -545,7 +545,7 @@ fn graph_inputs(chunk: &Resolved) -> GraphInputs<'_> {
         .iter()
         .map(|edge| {
             let field = match &edge.source {
-                Source::Field { field, pointer, .. } => Some((&**field, pointer.as_str())),
+                Source::Field { field, pointer, .. } => Some((&**field, &**pointer)),
                 Source::FieldLink { .. } | Source::Link { .. } => None,
             };
             (field, edge.target)

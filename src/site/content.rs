@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::sync::Arc;
 
 use petgraph::graph::NodeIndex;
 use serde_json::Value;
@@ -38,8 +39,8 @@ pub struct Published {
     /// Its `name`, else its id.
     pub name: String,
     /// Every reference in its fields, by JSON pointer: the published record it points at, or
-    /// `None` when it resolves to nothing.
-    pub refs: HashMap<String, Option<usize>>,
+    /// `None` when it resolves to nothing. The pointers are the resolved references' own.
+    pub refs: HashMap<Arc<str>, Option<usize>>,
 }
 
 /// A prose page.

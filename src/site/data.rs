@@ -52,14 +52,14 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
         .iter()
         .flat_map(|reference| {
             reference
-                .values(&loaded.value)
+                .values::<String>(&loaded.value)
                 .into_iter()
                 .map(move |(pointer, value)| (&**reference.field(), pointer, value))
         })
         .map(|(field, pointer, value)| {
             let target = entry
                 .refs
-                .get(&pointer)
+                .get(pointer.as_str())
                 .copied()
                 .flatten()
                 .map(|to| content.records[to].qid.as_str());

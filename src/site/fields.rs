@@ -102,7 +102,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
                     && (text.contains('\n') || text.chars().count() >= PROSE_LENGTH)
                     && !content.records[published]
                         .refs
-                        .contains_key(&join_pointer("", name)) =>
+                        .contains_key(join_pointer("", name).as_str()) =>
             {
                 fields
                     .prose

@@ -152,37 +152,39 @@ impl<F: Send> Corpus<F> {
         let mut candidates = discovered.candidates.into_iter().peekable();
         while candidates.peek().is_some() {
             let chunk: Vec<discover::Candidate> = candidates.by_ref().take(CHUNK).collect();
-            let loaded: Vec<(discover::Candidate, load::Loaded)> = chunk
+            let chunk_start = corpus.files.len();
+            // Everything but the record's index is worked out here, in parallel: what is left
+            // to do in order, one file after another, is only to count and to move.
+            let loaded: Vec<(usize, load::Loaded, Option<Record>)> = chunk
                 .into_par_iter()
-                .map(|candidate| {
+                .enumerate()
+                .map(|(offset, candidate)| {
                     let collection = &schemas.collections[candidate.collection];
                     let context = LoadContext {
                         text_fields: &collection.text_fields,
                         max_file_size: config.max_file_size,
                     };
-                    let loaded = load::load(
+                    let mut loaded = load::load(
                         &candidate.path,
-                        candidate.display.clone(),
+                        candidate.display,
                         candidate.format,
                         &context,
                     );
-                    (candidate, loaded)
+                    let record = loaded.record.take().map(|record| {
+                        let file = chunk_start + offset;
+                        Record::new(record, candidate.collection, candidate.stem, file)
+                    });
+                    (candidate.collection, loaded, record)
                 })
                 .collect();
-            let mut parsed = Vec::new();
-            let chunk_start = corpus.files.len();
-            for (candidate, loaded) in loaded {
-                let file = corpus.files.len();
+            let mut parsed = Vec::with_capacity(loaded.len());
+            for (collection, loaded, record) in loaded {
                 corpus.diagnostics.extend(loaded.diagnostics);
-                if let Some(record) = loaded.record {
-                    let index = corpus.records.len() + parsed.len();
-                    parsed.push((
-                        index,
-                        Record::new(record, candidate.collection, candidate.stem, file),
-                    ));
+                if let Some(record) = record {
+                    parsed.push((corpus.records.len() + parsed.len(), record));
                 }
                 corpus.files.push(loaded.file);
-                corpus.file_collections.push(Some(candidate.collection));
+                corpus.file_collections.push(Some(collection));
             }
             let files = &corpus.files;
             let drawn: Vec<Record<F>> = parsed

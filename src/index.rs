@@ -290,14 +290,17 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                 .filter(move |&r| folder.is_none_or(|f| f == self.corpus.records[r].collection))
         };
         let is_allowed = |record: usize| allowed.contains(&self.corpus.records[record].collection);
+        // Scored before their owners are looked up: scoring turns nearly every candidate
+        // down, and it reads two short strings where the look-up hashes one and probes a
+        // map of every id.
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
         for &candidate in &candidates {
-            let mut fitting = owners(candidate).filter(|&r| is_allowed(r)).peekable();
-            if fitting.peek().is_none() {
-                continue;
-            }
             if let Some(found) = suggest::score(id, candidate) {
-                best.extend(fitting.map(|r| (found.clone(), r)));
+                best.extend(
+                    owners(candidate)
+                        .filter(|&r| is_allowed(r))
+                        .map(|r| (found.clone(), r)),
+                );
             }
         }
         // Outside the allowed collections only close typos are worth showing (a record of the

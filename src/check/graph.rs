@@ -32,7 +32,8 @@ pub fn check<'e, F: Named>(
     unresolved: &[Unresolved],
 ) -> Vec<Diagnostic> {
     // The graph's nodes: the first record of each qualified id, and every page.
-    let mut seen: foldhash::HashSet<(usize, &str)> = foldhash::HashSet::default();
+    let mut seen: foldhash::HashSet<(usize, &str)> =
+        foldhash::HashSet::with_capacity_and_hasher(corpus.records.len(), Default::default());
     let is_node: Vec<bool> = corpus
         .records
         .iter()

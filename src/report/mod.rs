@@ -13,7 +13,7 @@ pub mod json;
 pub mod junit;
 pub mod sarif;
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 use std::path::Path;
 
 use rayon::prelude::*;

@@ -61,9 +61,30 @@ enum Texts {
     Bodies,
 }
 
-/// How many files are loaded before their records are drawn: enough to keep every thread
-/// busy, few enough that the fields of one chunk are all that is alive at once.
+/// How many files are loaded before they are put in order: enough to keep every thread busy,
+/// few enough that the results waiting to be put in order take little memory.
 const CHUNK: usize = 1024;
+
+/// What a record keeps of its fields ([`Corpus::load_with`]), which may name the record by
+/// its index in [`Corpus::records`]: the index it was drawn with is a guess, made before the
+/// files before it were all known to hold records.
+pub trait Renumber {
+    /// The record's index is `index`, not the one it was drawn with.
+    fn renumber(&mut self, index: usize);
+}
+
+/// A file as a task of [`Corpus::load_chunks`] loaded it, before it is put in order.
+struct Unordered<F> {
+    collection: usize,
+    loaded: load::Loaded,
+    /// The record, with the index it was drawn with.
+    record: Option<(usize, Record<F>)>,
+}
+
+impl Renumber for Value {
+    /// Fields do not name their record.
+    fn renumber(&mut self, _: usize) {}
+}
 
 /// The folder part of a glob pattern before its first wildcard, with its final `/`:
 /// `docs/` for `docs/**/*.md`, nothing for `**/*.md`.
@@ -112,7 +133,7 @@ impl Corpus {
 
 // File and record indices are the corpus's own: it makes them, and callers get them from it.
 #[allow(clippy::indexing_slicing)]
-impl<F: Send> Corpus<F> {
+impl<F: Send + Renumber> Corpus<F> {
     /// Discovers and loads every record under the records root, keeping of each record what
     /// `draw` makes of it, given the record, its index in [`Corpus::records`] and its file
     /// (usually [`Record::keeping`] something drawn from its fields). Record files keep no
@@ -125,9 +146,9 @@ impl<F: Send> Corpus<F> {
         Corpus::load_chunks(root, config, schemas, draw, Texts::LetGo)
     }
 
-    /// Loads files a chunk at a time, in parallel: a record's index is known once the files
-    /// before it have been parsed, and the fields of one chunk (and with [`Texts::LetGo`],
-    /// its texts) are dropped before the next is read.
+    /// Loads files a chunk at a time, in parallel, and puts them in path order: a record's
+    /// fields (and with [`Texts::LetGo`], its file's text) are let go as soon as it is drawn
+    /// from.
     fn load_chunks<D>(
         root: &Path,
         config: &Config,
@@ -153,9 +174,14 @@ impl<F: Send> Corpus<F> {
         while candidates.peek().is_some() {
             let chunk: Vec<discover::Candidate> = candidates.by_ref().take(CHUNK).collect();
             let chunk_start = corpus.files.len();
-            // Everything but the record's index is worked out here, in parallel: what is left
-            // to do in order, one file after another, is only to count and to move.
-            let loaded: Vec<(usize, load::Loaded, Option<Record>)> = chunk
+            let records_start = corpus.records.len();
+            // Each file is read, parsed, drawn from and let go of by one task, while its
+            // fields are still in the cache: drawing from a chunk's records in a pass of its
+            // own read every field of every record from memory again. A record's index is
+            // known for sure only in the loop below, which puts files in order; it is drawn
+            // with the index it has if every file before it in the chunk holds a record,
+            // and renumbered there when one did not.
+            let loaded: Vec<Unordered<F>> = chunk
                 .into_par_iter()
                 .enumerate()
                 .map(|(offset, candidate)| {
@@ -172,43 +198,43 @@ impl<F: Send> Corpus<F> {
                     );
                     let record = loaded.record.take().map(|record| {
                         let file = chunk_start + offset;
-                        Record::new(record, candidate.collection, candidate.stem, file)
+                        let record =
+                            Record::new(record, candidate.collection, candidate.stem, file);
+                        let guess = records_start + offset;
+                        (guess, draw(record, guess, &loaded.file))
                     });
-                    (candidate.collection, loaded, record)
+                    let keep = match texts {
+                        Texts::Kept => true,
+                        Texts::Bodies => record.as_ref().is_some_and(|(_, r)| r.body.is_some()),
+                        Texts::LetGo => false,
+                    };
+                    if !keep {
+                        loaded.file.let_go();
+                    }
+                    Unordered {
+                        collection: candidate.collection,
+                        loaded,
+                        record,
+                    }
                 })
                 .collect();
-            let mut parsed = Vec::with_capacity(loaded.len());
-            for (collection, loaded, record) in loaded {
+            for Unordered {
+                collection,
+                loaded,
+                record,
+            } in loaded
+            {
                 corpus.diagnostics.extend(loaded.diagnostics);
-                if let Some(record) = record {
-                    parsed.push((corpus.records.len() + parsed.len(), record));
+                if let Some((guess, mut record)) = record {
+                    let index = corpus.records.len();
+                    if index != guess {
+                        record.value.renumber(index);
+                    }
+                    corpus.records.push(record);
                 }
                 corpus.files.push(loaded.file);
                 corpus.file_collections.push(Some(collection));
             }
-            let files = &corpus.files;
-            let drawn: Vec<Record<F>> = parsed
-                .into_par_iter()
-                .map(|(index, record)| {
-                    let file = &files[record.file];
-                    draw(record, index, file)
-                })
-                .collect();
-            let records_start = corpus.records.len();
-            corpus.records.extend(drawn);
-            let mut keep = vec![texts == Texts::Kept; corpus.files.len() - chunk_start];
-            if texts == Texts::Bodies {
-                for record in &corpus.records[records_start..] {
-                    if record.body.is_some() {
-                        keep[record.file - chunk_start] = true;
-                    }
-                }
-            }
-            corpus.files[chunk_start..]
-                .par_iter_mut()
-                .zip(keep)
-                .filter(|(_, keep)| !keep)
-                .for_each(|(file, _)| file.let_go());
         }
         corpus.load_docs(root, config);
         corpus

@@ -69,6 +69,34 @@ fn every_bad_file_is_reported_and_the_run_goes_on() {
     }
 }
 
+/// A record's references name it by its place among the records, which files that hold no
+/// record (here, the broken one before it) shift: the reference must still be reported in
+/// its own file, not in the file of the record after it.
+#[test]
+fn references_after_a_broken_file_are_reported_in_their_own_file() {
+    let citing = String::from_utf8_lossy(GOOD)
+        .replace("id: good", "id: b-citing")
+        .replace("sources: []", "sources: [no-such-source]");
+    let plain = String::from_utf8_lossy(GOOD).replace("id: good", "id: c-plain");
+    let corpus = temp_corpus(&[
+        ("engines/a-broken.json", b"{\"id\": "),
+        ("engines/b-citing.yaml", citing.as_bytes()),
+        ("engines/c-plain.yaml", plain.as_bytes()),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    let unresolved: Vec<(String, Option<u64>)> = json_diagnostics(&run)
+        .into_iter()
+        .filter(|(code, _, _, _)| code == "unresolved-ref")
+        .map(|(_, path, line, _)| (path, line))
+        .collect();
+    assert_eq!(
+        unresolved,
+        vec![("records/engines/b-citing.yaml".to_string(), Some(7))],
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn a_file_over_the_size_limit_is_reported_not_read() {
     let corpus = temp_corpus(&[

@@ -18,10 +18,10 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Renumber};
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::Named;
-use crate::index::{Cites, Edge, IdIndex, Unresolved, Written};
+use crate::index::{Cites, Edge, IdIndex, Source, Unresolved, Written};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
@@ -63,6 +63,17 @@ pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) 
 impl Cites for Drawn {
     fn written<'r>(record: &'r Record<Self>, _: usize, _: &Schemas) -> Cow<'r, [Written]> {
         Cow::Borrowed(&record.value.written)
+    }
+}
+
+impl Renumber for Drawn {
+    fn renumber(&mut self, index: usize) {
+        for reference in &mut self.written {
+            match &mut reference.source {
+                Source::Field { record, .. } | Source::FieldLink { record, .. } => *record = index,
+                Source::Link { .. } => {}
+            }
+        }
     }
 }
 

@@ -31,8 +31,11 @@ use crate::suggest;
 /// distinct words. Names with more words are matched against their smaller subsets only.
 const MAX_WORD_SET_LOOKUPS: usize = 4096;
 
-/// `(key, position)` pairs sorted by key then position: the postings of a key are one run.
-type Postings = Vec<(u64, u32)>;
+/// Postings as sorted numbers, each a key's high 32 bits above a position ([`posting`]): the
+/// postings of a key are one run, positions ascending. Half the size of `(u64, u32)` pairs
+/// with their padding, and sorted as plain integers; a key's low bits are dropped, which
+/// only lets two keys share a run now and then, adding candidates that scoring turns down.
+type Postings = Vec<u64>;
 
 /// Known names, indexed for [`NameIndex::candidates`].
 pub struct NameIndex<'n> {
@@ -45,13 +48,13 @@ pub struct NameIndex<'n> {
     /// Each name's characters as a set of 64 bits (see [`char_mask`]), by position.
     masks: Vec<u64>,
     by_bigram: BigramPostings,
-    /// `(word, position)` for each distinct word of each name, words by [`word_hashes`],
-    /// sorted: a word's postings are one run, positions ascending. Sorted pairs instead of a
-    /// map of lists, so that building them is two parallel steps and no allocation per word.
-    /// Two words may share a hash, which only adds a candidate that scoring then turns down.
+    /// A posting for each distinct word of each name, words by [`word_hashes`], sorted.
+    /// Sorted numbers instead of a map of lists, so that building them is two parallel steps
+    /// and no allocation per word. Two words may share a key, which only adds a candidate
+    /// that scoring then turns down.
     by_word: Postings,
-    /// `(word set, position)` for each name with words, the set keyed by [`word_set_key`],
-    /// sorted. Two word sets may share a key, with the same effect.
+    /// A posting for each name with words, its word set keyed by [`word_set_key`], sorted.
+    /// Two word sets may share a key, with the same effect.
     by_word_set: Postings,
 }
 
@@ -66,16 +69,10 @@ impl<'n> NameIndex<'n> {
         names.dedup();
         let lengths = names.iter().map(|&(length, _)| length).collect();
         let names: Vec<&'n str> = names.into_iter().map(|(_, name)| name).collect();
-        // The bigram postings are pushed one name at a time, in position order; the rest is
-        // worked out in parallel beside them.
+        // The bigram postings are made in two passes over the names, in position order; the
+        // rest is worked out in parallel beside them.
         let (by_bigram, (masks, (by_word, by_word_set))) = rayon::join(
-            || {
-                let mut by_bigram = BigramPostings::default();
-                for (position, name) in (0u32..).zip(&names) {
-                    by_bigram.add(name, position);
-                }
-                by_bigram
-            },
+            || BigramPostings::new(&names),
             || {
                 rayon::join(
                     || names.par_iter().map(|name| char_mask(name)).collect(),
@@ -161,7 +158,7 @@ impl<'n> NameIndex<'n> {
     /// The names that have every one of `words`: the intersection of their postings,
     /// rarest first, so the work is bounded by the rarest word's list.
     fn names_with_all(&self, words: &[u64]) -> Vec<u32> {
-        let mut lists: Vec<&[(u64, u32)]> = Vec::with_capacity(words.len());
+        let mut lists: Vec<&[u64]> = Vec::with_capacity(words.len());
         for &word in words {
             match postings(&self.by_word, word) {
                 [] => return Vec::new(),
@@ -172,14 +169,18 @@ impl<'n> NameIndex<'n> {
         let Some((rarest, others)) = lists.split_first() else {
             return Vec::new();
         };
+        // Within its word's run, a posting is found by its whole value.
         rarest
             .iter()
-            .map(|&(_, position)| position)
-            .filter(|position| {
-                others
-                    .iter()
-                    .all(|list| list.binary_search_by_key(position, |&(_, at)| at).is_ok())
+            .filter(|&&entry| {
+                others.iter().all(|list| {
+                    list.first().is_some_and(|&first| {
+                        list.binary_search(&posting(first, position_of(entry)))
+                            .is_ok()
+                    })
+                })
             })
+            .map(|&entry| position_of(entry))
             .collect()
     }
 
@@ -199,7 +200,7 @@ impl<'n> NameIndex<'n> {
                 found.extend(
                     postings(&self.by_word_set, key)
                         .iter()
-                        .map(|&(_, position)| position),
+                        .map(|&entry| position_of(entry)),
                 );
                 if !next_combination(&mut chosen, words.len()) {
                     break;
@@ -210,11 +211,21 @@ impl<'n> NameIndex<'n> {
     }
 }
 
-/// The run of `key` in pairs sorted by key.
-fn postings(pairs: &[(u64, u32)], key: u64) -> &[(u64, u32)] {
-    let start = pairs.partition_point(|&(k, _)| k < key);
-    let end = pairs.partition_point(|&(k, _)| k <= key);
-    pairs.get(start..end).unwrap_or_default()
+/// The posting of `position` under `key`: the key's high 32 bits above the position.
+fn posting(key: u64, position: u32) -> u64 {
+    (key >> 32) << 32 | u64::from(position)
+}
+
+/// The position of a posting: its low 32 bits, which the cast keeps.
+fn position_of(entry: u64) -> u32 {
+    entry as u32
+}
+
+/// The run of `key` in sorted postings.
+fn postings(entries: &[u64], key: u64) -> &[u64] {
+    let start = entries.partition_point(|&entry| entry < posting(key, 0));
+    let end = entries.partition_point(|&entry| entry <= posting(key, u32::MAX));
+    entries.get(start..end).unwrap_or_default()
 }
 
 /// [`NameIndex::by_word`] and [`NameIndex::by_word_set`] of `names`, by position.
@@ -232,9 +243,9 @@ fn word_postings(names: &[&str]) -> (Postings, Postings) {
             // Positions fit in a `u32`, as everywhere in the index.
             for (position, name) in (chunk as u32 * CHUNK as u32..).zip(names) {
                 word_hashes(name, &mut words);
-                by_word.extend(words.iter().map(|&word| (word, position)));
+                by_word.extend(words.iter().map(|&word| posting(word, position)));
                 if !words.is_empty() {
-                    by_word_set.push((word_set_key(words.iter().copied()), position));
+                    by_word_set.push(posting(word_set_key(words.iter().copied()), position));
                 }
             }
             (by_word, by_word_set)
@@ -253,51 +264,94 @@ fn word_postings(names: &[&str]) -> (Postings, Postings) {
     (by_word, by_word_set)
 }
 
+/// How many ASCII character pairs there are: the slots of [`BigramPostings`]'s table.
+const ASCII_PAIRS: usize = 128 * 128;
+
 /// Posting lists by character bigram: a dense table for ASCII pairs, as ids are, and a map
-/// for the rest. Building them takes one list push per bigram of every known name, so the
-/// table's lookup instead of a hash is most of what building the index costs.
+/// for the rest. The table's lists are laid end to end in one array, each pair's found by
+/// where it starts: they are counted in a first pass over the names and filled in a second,
+/// where a list per pair, grown a push at a time, was copied on every growth and took twice
+/// the memory, which the kernel must zero before handing it out.
 struct BigramPostings {
-    ascii: Vec<Vec<u32>>,
+    /// Where each ASCII pair's positions start in `positions`, and after the last pair, its
+    /// end: `ASCII_PAIRS + 1` of them.
+    starts: Vec<u32>,
+    positions: Vec<u32>,
     other: HashMap<(char, char), Vec<u32>>,
 }
 
-impl Default for BigramPostings {
-    fn default() -> Self {
-        BigramPostings {
-            ascii: vec![Vec::new(); 128 * 128],
-            other: HashMap::new(),
-        }
-    }
-}
-
 impl BigramPostings {
-    /// Adds the name at `position`, which is above every position added before, once per
-    /// distinct bigram.
-    fn add(&mut self, name: &str, position: u32) {
-        let mut chars = name.chars();
-        let Some(mut previous) = chars.next() else {
-            return;
-        };
-        for next in chars {
-            let list = match ascii_slot(previous, next) {
-                Some(slot) => self.ascii.get_mut(slot),
-                None => Some(self.other.entry((previous, next)).or_default()),
-            };
-            if let Some(list) = list
-                && list.last() != Some(&position)
-            {
-                list.push(position);
-            }
-            previous = next;
+    /// The postings of `names`, by position: each name once under each of its distinct
+    /// bigrams, positions ascending.
+    // Slots come from `ascii_slot`, below `ASCII_PAIRS`; `next` holds offsets that the
+    // counting pass made room for.
+    #[allow(clippy::indexing_slicing)]
+    fn new(names: &[&str]) -> Self {
+        let mut last_seen = vec![u32::MAX; ASCII_PAIRS];
+        let mut starts = vec![0u32; ASCII_PAIRS + 1];
+        let mut other: HashMap<(char, char), Vec<u32>> = HashMap::new();
+        for (position, name) in (0u32..).zip(names) {
+            for_each_bigram(name, |a, b| match ascii_slot(a, b) {
+                Some(slot) if last_seen[slot] != position => {
+                    last_seen[slot] = position;
+                    starts[slot + 1] += 1;
+                }
+                Some(_) => {}
+                None => {
+                    let list = other.entry((a, b)).or_default();
+                    if list.last() != Some(&position) {
+                        list.push(position);
+                    }
+                }
+            });
+        }
+        for slot in 0..ASCII_PAIRS {
+            starts[slot + 1] += starts[slot];
+        }
+        let mut next = starts.clone();
+        let mut positions = vec![0u32; starts[ASCII_PAIRS] as usize];
+        last_seen.fill(u32::MAX);
+        for (position, name) in (0u32..).zip(names) {
+            for_each_bigram(name, |a, b| {
+                if let Some(slot) = ascii_slot(a, b)
+                    && last_seen[slot] != position
+                {
+                    last_seen[slot] = position;
+                    positions[next[slot] as usize] = position;
+                    next[slot] += 1;
+                }
+            });
+        }
+        BigramPostings {
+            starts,
+            positions,
+            other,
         }
     }
 
     fn get(&self, (a, b): (char, char)) -> &[u32] {
-        let list = match ascii_slot(a, b) {
-            Some(slot) => self.ascii.get(slot),
-            None => self.other.get(&(a, b)),
-        };
-        list.map_or(&[], Vec::as_slice)
+        match ascii_slot(a, b) {
+            Some(slot) => {
+                let start = self.starts.get(slot).copied().unwrap_or_default();
+                let end = self.starts.get(slot + 1).copied().unwrap_or_default();
+                self.positions
+                    .get(start as usize..end as usize)
+                    .unwrap_or_default()
+            }
+            None => self.other.get(&(a, b)).map_or(&[], Vec::as_slice),
+        }
+    }
+}
+
+/// Calls `each` with every pair of adjacent characters of `name`, in order.
+fn for_each_bigram(name: &str, mut each: impl FnMut(char, char)) {
+    let mut chars = name.chars();
+    let Some(mut previous) = chars.next() else {
+        return;
+    };
+    for next in chars {
+        each(previous, next);
+        previous = next;
     }
 }
 
@@ -325,16 +379,11 @@ fn next_combination(chosen: &mut [usize], n: usize) -> bool {
 /// The distinct character bigrams of a text, in first-seen order.
 fn bigrams(text: &str) -> Vec<(char, char)> {
     let mut found: Vec<(char, char)> = Vec::new();
-    let mut chars = text.chars();
-    let Some(mut previous) = chars.next() else {
-        return found;
-    };
-    for next in chars {
-        if !found.contains(&(previous, next)) {
-            found.push((previous, next));
+    for_each_bigram(text, |a, b| {
+        if !found.contains(&(a, b)) {
+            found.push((a, b));
         }
-        previous = next;
-    }
+    });
     found
 }
 
@@ -455,7 +504,7 @@ mod tests {
         let word = prop_oneof![
             prop::sample::select(vec!["kv", "cache", "nvidia", "h100", "vllm", "x", "moon"])
                 .prop_map(str::to_string),
-            "[a-d]{1,6}",
+            "[a-dé]{1,6}",
         ];
         prop::collection::vec(word, 1..5).prop_map(|words| words.join("-"))
     }

@@ -3,7 +3,7 @@
 //! and each enum value lists. Every page is then rendered from this alone, so pages can be
 //! rendered in any order, in parallel, and still agree with each other.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -39,8 +39,9 @@ pub struct Published {
     /// Its `name`, else its id.
     pub name: String,
     /// Every reference in its fields, by JSON pointer: the published record it points at, or
-    /// `None` when it resolves to nothing. The pointers are the resolved references' own.
-    pub refs: HashMap<Arc<str>, Option<usize>>,
+    /// `None` when it resolves to nothing. The pointers are the resolved references' own;
+    /// foldhash, as every reference of every page is looked up here.
+    pub refs: foldhash::HashMap<Arc<str>, Option<usize>>,
 }
 
 /// A prose page.
@@ -152,7 +153,7 @@ impl<'c> Content<'c> {
                         qid: weight.id.clone(),
                         page: folder_of(&weight.id),
                         name: weight.name.clone(),
-                        refs: HashMap::new(),
+                        refs: foldhash::HashMap::default(),
                     });
                 }
                 NodeKind::Page(doc) => {

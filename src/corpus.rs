@@ -104,6 +104,83 @@ fn reaches(folder: &str, path: &str) -> bool {
     path.starts_with(folder) || folder.starts_with(&path)
 }
 
+/// The prose files matched by the config's `docs` globs, sorted, and the problems met
+/// finding them.
+struct FoundDocs {
+    paths: Vec<std::path::PathBuf>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Finds the prose files matched by the config's `docs` globs. Done before the records are
+/// loaded, so that the list of files is sized for both at once: growing it afterwards
+/// copied the whole list of a hundred thousand records' files for a few pages.
+fn find_docs(root: &Path, config: &Config) -> FoundDocs {
+    let mut diagnostics = Vec::new();
+    if config.docs.is_empty() {
+        return FoundDocs {
+            paths: Vec::new(),
+            diagnostics,
+        };
+    }
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in &config.docs {
+        match globset::Glob::new(pattern) {
+            Ok(glob) => {
+                builder.add(glob);
+            }
+            Err(err) => diagnostics.push(Diagnostic::new(
+                crate::rules::INVALID_CONFIG,
+                crate::config::FILE_NAME,
+                format!("invalid docs pattern `{pattern}`: {err}"),
+            )),
+        }
+    }
+    let Ok(globs) = builder.build() else {
+        return FoundDocs {
+            paths: Vec::new(),
+            diagnostics,
+        };
+    };
+    // Neither the records nor a built site (marked by its marker file) hold prose, and
+    // walking their many folders would cost every run.
+    let skip = root.join(&config.records);
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .parents(false)
+        .require_git(false)
+        .filter_entry(move |entry| {
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            !(is_dir && (entry.path() == skip || entry.path().join(crate::site::MARKER).is_file()))
+        })
+        .build();
+    let reached: Vec<&str> = config.docs.iter().map(|p| literal_folder(p)).collect();
+    let mut paths: Vec<std::path::PathBuf> = Vec::new();
+    for entry in walk {
+        match entry {
+            Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
+                let path = entry.into_path();
+                if globs.is_match(path.strip_prefix(root).unwrap_or(&path)) {
+                    paths.push(path);
+                }
+            }
+            Ok(_) => {}
+            // The walk covers the whole root: an unreadable folder is reported only where
+            // a docs pattern reaches, since pages there would go unchecked.
+            Err(err) => {
+                let diagnostic = discover::walk_error(root, &err, root);
+                if reached
+                    .iter()
+                    .any(|folder| reaches(folder, &diagnostic.file))
+                {
+                    diagnostics.push(diagnostic);
+                }
+            }
+        }
+    }
+    paths.sort();
+    FoundDocs { paths, diagnostics }
+}
+
 /// A prose file.
 #[derive(Clone, Debug)]
 pub struct Doc {
@@ -166,7 +243,8 @@ impl<F: Send + Renumber> Corpus<F> {
         };
         // Sized once: growing a vector of a hundred thousand records copies it, each time
         // into memory the kernel must first zero.
-        let count = discovered.candidates.len();
+        let docs = find_docs(root, config);
+        let count = discovered.candidates.len() + docs.paths.len();
         corpus.files.reserve(count);
         corpus.file_collections.reserve(count);
         corpus.records.reserve(count);
@@ -236,7 +314,7 @@ impl<F: Send + Renumber> Corpus<F> {
                 corpus.file_collections.push(Some(collection));
             }
         }
-        corpus.load_docs(root, config);
+        corpus.load_docs(root, config, docs);
         corpus
     }
 }
@@ -244,66 +322,10 @@ impl<F: Send + Renumber> Corpus<F> {
 // File and record indices are the corpus's own: it makes them, and callers get them from it.
 #[allow(clippy::indexing_slicing)]
 impl<F> Corpus<F> {
-    /// Loads the prose files matched by the config's `docs` globs.
-    fn load_docs(&mut self, root: &Path, config: &Config) {
-        if config.docs.is_empty() {
-            return;
-        }
-        let mut builder = globset::GlobSetBuilder::new();
-        for pattern in &config.docs {
-            match globset::Glob::new(pattern) {
-                Ok(glob) => {
-                    builder.add(glob);
-                }
-                Err(err) => self.diagnostics.push(Diagnostic::new(
-                    crate::rules::INVALID_CONFIG,
-                    crate::config::FILE_NAME,
-                    format!("invalid docs pattern `{pattern}`: {err}"),
-                )),
-            }
-        }
-        let Ok(globs) = builder.build() else {
-            return;
-        };
-        let records = root.join(&config.records);
-        // Neither the records nor a built site (marked by its marker file) hold prose, and
-        // walking their many folders would cost every run.
-        let skip = records.clone();
-        let walk = ignore::WalkBuilder::new(root)
-            .hidden(true)
-            .parents(false)
-            .require_git(false)
-            .filter_entry(move |entry| {
-                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                !(is_dir
-                    && (entry.path() == skip || entry.path().join(crate::site::MARKER).is_file()))
-            })
-            .build();
-        let reached: Vec<&str> = config.docs.iter().map(|p| literal_folder(p)).collect();
-        let mut paths: Vec<std::path::PathBuf> = Vec::new();
-        for entry in walk {
-            match entry {
-                Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
-                    let path = entry.into_path();
-                    if globs.is_match(path.strip_prefix(root).unwrap_or(&path)) {
-                        paths.push(path);
-                    }
-                }
-                Ok(_) => {}
-                // The walk covers the whole root: an unreadable folder is reported only where
-                // a docs pattern reaches, since pages there would go unchecked.
-                Err(err) => {
-                    let diagnostic = discover::walk_error(root, &err, root);
-                    if reached
-                        .iter()
-                        .any(|folder| reaches(folder, &diagnostic.file))
-                    {
-                        self.diagnostics.push(diagnostic);
-                    }
-                }
-            }
-        }
-        paths.sort();
+    /// Loads the prose files [`find_docs`] found, and adds the problems it met finding them.
+    fn load_docs(&mut self, root: &Path, config: &Config, found: FoundDocs) {
+        let FoundDocs { paths, diagnostics } = found;
+        self.diagnostics.extend(diagnostics);
         let loaded: Vec<load::LoadedText> = paths
             .par_iter()
             .map(|path| {

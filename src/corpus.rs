@@ -73,17 +73,17 @@ pub trait Renumber {
     fn renumber(&mut self, index: usize);
 }
 
+impl Renumber for Value {
+    /// Fields do not name their record.
+    fn renumber(&mut self, _: usize) {}
+}
+
 /// A file as a task of [`Corpus::load_chunks`] loaded it, before it is put in order.
 struct Unordered<F> {
     collection: usize,
     loaded: load::Loaded,
     /// The record, with the index it was drawn with.
     record: Option<(usize, Record<F>)>,
-}
-
-impl Renumber for Value {
-    /// Fields do not name their record.
-    fn renumber(&mut self, _: usize) {}
 }
 
 /// The folder part of a glob pattern before its first wildcard, with its final `/`:
@@ -212,10 +212,10 @@ impl Corpus {
 #[allow(clippy::indexing_slicing)]
 impl<F: Send + Renumber> Corpus<F> {
     /// Discovers and loads every record under the records root, keeping of each record what
-    /// `draw` makes of it, given the record, its index in [`Corpus::records`] and its file
-    /// (usually [`Record::keeping`] something drawn from its fields). Record files keep no
-    /// text ([`SourceFile::let_go`]); prose files keep theirs, as their links are found
-    /// later.
+    /// `draw` makes of it, given the record, its index in [`Corpus::records`] (as far as it
+    /// is known then: see [`Renumber`]) and its file (usually [`Record::keeping`] something
+    /// drawn from its fields). Record files keep no text ([`SourceFile::let_go`]); prose
+    /// files keep theirs, as their links are found later.
     pub fn load_with<D>(root: &Path, config: &Config, schemas: &Schemas, draw: D) -> Corpus<F>
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,

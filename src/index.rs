@@ -9,13 +9,13 @@
 //! proportion to the few unresolved ids, never the square of the corpus.
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde_json::Value;
-use std::collections::hash_map::Entry;
 
 use crate::candidates::NameIndex;
 use crate::corpus::Corpus;

@@ -471,9 +471,9 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     }
 }
 
-/// The records that have one bare id, one per collection, in collection order: nearly
-/// always one, kept without a list of its own: a hundred thousand one-item lists were most
-/// of the id index's build (40-68 ms of it at 100k records, against 14-21 ms without).
+/// The records that have one bare id, one per collection, in collection order. Nearly
+/// always there is one, kept without a list of its own: a hundred thousand one-item lists
+/// were most of the id index's build (40-68 ms of it at 100k records, against 14-21 ms).
 enum Owners {
     One(usize),
     Many(Vec<usize>),

@@ -9,10 +9,10 @@
 //! }
 //! ```
 
-use foldhash::{HashMap, HashSet};
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
+use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 
 use crate::check;

@@ -13,9 +13,9 @@ pub mod json;
 pub mod junit;
 pub mod sarif;
 
-use foldhash::{HashMap, HashSet};
 use std::path::Path;
 
+use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 use serde::Serialize;
 

@@ -8,6 +8,7 @@
 pub mod export;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -58,8 +59,9 @@ impl Node {
 /// An edge: one reference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
-    /// The field, or [`LINK_FIELD`].
-    pub field: String,
+    /// The field, or [`LINK_FIELD`]: shared with the reference's [`Source`] and every other
+    /// edge of the field, not copied for each.
+    pub field: Arc<str>,
     /// Where the (first) reference is written.
     pub source: Source,
 }
@@ -93,7 +95,18 @@ impl CorpusGraph {
         schemas: &Schemas,
         resolved: &Resolved,
     ) -> CorpusGraph {
-        let mut built = CorpusGraph::default();
+        // A site builds this graph on one core before its pages are rendered on all of
+        // them: sized once, it is not regrown (and copied) a dozen times at 100k records.
+        let mut built = CorpusGraph {
+            graph: DiGraph::with_capacity(
+                corpus.records.len() + corpus.docs.len(),
+                resolved.edges.len(),
+            ),
+            by_id: foldhash::HashMap::with_capacity_and_hasher(
+                corpus.records.len() + corpus.docs.len(),
+                foldhash::fast::RandomState::default(),
+            ),
+        };
         let mut record_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.records.len()];
         let mut page_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.docs.len()];
         let mut file_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.files.len()];
@@ -144,12 +157,16 @@ impl CorpusGraph {
         // kept allocate their label.
         let mut field_numbers: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
         let mut seen: foldhash::HashSet<(NodeIndex, NodeIndex, usize)> =
-            foldhash::HashSet::default();
+            foldhash::HashSet::with_capacity_and_hasher(
+                resolved.edges.len(),
+                foldhash::fast::RandomState::default(),
+            );
+        let link: Arc<str> = Arc::from(LINK_FIELD);
         for edge in &resolved.edges {
             let (from, field) = match &edge.source {
-                Source::Field { record, field, .. } => (node_at(&record_nodes, *record), &**field),
-                Source::FieldLink { record, .. } => (node_at(&record_nodes, *record), LINK_FIELD),
-                Source::Link { file, .. } => (node_at(&file_nodes, *file), LINK_FIELD),
+                Source::Field { record, field, .. } => (node_at(&record_nodes, *record), field),
+                Source::FieldLink { record, .. } => (node_at(&record_nodes, *record), &link),
+                Source::Link { file, .. } => (node_at(&file_nodes, *file), &link),
             };
             let to = match edge.target {
                 Target::Record(record) => node_at(&record_nodes, record),
@@ -157,7 +174,7 @@ impl CorpusGraph {
                 Target::File => None,
             };
             let next_number = field_numbers.len();
-            let number = *field_numbers.entry(field).or_insert(next_number);
+            let number = *field_numbers.entry(&**field).or_insert(next_number);
             if let (Some(from), Some(to)) = (from, to)
                 && seen.insert((from, to, number))
             {
@@ -165,7 +182,7 @@ impl CorpusGraph {
                     from,
                     to,
                     Edge {
-                        field: field.to_string(),
+                        field: Arc::clone(field),
                         source: edge.source.clone(),
                     },
                 );

@@ -3,9 +3,11 @@
 //! records' `updated` fields, never from the clock, so that two builds of the same corpus
 //! are identical.
 
+use rayon::prelude::*;
+
 use super::content::Content;
-use super::urls::absolute;
-use crate::markup::escape;
+use super::urls::{absolute, push_absolute};
+use crate::markup::{escape, escaped};
 
 /// Entries in the feed.
 const FEED_ENTRIES: usize = 50;
@@ -53,37 +55,47 @@ pub fn atom(content: &Content<'_>) -> String {
 /// An `updated` value as an Atom timestamp: a date becomes midnight UTC; a full RFC 3339
 /// timestamp is kept; anything else cannot be dated.
 fn timestamp(updated: &str) -> Option<String> {
-    let bytes = updated.as_bytes();
-    let is_date = bytes.get(..10).is_some_and(|date| {
-        date.iter().enumerate().all(|(i, b)| {
-            if i == 4 || i == 7 {
-                *b == b'-'
-            } else {
-                b.is_ascii_digit()
-            }
-        })
+    let date = date_of(updated)?;
+    Some(if date.len() == updated.len() {
+        format!("{updated}T00:00:00Z")
+    } else {
+        updated.to_string()
+    })
+}
+
+/// The date of an `updated` value that is a date or a timestamp starting with one.
+fn date_of(updated: &str) -> Option<&str> {
+    let date = updated.get(..10)?;
+    let is_date = date.bytes().enumerate().all(|(i, b)| {
+        if i == 4 || i == 7 {
+            b == b'-'
+        } else {
+            b.is_ascii_digit()
+        }
     });
-    match updated.len() {
-        10 if is_date => Some(format!("{updated}T00:00:00Z")),
-        n if n > 10 && is_date && bytes.get(10) == Some(&b'T') => Some(updated.to_string()),
-        _ => None,
-    }
+    let dated = updated.len() == 10 || updated.as_bytes().get(10) == Some(&b'T');
+    (is_date && dated).then_some(date)
 }
 
 /// The sitemap files for the site's pages (`(site path, lastmod)`): `sitemap.xml` alone, or,
 /// past the protocol's limit, `sitemap.xml` as an index of `sitemap-1.xml` ...
-pub fn sitemaps(base_url: &str, pages: &[(String, Option<String>)]) -> Vec<(String, String)> {
-    let urlset = |pages: &[(String, Option<String>)]| {
+pub fn sitemaps(base_url: &str, pages: &[(&str, Option<&str>)]) -> Vec<(String, String)> {
+    // Paths are percent-encoded with every character XML escapes, so only the base URL
+    // needs escaping, once: the sitemaps of 100,000 pages are written on one core before the
+    // pages are, and were a sixth of that wait with a few strings made per URL.
+    let base = escape(base_url);
+    let urlset = |pages: &[(&str, Option<&str>)]| {
         let mut out = String::from(
             "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
         );
         for (path, lastmod) in pages {
-            out.push_str(&format!(
-                "  <url><loc>{}</loc>",
-                escape(&absolute(base_url, path))
-            ));
+            out.push_str("  <url><loc>");
+            push_absolute(&mut out, &base, path);
+            out.push_str("</loc>");
             if let Some(date) = lastmod {
-                out.push_str(&format!("<lastmod>{}</lastmod>", escape(date)));
+                out.push_str("<lastmod>");
+                out.push_str(&escaped(date));
+                out.push_str("</lastmod>");
             }
             out.push_str("</url>\n");
         }
@@ -93,27 +105,31 @@ pub fn sitemaps(base_url: &str, pages: &[(String, Option<String>)]) -> Vec<(Stri
     if pages.len() <= SITEMAP_URLS {
         return vec![("sitemap.xml".to_string(), urlset(pages))];
     }
-    let mut files = Vec::new();
     let mut index = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    for (n, chunk) in pages.chunks(SITEMAP_URLS).enumerate() {
-        let name = format!("sitemap-{}.xml", n + 1);
-        index.push_str(&format!(
-            "  <sitemap><loc>{}</loc></sitemap>\n",
-            escape(&absolute(base_url, &name))
-        ));
-        files.push((name, urlset(chunk)));
+    let mut files = vec![(String::new(), String::new())];
+    files.par_extend(
+        pages
+            .par_chunks(SITEMAP_URLS)
+            .enumerate()
+            .map(|(n, chunk)| (format!("sitemap-{}.xml", n + 1), urlset(chunk))),
+    );
+    for (name, _) in files.iter().skip(1) {
+        index.push_str("  <sitemap><loc>");
+        push_absolute(&mut index, &base, name);
+        index.push_str("</loc></sitemap>\n");
     }
     index.push_str("</sitemapindex>\n");
-    files.insert(0, ("sitemap.xml".to_string(), index));
+    if let Some(first) = files.first_mut() {
+        *first = ("sitemap.xml".to_string(), index);
+    }
     files
 }
 
 /// A record's `updated` as a sitemap date, when it is one.
-pub fn lastmod(updated: Option<&str>) -> Option<String> {
-    let stamp = timestamp(updated?)?;
-    Some(stamp.get(..10)?.to_string())
+pub fn lastmod(updated: Option<&str>) -> Option<&str> {
+    date_of(updated?)
 }
 
 #[cfg(test)]
@@ -135,9 +151,8 @@ mod tests {
 
     #[test]
     fn large_sitemaps_are_split_under_an_index() {
-        let pages: Vec<(String, Option<String>)> = (0..SITEMAP_URLS + 1)
-            .map(|i| (format!("r/{i}/"), None))
-            .collect();
+        let paths: Vec<String> = (0..SITEMAP_URLS + 1).map(|i| format!("r/{i}/")).collect();
+        let pages: Vec<(&str, Option<&str>)> = paths.iter().map(|p| (p.as_str(), None)).collect();
         let files = sitemaps("https://kb.example/", &pages);
         let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, vec!["sitemap.xml", "sitemap-1.xml", "sitemap-2.xml"]);

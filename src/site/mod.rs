@@ -170,7 +170,7 @@ impl<'c> Site<'c> {
             site,
         )?;
         let mut files = plan(&content, &templates);
-        let sitemap_pages: Vec<(String, Option<String>)> = files
+        let sitemap_pages: Vec<(&str, Option<&str>)> = files
             .iter()
             .filter(|(_, item)| item.is_html() && !matches!(item, Item::NotFound))
             .map(|(file, item)| {
@@ -178,10 +178,7 @@ impl<'c> Site<'c> {
                     Item::Record(p) => feed::lastmod(content.text(*p, "updated")),
                     _ => None,
                 };
-                (
-                    file.strip_suffix("index.html").unwrap_or(file).to_string(),
-                    updated,
-                )
+                (file.strip_suffix("index.html").unwrap_or(file), updated)
             })
             .collect();
         let sitemaps: HashMap<String, String> =
@@ -258,7 +255,9 @@ impl<'c> Site<'c> {
     /// Renders every file, checks the links of every page, and hands each file to `sink`.
     /// `progress` is called once per file written.
     pub fn write(&self, sink: &dyn Sink, progress: &(dyn Fn() + Sync)) -> Result<(), BuildError> {
-        let known: foldhash::HashSet<String> = self.files.iter().map(|(f, _)| f.clone()).collect();
+        let mut known: foldhash::HashSet<&str> =
+            foldhash::HashSet::with_capacity_and_hasher(self.files.len(), Default::default());
+        known.extend(self.files.iter().map(|(f, _)| f.as_str()));
         let frame = Frame::new(&self.content, &self.templates);
         let broken: Vec<Vec<(String, String)>> = self
             .files
@@ -401,7 +400,8 @@ fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
 /// Two files at one path would overwrite each other: a collection folder named like an enum
 /// field, `graph` or `search`, or a prose page in a folder named like a collection.
 fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Diagnostic>> {
-    let mut seen: HashMap<&str, &Item> = HashMap::new();
+    let mut seen: foldhash::HashMap<&str, &Item> =
+        foldhash::HashMap::with_capacity_and_hasher(files.len(), Default::default());
     let mut errors = Vec::new();
     for (file, item) in files {
         if let Some(first) = seen.insert(file, item) {

@@ -87,7 +87,15 @@ pub fn query_value(text: &str) -> String {
 /// A site path's absolute URL under `base_url`, folders without `index.html` (the form a
 /// server answers and a reader shares).
 pub fn absolute(base_url: &str, path: &str) -> String {
-    format!("{base_url}{}", encode_segments(path))
+    let mut out = String::with_capacity(base_url.len() + path.len());
+    push_absolute(&mut out, base_url, path);
+    out
+}
+
+/// Appends [`absolute`]`(base_url, path)` to `out`.
+pub fn push_absolute(out: &mut String, base_url: &str, path: &str) {
+    out.push_str(base_url);
+    out.push_str(&encode_segments(path));
 }
 
 /// The web address of a file of the repository: `repo_url` with the path in place of
@@ -107,7 +115,7 @@ pub fn repo_file(repo_url: &str, path: &str) -> String {
 pub fn broken_links(
     file: &str,
     html: &str,
-    files: &foldhash::HashSet<String>,
+    files: &foldhash::HashSet<&str>,
     base_url: &str,
 ) -> Vec<String> {
     let folder = file
@@ -127,11 +135,13 @@ pub fn broken_links(
 fn arrives(
     folder: &str,
     url: &str,
-    files: &foldhash::HashSet<String>,
+    files: &foldhash::HashSet<&str>,
     base_url: &str,
     target: &mut String,
 ) -> bool {
-    let path = url.split(['#', '?']).next().unwrap_or_default();
+    let path = url
+        .get(..memchr::memchr2(b'#', b'?', url.as_bytes()).unwrap_or(url.len()))
+        .unwrap_or_default();
     if path.is_empty() {
         return true;
     }
@@ -143,17 +153,33 @@ fn arrives(
         }
     } else if is_external(path) {
         return true;
+    } else if let Some(from_root) = from_root(folder, path) {
+        return files.contains(from_root);
     } else if !resolve(folder, &decode(path), target) {
         return false;
     }
     files.contains(target.as_str())
 }
 
+/// The site path of a link that climbs from `folder` straight back to the root and then
+/// names its target plainly (`../../engines/vllm/index.html` from `gotchas/x/`): the path
+/// after the climb, as [`resolve`] would write it. Most links of a page have this form, and
+/// are checked without being copied.
+fn from_root<'u>(folder: &str, url: &'u str) -> Option<&'u str> {
+    let mut rest = url;
+    for _ in folder.split('/').filter(|part| !part.is_empty()) {
+        rest = rest.strip_prefix("../")?;
+    }
+    let plain = memchr::memchr(b'%', rest.as_bytes()).is_none()
+        && rest.split('/').all(|part| part != "." && part != "..");
+    plain.then_some(rest)
+}
+
 /// A URL with a scheme (`https:`, `mailto:`), or protocol-relative, or rooted at a host.
 fn is_external(url: &str) -> bool {
-    let scheme = url
-        .split_once(':')
-        .is_some_and(|(scheme, _)| !scheme.is_empty() && !scheme.contains('/'));
+    let scheme = memchr::memchr(b':', url.as_bytes())
+        .and_then(|colon| url.get(..colon))
+        .is_some_and(|scheme| !scheme.is_empty() && !scheme.contains('/'));
     scheme || url.starts_with('/')
 }
 
@@ -299,10 +325,9 @@ mod tests {
 
     #[test]
     fn checks_relative_and_base_url_links() {
-        let files: foldhash::HashSet<String> =
+        let files: foldhash::HashSet<&str> =
             ["index.html", "engines/vllm/index.html", "a b/index.html"]
                 .into_iter()
-                .map(String::from)
                 .collect();
         let html = r#"<a href="../../index.html">x</a><a href="../../a%20b/index.html#top">y</a>
             <a href="../vllm/">folder</a><a href="https://example.org/">ext</a>
@@ -314,5 +339,31 @@ mod tests {
             broken,
             vec!["../vllm/", "../../../above.html", "../../missing.png"]
         );
+    }
+
+    /// Paths made of the pieces relative links are written with.
+    fn pathish(
+        pieces: &'static [&'static str],
+    ) -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop::collection::vec(prop::sample::select(pieces), 0..8).prop_map(|chosen| chosen.concat())
+    }
+
+    const FOLDER_PIECES: &[&str] = &["a/", "bc/", "/", "index.html"];
+    const LINK_PIECES: &[&str] = &["../", "./", "..", ".", "a", "/", "x.html", "%20", "b/"];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The short way to a link's path gives what resolving it the long way gives.
+        #[test]
+        fn from_root_agrees_with_resolve(folder in pathish(FOLDER_PIECES), url in pathish(LINK_PIECES)) {
+            let folder = folder.rfind('/').map_or("", |i| &folder[..=i]);
+            if let Some(short) = from_root(folder, &url) {
+                let mut long = String::new();
+                proptest::prop_assert!(resolve(folder, &decode(&url), &mut long));
+                proptest::prop_assert_eq!(short, long.as_str());
+            }
+        }
     }
 }

@@ -86,7 +86,13 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
         folder.display(),
         started.elapsed().as_secs_f64()
     ));
-    super::emit(out, text.as_bytes())
+    let code = super::emit(out, text.as_bytes());
+    // The process ends when this returns, and the system takes its memory back whole;
+    // freeing every record's fields one at a time first took a quarter of a second on one
+    // core at 100,000 records, after the site was written.
+    std::mem::forget(site);
+    std::mem::forget(corpus);
+    code
 }
 
 /// A failed build's message and exit code: 1 when the site itself is wrong (a template links

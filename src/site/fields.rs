@@ -99,7 +99,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
         match value {
             Value::String(text)
                 if collection.text_fields.contains(name)
-                    && (text.contains('\n') || text.chars().count() >= PROSE_LENGTH)
+                    && (text.contains('\n') || text.chars().nth(PROSE_LENGTH - 1).is_some())
                     && !content.records[published]
                         .refs
                         .contains_key(join_pointer("", name).as_str()) =>

@@ -159,7 +159,9 @@ fn format(out: &mut Output<'_>, state: &mut State<'_, '_>, value: &Value) -> Res
 /// `href(path)`: the link from the page being rendered to a site path.
 fn href(state: &State<'_, '_>, path: &str) -> Value {
     let root = state.lookup("root");
-    let mut link = crate::markup::escape(root.as_ref().and_then(Value::as_str).unwrap_or_default());
+    let root = root.as_ref().and_then(Value::as_str).unwrap_or_default();
+    let mut link = String::with_capacity(root.len() + path.len() + "index.html".len());
+    link.push_str(&crate::markup::escaped(root));
     urls::push_encoded(&mut link, path);
     Value::from_safe_string(link)
 }

@@ -170,9 +170,19 @@ fn from_root<'u>(folder: &str, url: &'u str) -> Option<&'u str> {
     for _ in folder.split('/').filter(|part| !part.is_empty()) {
         rest = rest.strip_prefix("../")?;
     }
-    let plain = memchr::memchr(b'%', rest.as_bytes()).is_none()
-        && rest.split('/').all(|part| part != "." && part != "..");
+    let plain = memchr::memchr(b'%', rest.as_bytes()).is_none() && !has_dot_segment(rest);
     plain.then_some(rest)
+}
+
+/// Whether a path has a `.` or `..` segment. Looks only at its dots: a link's path has one
+/// or two (`index.html`), and splitting every link into segments was a tenth of the check.
+fn has_dot_segment(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    memchr::memchr_iter(b'.', bytes).any(|at| {
+        let starts = at == 0 || bytes.get(at - 1) == Some(&b'/');
+        let after = bytes.get(at + 1..).unwrap_or_default();
+        starts && matches!(after, [] | [b'/', ..] | [b'.'] | [b'.', b'/', ..])
+    })
 }
 
 /// A URL with a scheme (`https:`, `mailto:`), or protocol-relative, or rooted at a host.

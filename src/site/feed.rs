@@ -82,7 +82,7 @@ fn date_of(updated: &str) -> Option<&str> {
 pub fn sitemaps(base_url: &str, pages: &[(&str, Option<&str>)]) -> Vec<(String, String)> {
     // Paths are percent-encoded with every character XML escapes, so only the base URL
     // needs escaping, once: the sitemaps of 100,000 pages are written on one core before the
-    // pages are, and were a sixth of that wait with a few strings made per URL.
+    // pages are, and were a seventh of that wait with a few strings made per URL.
     let base = escape(base_url);
     let urlset = |pages: &[(&str, Option<&str>)]| {
         let mut out = String::from(
@@ -108,22 +108,20 @@ pub fn sitemaps(base_url: &str, pages: &[(&str, Option<&str>)]) -> Vec<(String, 
     let mut index = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    let mut files = vec![(String::new(), String::new())];
-    files.par_extend(
-        pages
-            .par_chunks(SITEMAP_URLS)
-            .enumerate()
-            .map(|(n, chunk)| (format!("sitemap-{}.xml", n + 1), urlset(chunk))),
-    );
-    for (name, _) in files.iter().skip(1) {
+    let parts: Vec<(String, String)> = pages
+        .par_chunks(SITEMAP_URLS)
+        .enumerate()
+        .map(|(n, chunk)| (format!("sitemap-{}.xml", n + 1), urlset(chunk)))
+        .collect();
+    for (name, _) in &parts {
         index.push_str("  <sitemap><loc>");
         push_absolute(&mut index, &base, name);
         index.push_str("</loc></sitemap>\n");
     }
     index.push_str("</sitemapindex>\n");
-    if let Some(first) = files.first_mut() {
-        *first = ("sitemap.xml".to_string(), index);
-    }
+    let mut files = Vec::with_capacity(parts.len() + 1);
+    files.push(("sitemap.xml".to_string(), index));
+    files.extend(parts);
     files
 }
 

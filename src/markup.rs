@@ -46,16 +46,13 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
             at += 1;
         }
         let Some(&byte) = bytes.get(at) else { break };
+        // Only the bytes `MAY_CHANGE` marks get here: line breaks and tabs were skipped.
         let (replacement, width): (&str, usize) = match byte {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),
             b'>' => ("&gt;", 1),
             b'"' => ("&quot;", 1),
             b'\'' => ("&#39;", 1),
-            b'\n' | b'\r' | b'\t' => {
-                at += 1;
-                continue;
-            }
             0..0x20 => ("\u{FFFD}", 1),
             0xEF if matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])) => {
                 ("\u{FFFD}", 3)

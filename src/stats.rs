@@ -66,7 +66,10 @@ impl Stats {
             }
         }
         for edge in graph.graph.edge_weights() {
-            *stats.references.entry(edge.field.to_string()).or_insert(0) += 1;
+            *stats
+                .references
+                .entry(edge.field().to_string())
+                .or_insert(0) += 1;
         }
         let mut cited: Vec<(String, usize)> = graph
             .graph

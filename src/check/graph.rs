@@ -189,7 +189,7 @@ fn cycles<F>(corpus: &Corpus<F>, config: &GraphConfig, graph: &CorpusGraph) -> V
             .iter()
             .flat_map(|&n| acyclic.graph.edges(n))
             .filter(|e| members.contains(&e.target()))
-            .map(|e| &*e.weight().field)
+            .map(|e| e.weight().field())
             .collect();
         let NodeKind::Record(record) = acyclic.graph[start].kind else {
             continue;

@@ -212,7 +212,7 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Writ
     for edge in graph.graph.edges_directed(node, Direction::Outgoing) {
         report
             .references
-            .entry(&*edge.weight().field)
+            .entry(edge.weight().field())
             .or_default()
             .push(&graph.graph[edge.target()].id);
     }
@@ -222,7 +222,7 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Writ
             .referenced_by
             .entry(from.collection.as_deref().unwrap_or("pages"))
             .or_default()
-            .entry(&*edge.weight().field)
+            .entry(edge.weight().field())
             .or_default()
             .push(&from.id);
     }

@@ -103,7 +103,7 @@ pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
             "  {} -> {} [label={}];\n",
             dot_string(&graph.graph[edge.source()].id),
             dot_string(&graph.graph[edge.target()].id),
-            dot_string(&edge.weight().field)
+            dot_string(edge.weight().field())
         ));
     }
     out.push_str("}\n");
@@ -159,7 +159,7 @@ pub fn write_json(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -
             .map(|e| JsonEdge {
                 from: &graph.graph[e.source()].id,
                 to: &graph.graph[e.target()].id,
-                field: &e.weight().field,
+                field: e.weight().field(),
             })
             .collect(),
     };
@@ -213,7 +213,7 @@ pub fn mermaid(graph: &CorpusGraph) -> String {
         out.push_str(&format!(
             "  {} -->|{}| {}\n",
             name(edge.source()),
-            mermaid_label(&edge.weight().field),
+            mermaid_label(edge.weight().field()),
             name(edge.target())
         ));
     }
@@ -368,7 +368,7 @@ pub fn layout_svg(
             out,
             "<g class=\"edge\"><title>{} {} {}</title><line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#9ca3af\" marker-end=\"url(#arrow)\"/></g>",
             escaped(&graph.graph[edge.source()].id),
-            escaped(&edge.weight().field),
+            escaped(edge.weight().field()),
             escaped(&graph.graph[edge.target()].id)
         );
     }

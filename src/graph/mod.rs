@@ -8,7 +8,6 @@
 pub mod export;
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
-use std::sync::Arc;
 
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -59,11 +58,22 @@ impl Node {
 /// An edge: one reference.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {
-    /// The field, or [`LINK_FIELD`]: shared with the reference's [`Source`] and every other
-    /// edge of the field, not copied for each.
-    pub field: Arc<str>,
     /// Where the (first) reference is written.
     pub source: Source,
+}
+
+impl Edge {
+    /// The field, or [`LINK_FIELD`] for a link: read from where the reference is written.
+    pub fn field(&self) -> &str {
+        field_of(&self.source)
+    }
+}
+
+fn field_of(source: &Source) -> &str {
+    match source {
+        Source::Field { field, .. } => field,
+        Source::FieldLink { .. } | Source::Link { .. } => LINK_FIELD,
+    }
 }
 
 /// The corpus graph.
@@ -153,20 +163,19 @@ impl CorpusGraph {
             place(&mut file_nodes, doc.file, node);
         }
         let node_at = |nodes: &[Option<NodeIndex>], at: usize| nodes.get(at).copied().flatten();
-        // Fields are few: an edge is deduplicated on the field's number, so only the edges
-        // kept allocate their label.
+        // Fields are few: an edge is deduplicated on the field's number, not its name.
         let mut field_numbers: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
         let mut seen: foldhash::HashSet<(NodeIndex, NodeIndex, usize)> =
             foldhash::HashSet::with_capacity_and_hasher(
                 resolved.edges.len(),
                 foldhash::fast::RandomState::default(),
             );
-        let link: Arc<str> = Arc::from(LINK_FIELD);
         for edge in &resolved.edges {
-            let (from, field) = match &edge.source {
-                Source::Field { record, field, .. } => (node_at(&record_nodes, *record), field),
-                Source::FieldLink { record, .. } => (node_at(&record_nodes, *record), &link),
-                Source::Link { file, .. } => (node_at(&file_nodes, *file), &link),
+            let from = match &edge.source {
+                Source::Field { record, .. } | Source::FieldLink { record, .. } => {
+                    node_at(&record_nodes, *record)
+                }
+                Source::Link { file, .. } => node_at(&file_nodes, *file),
             };
             let to = match edge.target {
                 Target::Record(record) => node_at(&record_nodes, record),
@@ -174,7 +183,9 @@ impl CorpusGraph {
                 Target::File => None,
             };
             let next_number = field_numbers.len();
-            let number = *field_numbers.entry(&**field).or_insert(next_number);
+            let number = *field_numbers
+                .entry(field_of(&edge.source))
+                .or_insert(next_number);
             if let (Some(from), Some(to)) = (from, to)
                 && seen.insert((from, to, number))
             {
@@ -182,7 +193,6 @@ impl CorpusGraph {
                     from,
                     to,
                     Edge {
-                        field: Arc::clone(field),
                         source: edge.source.clone(),
                     },
                 );
@@ -298,7 +308,7 @@ impl CorpusGraph {
                         } else {
                             edge.source()
                         };
-                        if field_ok(&edge.weight().field)
+                        if field_ok(edge.weight().field())
                             && keep.contains(&next)
                             && reached.insert(next)
                         {
@@ -317,7 +327,7 @@ impl CorpusGraph {
         for edge in self.graph.edge_references() {
             if let (Some(&from), Some(&to)) =
                 (mapping.get(&edge.source()), mapping.get(&edge.target()))
-                && field_ok(&edge.weight().field)
+                && field_ok(edge.weight().field())
             {
                 filtered.graph.add_edge(from, to, edge.weight().clone());
             }

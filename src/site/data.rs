@@ -76,7 +76,7 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
         .edges_directed(entry.node, Direction::Incoming)
         .map(|edge| Backlink {
             from: &graph[edge.source()].id,
-            field: &edge.weight().field,
+            field: edge.weight().field(),
         })
         .collect();
     referenced_by.sort_by(|a, b| a.from.cmp(b.from).then(a.field.cmp(b.field)));

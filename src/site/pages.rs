@@ -446,7 +446,7 @@ impl<'a, 'c> Frame<'a, 'c> {
             groups
                 .entry(from.collection.as_deref().unwrap_or("pages"))
                 .or_default()
-                .entry(&edge.weight().field)
+                .entry(edge.weight().field())
                 .or_default()
                 .push(Link {
                     id: &from.id,

@@ -272,12 +272,19 @@ pub fn svg(
 const NODE_WIDTH: f64 = 210.0;
 const NODE_HEIGHT: f64 = 34.0;
 
-fn short(text: &str) -> String {
+/// A node's label: its name, or the name's first characters and an ellipsis when it is
+/// longer than a box holds.
+fn short(text: &str) -> (&str, &'static str) {
     const MAX: usize = 32;
-    if text.chars().count() <= MAX {
-        text.to_string()
-    } else {
-        format!("{}…", text.chars().take(MAX - 1).collect::<String>())
+    match text.char_indices().nth(MAX) {
+        None => (text, ""),
+        Some(_) => {
+            let end = text
+                .char_indices()
+                .nth(MAX - 1)
+                .map_or(text.len(), |(at, _)| at);
+            (text.get(..end).unwrap_or(text), "…")
+        }
     }
 }
 
@@ -412,16 +419,22 @@ pub fn layout_svg(
         push_fixed(&mut out, x - NODE_WIDTH / 2.0, 1);
         out.push_str("\" y=\"");
         push_fixed(&mut out, y - NODE_HEIGHT / 2.0, 1);
-        let _ = write!(
-            out,
-            "\" width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\" rx=\"6\" fill=\"{}\" stroke=\"{stroke}\"/><text x=\"",
-            colours.get(weight)
-        );
+        out.push_str("\" width=\"");
+        push_fixed(&mut out, NODE_WIDTH, 0);
+        out.push_str("\" height=\"");
+        push_fixed(&mut out, NODE_HEIGHT, 0);
+        out.push_str("\" rx=\"6\" fill=\"");
+        out.push_str(colours.get(weight));
+        out.push_str("\" stroke=\"");
+        out.push_str(stroke);
+        out.push_str("\"/><text x=\"");
         push_fixed(&mut out, x, 1);
         out.push_str("\" y=\"");
         push_fixed(&mut out, y + 4.0, 1);
         out.push_str("\" text-anchor=\"middle\">");
-        out.push_str(&escaped(&short(&weight.name)));
+        let (label, ellipsis) = short(&weight.name);
+        out.push_str(&escaped(label));
+        out.push_str(ellipsis);
         out.push_str("</text></g></a>\n");
     }
     out.push_str("</svg>\n");
@@ -475,12 +488,30 @@ fn push_fixed(out: &mut String, value: f64, decimals: usize) {
     if value.is_sign_negative() {
         out.push('-');
     }
-    // Below the limit, the integer part fits a `u64`, whose formatting is cheaper.
-    let _ = write!(out, "{}", (units / scale) as u64);
+    // Below the limit the units fit a `u64`, and its digits are written by hand: the
+    // formatting machinery costs more than the rounding.
+    let units = units as u64;
+    push_digits(out, units / scale as u64);
     if decimals == 1 {
         out.push('.');
-        out.push(char::from(b'0' + (units % 10) as u8));
+        push_digits(out, units % 10);
     }
+}
+
+/// Appends the decimal digits of `number`.
+fn push_digits(out: &mut String, number: u64) {
+    let mut digits = [b'0'; 20];
+    let mut start = digits.len();
+    let mut rest = number;
+    for slot in digits.iter_mut().rev() {
+        *slot = b'0' + (rest % 10) as u8;
+        start -= 1;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or_default());
 }
 
 /// Moves an edge's end back to the border of the target's box, so the arrow head shows.

@@ -119,13 +119,17 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
 }
 
 /// `root_cause` -> `Root cause`.
+// One pass into a string of the right size: every field of every record page is labelled.
 pub fn label(name: &str) -> String {
-    let spaced = name.replace(['_', '-'], " ");
-    let mut chars = spaced.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => spaced,
+    let mut out = String::with_capacity(name.len());
+    let mut chars = name
+        .chars()
+        .map(|c| if matches!(c, '_' | '-') { ' ' } else { c });
+    if let Some(first) = chars.next() {
+        out.extend(first.to_uppercase());
     }
+    out.extend(chars);
+    out
 }
 
 struct Writer<'a, 'c> {
@@ -278,6 +282,9 @@ mod tests {
     #[test]
     fn labels_and_badges() {
         assert_eq!(label("root_cause"), "Root cause");
+        assert_eq!(label("_kv-cache"), " kv cache");
+        assert_eq!(label("ßtraße"), "SStraße");
+        assert_eq!(label(""), "");
         assert_eq!(
             badge_class("severity", "major"),
             "badge-severity badge-severity-major"

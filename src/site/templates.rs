@@ -156,18 +156,31 @@ fn format(out: &mut Output<'_>, state: &mut State<'_, '_>, value: &Value) -> Res
     }
 }
 
+/// The page's way back to the site root, escaped: looked up in the context once per render
+/// and kept beside the state, where every later `href` finds it without searching the
+/// context's frames (a page calls `href` dozens of times, and the search cost more than
+/// the rest of the call).
+struct Root(String);
+
 /// `href(path)`: the link from the page being rendered to a site path.
-fn href(state: &State<'_, '_>, path: &str) -> Value {
-    let root = state.lookup("root");
-    let root = root.as_ref().and_then(Value::as_str).unwrap_or_default();
+fn href(state: &mut State<'_, '_>, path: &str) -> Value {
+    if state.get_extension::<Root>().is_none() {
+        let root = state.lookup("root");
+        let root = root.as_ref().and_then(Value::as_str).unwrap_or_default();
+        let root = Root(crate::markup::escaped(root).into_owned());
+        state.get_or_insert_extension(root);
+    }
+    let root = state
+        .get_extension::<Root>()
+        .map_or("", |Root(root)| root.as_str());
     let mut link = String::with_capacity(root.len() + path.len() + "index.html".len());
-    link.push_str(&crate::markup::escaped(root));
+    link.push_str(root);
     urls::push_encoded(&mut link, path);
     Value::from_safe_string(link)
 }
 
 /// `asset(name)`: the link from the page being rendered to an asset.
-fn asset(state: &State<'_, '_>, name: &str) -> Value {
+fn asset(state: &mut State<'_, '_>, name: &str) -> Value {
     href(state, &format!("assets/{name}"))
 }
 

@@ -7,7 +7,7 @@
 
 pub mod export;
 
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashSet, VecDeque};
 
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -245,7 +245,7 @@ impl CorpusGraph {
             .filter(|&n| n != center)
             .collect();
         let mut sub = CorpusGraph::default();
-        let mut mapping: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+        let mut mapping: foldhash::HashMap<NodeIndex, NodeIndex> = foldhash::HashMap::default();
         for node in std::iter::once(center).chain(neighbours.iter().copied()) {
             if mapping.len() == limit.max(1) {
                 break;
@@ -320,7 +320,7 @@ impl CorpusGraph {
             keep = reached;
         }
         let mut filtered = CorpusGraph::default();
-        let mut mapping: HashMap<NodeIndex, NodeIndex> = HashMap::new();
+        let mut mapping: foldhash::HashMap<NodeIndex, NodeIndex> = foldhash::HashMap::default();
         for node in self.graph.node_indices().filter(|n| keep.contains(n)) {
             mapping.insert(node, filtered.add(self.graph[node].clone()));
         }

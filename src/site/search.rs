@@ -125,21 +125,29 @@ fn plain(markdown: &str, limit: usize) -> String {
         let mut chars = rest.chars();
         let Some(c) = chars.next() else { break };
         rest = chars.as_str();
-        let c = match c {
-            c if is_mark(c) => continue,
-            c if is_space(c) => ' ',
-            c => c,
-        };
-        if c == ' ' && space {
-            continue;
+        if let Some(c) = plain_char(c, &mut space) {
+            out.push(c);
+            count += 1;
         }
-        space = c == ' ';
-        out.push(c);
-        count += 1;
     }
     let kept = out.trim_end().len();
     out.truncate(kept);
     out
+}
+
+/// What plain text writes for `c`, or `None` when it drops it: a mark, or a space at the
+/// start or after a space (`space` says whether the last character written was one).
+fn plain_char(c: char, space: &mut bool) -> Option<char> {
+    let c = match c {
+        c if is_mark(c) => return None,
+        c if is_space(c) => ' ',
+        c => c,
+    };
+    if c == ' ' && *space {
+        return None;
+    }
+    *space = c == ' ';
+    Some(c)
 }
 
 /// A Markdown mark that plain text leaves out.
@@ -165,27 +173,14 @@ mod tests {
         assert_eq!(plain("abcdef", 3), "abc");
     }
 
-    /// The definition, a character at a time.
+    /// The definition: each character on its own, until `limit` are written.
     fn plain_by_characters(markdown: &str, limit: usize) -> String {
-        let mut out = String::new();
-        let mut count = 0;
         let mut space = true;
-        for c in markdown.chars() {
-            let c = match c {
-                '*' | '_' | '`' | '#' | '[' | ']' | '>' => continue,
-                c if c.is_whitespace() || c == '|' => ' ',
-                c => c,
-            };
-            if c == ' ' && space {
-                continue;
-            }
-            space = c == ' ';
-            out.push(c);
-            count += 1;
-            if count == limit {
-                break;
-            }
-        }
+        let out: String = markdown
+            .chars()
+            .filter_map(|c| plain_char(c, &mut space))
+            .take(limit)
+            .collect();
         out.trim_end().to_string()
     }
 

@@ -66,10 +66,13 @@ impl Stats {
             }
         }
         for edge in graph.graph.edge_weights() {
-            *stats
-                .references
-                .entry(edge.field().to_string())
-                .or_insert(0) += 1;
+            // Fields are few and edges many: the name is copied once per field.
+            match stats.references.get_mut(edge.field()) {
+                Some(count) => *count += 1,
+                None => {
+                    stats.references.insert(edge.field().to_string(), 1);
+                }
+            }
         }
         let mut cited: Vec<(String, usize)> = graph
             .graph

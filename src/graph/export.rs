@@ -276,15 +276,11 @@ const NODE_HEIGHT: f64 = 34.0;
 /// longer than a box holds.
 fn short(text: &str) -> (&str, &'static str) {
     const MAX: usize = 32;
-    match text.char_indices().nth(MAX) {
-        None => (text, ""),
-        Some(_) => {
-            let end = text
-                .char_indices()
-                .nth(MAX - 1)
-                .map_or(text.len(), |(at, _)| at);
-            (text.get(..end).unwrap_or(text), "…")
-        }
+    // Where the label's last character would start, and whether one follows it.
+    let mut from_last = text.char_indices().skip(MAX - 1).map(|(at, _)| at);
+    match (from_last.next(), from_last.next()) {
+        (Some(end), Some(_)) => (text.get(..end).unwrap_or(text), "…"),
+        _ => (text, ""),
     }
 }
 
@@ -454,15 +450,15 @@ fn push_fixed(out: &mut String, value: f64, decimals: usize) {
     /// Above this the value is an integer already, and the integer arithmetic below would
     /// overflow; such coordinates never occur, and go to the standard library.
     const LIMIT: f64 = 4_503_599_627_370_496.0; // 2^52
-    let scale: u128 = match decimals {
-        0 => 1,
-        1 => 10,
-        _ => 0,
+    let scale: Option<u128> = match decimals {
+        0 => Some(1),
+        1 => Some(10),
+        _ => None,
     };
-    if scale == 0 || !value.is_finite() || value.abs() >= LIMIT {
+    let Some(scale) = scale.filter(|_| value.is_finite() && value.abs() < LIMIT) else {
         let _ = write!(out, "{value:.decimals$}");
         return;
-    }
+    };
     let bits = value.to_bits();
     let biased = ((bits >> 52) & 0x7ff) as u32;
     let fraction = bits & ((1 << 52) - 1);
@@ -566,6 +562,15 @@ mod tests {
             assert_eq!(fixed(value, 1), one, "{value} to one place");
             assert_eq!(fixed(value, 0), zero, "{value} to no place");
         }
+    }
+
+    #[test]
+    fn labels_of_more_than_32_characters_are_cut_to_31_and_an_ellipsis() {
+        let fits = "é".repeat(32);
+        assert_eq!(short(&fits), (fits.as_str(), ""));
+        let long = format!("{fits}x");
+        assert_eq!(short(&long), ("é".repeat(31).as_str(), "…"));
+        assert_eq!(short(""), ("", ""));
     }
 
     proptest! {

@@ -173,10 +173,7 @@ fn href(state: &mut State<'_, '_>, path: &str) -> Value {
     let root = state
         .get_extension::<Root>()
         .map_or("", |Root(root)| root.as_str());
-    let mut link = String::with_capacity(root.len() + path.len() + "index.html".len());
-    link.push_str(root);
-    urls::push_encoded(&mut link, path);
-    Value::from_safe_string(link)
+    Value::from_safe_string(urls::href(root, path))
 }
 
 /// `asset(name)`: the link from the page being rendered to an asset.

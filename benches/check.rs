@@ -1,8 +1,8 @@
 //! Per-stage benchmarks on generated corpora of 10,000 records in each format (load, check,
-//! resolve, graph, the site, the report), and the graph stage's share of `check` at 100,000
-//! records.
+//! resolve, graph, the site, the report), the graph stage's share of `check` at 100,000
+//! records, and the did-you-mean search at 10,000 and 100,000 records.
 //!
-//! `cargo bench --bench check` (or `-- stages`, `-- graph_share`). The corpora come from the
+//! `cargo bench --bench check` (or `-- stages`, `-- graph_share`, `-- suggestions`). The corpora come from the
 //! `synth` example (included here as a module), generated once per format before measuring,
 //! with 1% of records carrying a fault so the report stage has diagnostics to render.
 //! Whole-process figures against the cost of merely parsing the files are `bench/run.sh`'s
@@ -13,9 +13,10 @@ use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gotchas::Project;
+use gotchas::candidates::NameIndex;
 use gotchas::check;
 use gotchas::graph::CorpusGraph;
-use gotchas::index::IdIndex;
+use gotchas::index::{IdIndex, Problem};
 use gotchas::report::{self, Sources};
 use gotchas::site::{Memory, Site};
 
@@ -129,5 +130,41 @@ fn graph_share(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, stages, graph_share);
+/// The did-you-mean search behind `check`'s `references` stage, at two sizes, so that its
+/// growth can be read off: indexing every id, then suggesting for every distinct unknown id
+/// (whose number grows with the corpus, the fault rate being fixed).
+fn suggestions(c: &mut Criterion) {
+    let mut group = c.benchmark_group("suggestions");
+    group.sample_size(10);
+    for records in [10_000, 100_000] {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let project = generated(dir.path(), records, "json");
+        let corpus = project.load_for_check();
+        let index = IdIndex::new(&corpus, &project.schemas);
+        let resolved = index.resolve_all();
+        let ids: Vec<&str> = corpus.records.iter().map(|r| r.id.as_str()).collect();
+        group.bench_function(format!("index/{records}"), |b| {
+            b.iter(|| black_box(NameIndex::new(ids.iter().copied())))
+        });
+        let mut unknown: Vec<(&str, &[usize])> = resolved
+            .unresolved
+            .iter()
+            .filter(|reference| reference.problem == Problem::Unresolved)
+            .map(|reference| (reference.text.as_str(), &reference.allowed[..]))
+            .collect();
+        unknown.sort_unstable();
+        unknown.dedup();
+        index.names();
+        group.bench_function(format!("suggest/{records}"), |b| {
+            b.iter(|| {
+                for &(text, allowed) in &unknown {
+                    black_box(index.suggest(text, allowed));
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, stages, graph_share, suggestions);
 criterion_main!(benches);

@@ -2,7 +2,7 @@
 //! one, found through posting lists so that the work per unknown name follows how selective
 //! the name is, never the number of known names.
 //!
-//! [`crate::suggest::score`] accepts two kinds of near miss, and each has its own way in:
+//! [`crate::suggest::Unknown::score`] accepts two kinds of near miss, and each has its own way in:
 //!
 //! - A typo within `k` edits. Each edit destroys at most three of the unknown name's distinct
 //!   character bigrams, so a name within `k` edits contains all but `3k` of them: counting,
@@ -396,7 +396,7 @@ fn char_mask(name: &str) -> u64 {
 }
 
 /// The distinct lowercase words of a name (split at `-` and `_`, as
-/// [`crate::suggest::score`] does), each as a hash with a fixed seed, sorted, into `words`:
+/// [`crate::suggest::Unknown::score`] does), each as a hash with a fixed seed, sorted, into `words`:
 /// one `u64` per word instead of a string, so that sets of words compare, sort and key
 /// cheaply, the same within a run and across runs.
 fn word_hashes(name: &str, words: &mut Vec<u64>) {
@@ -449,7 +449,7 @@ mod tests {
         let mut accepted: Vec<&str> = NAMES
             .iter()
             .copied()
-            .filter(|name| suggest::score(unknown, name).is_some())
+            .filter(|name| suggest::Unknown::new(unknown).score(name).is_some())
             .collect();
         accepted.sort_unstable();
         accepted
@@ -521,7 +521,7 @@ mod tests {
             let budget = suggest::typo_budget(unknown.chars().count());
             let candidates = index.candidates(&unknown, budget);
             for known in &names {
-                if suggest::score(&unknown, known).is_some() {
+                if suggest::Unknown::new(&unknown).score(known).is_some() {
                     prop_assert!(
                         candidates.contains(&known.as_str()),
                         "{} missing for {}", known, unknown

@@ -286,8 +286,8 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             Some((folder, id)) => (self.schemas.by_folder(folder), id),
             None => (None, unknown),
         };
-        let budget = suggest::typo_budget(id.chars().count());
-        let candidates = self.names().candidates(id, budget);
+        let unknown = suggest::Unknown::new(id);
+        let candidates = self.names().candidates(id, unknown.budget());
         let owners = |candidate: &str| {
             self.bare
                 .get(candidate)
@@ -302,7 +302,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // map of every id.
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
         for &candidate in &candidates {
-            if let Some(found) = suggest::score(id, candidate) {
+            if let Some(found) = unknown.score(candidate) {
                 best.extend(
                     owners(candidate)
                         .filter(|&r| is_allowed(r))
@@ -315,7 +315,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // is noise. The tighter distance also keeps this fallback cheap.
         if best.is_empty() {
             for &candidate in &candidates {
-                let Some(found) = suggest::score_typo(id, candidate, suggest::MAX_CERTAIN_DISTANCE)
+                let Some(found) = unknown.score_typo(candidate, suggest::MAX_CERTAIN_DISTANCE)
                 else {
                     continue;
                 };

@@ -41,71 +41,207 @@ pub fn typo_budget(len: usize) -> usize {
     (len / 3).clamp(1, MAX_TYPO_BUDGET)
 }
 
-/// Scores one candidate, or `None` when it is not close.
-pub fn score<'a>(unknown: &str, candidate: &'a str) -> Option<Suggestion<'a>> {
-    if let Some(typo) = score_typo(unknown, candidate, typo_budget(unknown.chars().count())) {
-        return Some(typo);
-    }
-    if unknown != candidate
-        && (words_contained(unknown, candidate) || words_contained(candidate, unknown))
-    {
-        return Some(Suggestion {
-            name: candidate,
-            kind: MatchKind::Words,
-            distance: strsim::damerau_levenshtein(unknown, candidate),
-            similarity: strsim::jaro_winkler(unknown, candidate),
-        });
-    }
-    None
+/// An unknown name, prepared once for scoring many candidates: its characters, letter
+/// counts and words, which scoring would otherwise work out again for every candidate (a
+/// did-you-mean in a large corpus scores about a thousand).
+pub struct Unknown<'u> {
+    name: &'u str,
+    chars: Vec<char>,
+    /// How many of each character, by [`bucket`].
+    counts: [i32; 128],
+    /// The dash- or underscore-separated words, as [`words`] gives them.
+    words: Vec<&'u str>,
 }
 
-/// Scores a candidate as a typo within `budget` edits, or `None`. Cheap bounds (length,
-/// letter counts) rule out most candidates before the quadratic edit distance.
-pub fn score_typo<'a>(unknown: &str, candidate: &'a str, budget: usize) -> Option<Suggestion<'a>> {
-    if unknown == candidate
-        || unknown.chars().count().abs_diff(candidate.chars().count()) > budget
-        || histogram_bound(unknown, candidate) > budget
-    {
+impl<'u> Unknown<'u> {
+    /// Prepares `name` for scoring.
+    pub fn new(name: &'u str) -> Self {
+        let chars: Vec<char> = name.chars().collect();
+        let mut counts = [0; 128];
+        for &c in &chars {
+            if let Some(count) = counts.get_mut(bucket(c)) {
+                *count += 1;
+            }
+        }
+        Unknown {
+            name,
+            chars,
+            counts,
+            words: words(name).collect(),
+        }
+    }
+
+    /// The most edits counted as a typo of it: [`typo_budget`] of its length.
+    pub fn budget(&self) -> usize {
+        typo_budget(self.chars.len())
+    }
+
+    /// Scores one candidate, or `None` when it is not close.
+    pub fn score<'a>(&self, candidate: &'a str) -> Option<Suggestion<'a>> {
+        if let Some(typo) = self.score_typo(candidate, self.budget()) {
+            return Some(typo);
+        }
+        if self.name != candidate && self.shares_words(candidate) {
+            return Some(Suggestion {
+                name: candidate,
+                kind: MatchKind::Words,
+                distance: strsim::damerau_levenshtein(self.name, candidate),
+                similarity: strsim::jaro_winkler(self.name, candidate),
+            });
+        }
+        None
+    }
+
+    /// Scores a candidate as a typo within `budget` edits, or `None`. Cheap bounds (length,
+    /// letter counts) rule out most candidates before the edit distance, which is worked out
+    /// only as far as `budget`.
+    pub fn score_typo<'a>(&self, candidate: &'a str, budget: usize) -> Option<Suggestion<'a>> {
+        if self.name == candidate
+            || self.chars.len().abs_diff(candidate.chars().count()) > budget
+            || self.histogram_bound(candidate) > budget
+        {
+            return None;
+        }
+        let other: Vec<char> = candidate.chars().collect();
+        let distance = distance_within(&self.chars, &other, budget)?;
+        Some(Suggestion {
+            name: candidate,
+            kind: MatchKind::Typo,
+            distance,
+            similarity: strsim::jaro_winkler(self.name, candidate),
+        })
+    }
+
+    /// A lower bound of the edit distance from letter counts, in linear time: each edit
+    /// changes the counts by at most two.
+    fn histogram_bound(&self, other: &str) -> usize {
+        let mut counts = self.counts;
+        for c in other.chars() {
+            if let Some(count) = counts.get_mut(bucket(c)) {
+                *count -= 1;
+            }
+        }
+        let total: usize = counts.iter().map(|n| n.unsigned_abs() as usize).sum();
+        total.div_ceil(2)
+    }
+
+    /// Whether every word of the one with fewer words is a word of the other, the fewer
+    /// being at least two. A single word is too weak a signal (`cuda` is a word of dozens of
+    /// ids), and equal word counts are typos or the same name, not a near miss.
+    fn shares_words(&self, candidate: &str) -> bool {
+        let count = word_count(candidate);
+        match count.cmp(&self.words.len()) {
+            Ordering::Greater if self.words.len() >= 2 => self
+                .words
+                .iter()
+                .all(|w| words(candidate).any(|v| same_word(w, v))),
+            Ordering::Less if count >= 2 => {
+                words(candidate).all(|v| self.words.iter().any(|w| same_word(w, v)))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A character's slot in [`Unknown::histogram_bound`]'s counts: one per ASCII character, so
+/// ids (letters, digits, dashes) never share one. Other characters may share a slot, which
+/// only lowers the bound.
+fn bucket(c: char) -> usize {
+    (c as usize) % 128
+}
+
+/// The Damerau-Levenshtein distance of `a` and `b` (adjacent transpositions, substrings
+/// edited any number of times; as `strsim::damerau_levenshtein`) when it is at most
+/// `budget`, else `None`.
+///
+/// Only the cells within `budget` of the diagonal are computed: a cell further off holds at
+/// least its distance from the diagonal, and no step of the recurrence lowers a value, so a
+/// path through such a cell ends above `budget` whatever it holds. Reading those cells as
+/// "above budget" keeps every value within budget exact, in `len * (2 * budget + 1)` steps
+/// instead of `len * len`.
+// Every index is within the `(a.len() + 2) * (b.len() + 2)` table: rows `0..=a.len() + 1`,
+// columns `0..=b.len() + 1`, `last_row` indices are rows of `a`, `from`/`to` clamp to `b`.
+#[allow(clippy::indexing_slicing)]
+pub fn distance_within(a: &[char], b: &[char], budget: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > budget {
         return None;
     }
-    let distance = strsim::damerau_levenshtein(unknown, candidate);
-    (distance <= budget).then(|| Suggestion {
-        name: candidate,
-        kind: MatchKind::Typo,
-        distance,
-        similarity: strsim::jaro_winkler(unknown, candidate),
-    })
+    // No two names are further apart than the longer one's length, which also keeps every
+    // value in the table's `u32`.
+    let budget = budget.min(a.len().max(b.len()));
+    let far = u32::try_from(budget + 1).ok()?;
+    let width = b.len() + 2;
+    // Row `i + 1`, column `j + 1` holds the distance of `a[..i]` and `b[..j]`; row and
+    // column 0 stand for "before the start", which no path comes from.
+    let mut table = vec![far; (a.len() + 2) * width];
+    let cell = |i: usize, j: usize| i * width + j;
+    for (j, start) in (0..=budget.min(b.len())).zip(0u32..) {
+        table[cell(1, j + 1)] = start;
+    }
+    // The last row of `a` holding each character, for transpositions: ASCII in a table,
+    // the rest in a list (ids are ASCII).
+    let mut last_ascii = [0usize; 128];
+    let mut last_other: Vec<(char, usize)> = Vec::new();
+    for (i, row) in (1..=a.len()).zip(1u32..) {
+        let ai = a[i - 1];
+        if i <= budget {
+            table[cell(i + 1, 1)] = row;
+        }
+        let from = i.saturating_sub(budget).max(1);
+        let to = (i + budget).min(b.len());
+        // The last column so far in this row where `b` holds `a[i - 1]`.
+        let mut last_column = 0;
+        for j in from..=to {
+            let bj = b[j - 1];
+            let last_row = if bj.is_ascii() {
+                last_ascii[bj as usize]
+            } else {
+                last_other
+                    .iter()
+                    .rev()
+                    .find(|&&(c, _)| c == bj)
+                    .map_or(0, |&(_, row)| row)
+            };
+            let same = ai == bj;
+            let substitution = table[cell(i, j)] + u32::from(!same);
+            let insertion = table[cell(i + 1, j)] + 1;
+            let deletion = table[cell(i, j + 1)] + 1;
+            // Row and column 0 hold `far`, so a character not seen before transposes with
+            // nothing. The gaps are at most the names' lengths, below `u32::MAX` as `far` is.
+            let gaps = (i - last_row) + (j - last_column) - 1;
+            let transposition = table[cell(last_row, last_column)]
+                .saturating_add(u32::try_from(gaps).unwrap_or(u32::MAX));
+            if same {
+                last_column = j;
+            }
+            table[cell(i + 1, j + 1)] = substitution
+                .min(insertion)
+                .min(deletion)
+                .min(transposition)
+                .min(far);
+        }
+        if ai.is_ascii() {
+            last_ascii[ai as usize] = i;
+        } else {
+            last_other.push((ai, i));
+        }
+    }
+    let distance = table[cell(a.len() + 1, b.len() + 1)];
+    (distance < far).then_some(distance as usize)
 }
 
-/// A lower bound of the edit distance from letter counts, in linear time: each edit changes
-/// the counts by at most two. It rules out most candidates before the quadratic
-/// Damerau-Levenshtein.
-// `bucket` is below 128, the length of `counts`.
-#[allow(clippy::indexing_slicing)]
-fn histogram_bound(a: &str, b: &str) -> usize {
-    // One bucket per ASCII character, so ids (letters, digits, dashes) never share one.
-    let mut counts = [0i32; 128];
-    let bucket = |c: char| (c as usize) % 128;
-    for c in a.chars() {
-        counts[bucket(c)] += 1;
+/// How many [`words`] a name has, counted on its bytes (the separators are ASCII): most
+/// candidates have as many words as the unknown name, which settles [`Unknown::shares_words`]
+/// before any word is compared.
+fn word_count(name: &str) -> usize {
+    let mut count = 0;
+    let mut in_word = false;
+    for byte in name.bytes() {
+        let separator = byte == b'-' || byte == b'_';
+        count += usize::from(!separator && !in_word);
+        in_word = !separator;
     }
-    for c in b.chars() {
-        counts[bucket(c)] -= 1;
-    }
-    let total: usize = counts.iter().map(|n| n.unsigned_abs() as usize).sum();
-    total.div_ceil(2)
-}
-
-/// Whether every dash- or underscore-separated word of `part` is a word of `whole`, and
-/// `part` has fewer words (equal word sets are typos or the same name, not a near miss).
-/// A single word is too weak a signal (`cuda` is a word of dozens of ids), so `part` needs
-/// two.
-fn words_contained(part: &str, whole: &str) -> bool {
-    // Without collecting the words: this runs for every candidate of every unknown name.
-    let part_count = words(part).count();
-    part_count >= 2
-        && part_count < words(whole).count()
-        && words(part).all(|w| words(whole).any(|v| same_word(w, v)))
+    count
 }
 
 /// The dash- or underscore-separated words of a name.
@@ -134,9 +270,10 @@ pub fn suggest<'a, I>(unknown: &str, candidates: I, limit: usize) -> Vec<Suggest
 where
     I: IntoIterator<Item = &'a str>,
 {
+    let unknown = Unknown::new(unknown);
     let mut found: Vec<Suggestion<'a>> = candidates
         .into_iter()
-        .filter_map(|c| score(unknown, c))
+        .filter_map(|c| unknown.score(c))
         .collect();
     found.sort_by(rank);
     found.dedup_by(|a, b| a.name == b.name);
@@ -223,6 +360,60 @@ pub fn unknown_name(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn within(a: &str, b: &str, budget: usize) -> Option<usize> {
+        let a: Vec<char> = a.chars().collect();
+        let b: Vec<char> = b.chars().collect();
+        distance_within(&a, &b, budget)
+    }
+
+    #[test]
+    fn words_are_counted_between_separators() {
+        for name in [
+            "",
+            "-",
+            "a",
+            "a-b",
+            "--a__b-",
+            "naïve_ü-x",
+            "kv-cache-offload",
+        ] {
+            assert_eq!(word_count(name), words(name).count(), "{name}");
+        }
+    }
+
+    #[test]
+    fn distance_counts_transpositions_and_stops_at_the_budget() {
+        assert_eq!(within("mooncache", "mooncake", 3), Some(2));
+        assert_eq!(within("ab", "ba", 1), Some(1));
+        // A transposition with an edit between the two characters (not counted so by
+        // optimal string alignment).
+        assert_eq!(within("ca", "abc", 2), Some(2));
+        assert_eq!(within("kitten", "sitting", 3), Some(3));
+        assert_eq!(within("kitten", "sitting", 2), None);
+        assert_eq!(within("", "abc", 3), Some(3));
+        assert_eq!(within("abc", "", 2), None);
+        assert_eq!(within("naïve-ü", "naive-u", 2), Some(2));
+        assert_eq!(within("same", "same", 0), Some(0));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        /// Within its budget the banded distance is strsim's Damerau-Levenshtein, and beyond
+        /// it, none: a small alphabet with a non-ASCII letter makes transpositions, repeats
+        /// and far pairs common.
+        #[test]
+        fn banded_distance_is_damerau_levenshtein_within_the_budget(
+            a in "[abcé-]{0,12}",
+            b in "[abcé-]{0,12}",
+            budget in 0usize..8,
+        ) {
+            let exact = strsim::damerau_levenshtein(&a, &b);
+            prop_assert_eq!(within(&a, &b, budget), (exact <= budget).then_some(exact));
+        }
+    }
 
     #[test]
     fn typo_is_found_and_certain() {

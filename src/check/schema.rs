@@ -21,6 +21,12 @@ const MAX_QUOTED: usize = 60;
 
 /// Validates one record against its collection's schema.
 pub fn validate(record: &Record, collection: &Collection, display: &str) -> Vec<Diagnostic> {
+    // Nearly every record is valid, and asking only whether it is skips the bookkeeping of
+    // where each error is that gathering errors does as it walks the record: a third of the
+    // instructions of checking a record on its own.
+    if collection.validator.is_valid(&record.value) {
+        return Vec::new();
+    }
     collection
         .validator
         .iter_errors(&record.value)

@@ -207,7 +207,7 @@ fn classify(
 ) -> Result<(usize, Format, String), Stray> {
     let relative = relative_display(records_dir, path);
     let mut parts = relative.split('/');
-    let (Some(folder), Some(_file)) = (parts.next(), parts.next()) else {
+    let (Some(folder), Some(file)) = (parts.next(), parts.next()) else {
         return Err(Stray::NotInFolder);
     };
     let nested = parts.next().is_some();
@@ -217,16 +217,22 @@ fn classify(
     if nested {
         return Err(Stray::Nested(folder.to_string()));
     }
-    let format = path
-        .extension()
-        .and_then(|ext| ext.to_str())
+    let (stem, extension) = stem_and_extension(file);
+    let format = extension
         .and_then(Format::from_extension)
         .ok_or(Stray::UnknownExtension)?;
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Ok((collection, format, stem))
+    Ok((collection, format, stem.to_string()))
+}
+
+/// A file name's stem and extension, as [`Path::file_stem`] and [`Path::extension`] split
+/// it (`.json` is a stem, `a.b.json` has the stem `a.b`), from the name already in hand:
+/// those two parse the whole path again from its end, each costing as much as the rest of
+/// sorting a file into a collection.
+fn stem_and_extension(name: &str) -> (&str, Option<&str>) {
+    match name.rsplit_once('.') {
+        Some((stem, extension)) if !stem.is_empty() && name != ".." => (stem, Some(extension)),
+        _ => (name, None),
+    }
 }
 
 fn stray(display: String, why: Stray, schemas: &Schemas) -> Diagnostic {
@@ -317,6 +323,23 @@ fn reason(err: &ignore::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stems_and_extensions_split_as_paths_split_them() {
+        for name in [
+            "x.json", "a.b.json", ".json", "x", "x.", ".", "..", "a..md", "é.yml",
+        ] {
+            let path = Path::new(name);
+            assert_eq!(
+                stem_and_extension(name),
+                (
+                    path.file_stem().and_then(|s| s.to_str()).unwrap_or(name),
+                    path.extension().and_then(|s| s.to_str())
+                ),
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn candidates_sort_as_their_paths_sort() {

@@ -297,9 +297,29 @@ fn word_count(name: &str) -> usize {
     count
 }
 
-/// The dash- or underscore-separated words of a name.
+/// The dash- or underscore-separated words of a name. Split on bytes, as both separators are
+/// ASCII: splitting on a pair of `char`s decodes every character of the name first, and
+/// building the suggestion index splits every known id.
 pub(crate) fn words(name: &str) -> impl Iterator<Item = &str> {
-    name.split(['-', '_']).filter(|w| !w.is_empty())
+    let mut rest = name;
+    std::iter::from_fn(move || {
+        loop {
+            if rest.is_empty() {
+                return None;
+            }
+            let end = rest
+                .bytes()
+                .position(|byte| byte == b'-' || byte == b'_')
+                .unwrap_or(rest.len());
+            // `end` is at an ASCII separator or the end, so on a character boundary, and so
+            // is the byte after a separator.
+            let (word, after) = rest.split_at_checked(end)?;
+            rest = after.get(1..).unwrap_or_default();
+            if !word.is_empty() {
+                return Some(word);
+            }
+        }
+    })
 }
 
 /// Whether two words are the same but for case.
@@ -453,6 +473,13 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        /// Splitting on bytes gives the words splitting on the two characters gives.
+        #[test]
+        fn words_are_split_at_dashes_and_underscores(name in "[aé_-]{0,12}") {
+            let expected: Vec<&str> = name.split(['-', '_']).filter(|w| !w.is_empty()).collect();
+            prop_assert_eq!(words(&name).collect::<Vec<_>>(), expected);
+        }
 
         /// Within its budget the banded distance is strsim's Damerau-Levenshtein, and beyond
         /// it, none: a small alphabet with a non-ASCII letter makes transpositions, repeats

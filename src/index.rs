@@ -572,7 +572,7 @@ fn value_links<'v>(
     written: &mut Vec<Written>,
 ) {
     match value {
-        serde_json::Value::String(text) if may_link(text) => {
+        serde_json::Value::String(text) if links::may_hold_link(text) => {
             let links = links::extract(text, &(0..text.len()));
             if links.is_empty() {
                 return;
@@ -608,21 +608,6 @@ fn value_links<'v>(
         }
         _ => {}
     }
-}
-
-/// Whether a string may hold a wiki-link or a link to a Markdown file: a quick test, as
-/// almost no string does and every string of every record is tested.
-///
-/// Every kind of link [`links::classify`] accepts (wiki, inline, reference, collapsed,
-/// shortcut) is written with a `[`, and prose rarely has one, so one scan for that byte
-/// settles nearly every string. Scanning for `.` as well, as this once did, stopped at the
-/// end of every sentence.
-fn may_link(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    memchr::memchr(b'[', bytes).is_some_and(|first| {
-        let rest = bytes.get(first..).unwrap_or_default();
-        memchr::memmem::find(rest, b"[[").is_some() || memchr::memmem::find(rest, b".md").is_some()
-    })
 }
 
 /// One step down a JSON value: an object's key or an array's index.
@@ -669,85 +654,4 @@ fn normalize(path: &Path) -> std::path::PathBuf {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn may_link_passes_every_string_with_a_link_and_few_without() {
-        for linking in [
-            "see [[vllm]]",
-            "[[",
-            "a [page](docs/x.md).",
-            "[x]\n\n[x]: a.md",
-        ] {
-            assert!(may_link(linking), "{linking}");
-        }
-        for plain in [
-            "",
-            "v1.2. Then [x] and mdx.",
-            "[",
-            ".m",
-            "x. md",
-            "see docs/x.md",
-            ".md [",
-        ] {
-            assert!(!may_link(plain), "{plain}");
-        }
-    }
-
-    /// Texts made of the pieces links are written with, so that many of them hold one.
-    fn linkish() -> impl proptest::strategy::Strategy<Value = String> {
-        use proptest::prelude::*;
-        const PIECES: &[&str] = &[
-            "[",
-            "]",
-            "(",
-            ")",
-            "[[",
-            "]]",
-            "|",
-            "#",
-            "`",
-            ":",
-            "!",
-            "<",
-            ">",
-            " ",
-            "\n",
-            "a",
-            "x.md",
-            ".md",
-            "docs/",
-            "../",
-            "http://h/",
-            "\\",
-            "[a](x.md)",
-            "[[a]]",
-            "[a][r]",
-            "[a]",
-            "[]",
-            "\n\n[r]: x.md\n",
-            "\n\n[a]: <x.md>\n",
-            "](",
-            "(x.md#h)",
-            "[a|b]]",
-        ];
-        prop::collection::vec(prop::sample::select(PIECES), 0..14)
-            .prop_map(|chosen| chosen.concat())
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
-
-        /// The quick test never turns away a string in which the parser finds a link.
-        #[test]
-        fn may_link_passes_every_string_the_parser_finds_a_link_in(text in linkish()) {
-            if !links::extract(&text, &(0..text.len())).is_empty() {
-                proptest::prop_assert!(may_link(&text), "{text:?}");
-            }
-        }
-    }
 }

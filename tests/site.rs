@@ -548,3 +548,33 @@ fn ids_and_values_never_lead_out_of_the_site() {
     );
     assert_eq!(crawl(&out, "/"), Vec::<String>::new());
 }
+
+#[test]
+fn a_string_field_is_markdown_only_when_it_holds_a_link() {
+    let corpus = bundled_copy();
+    let engines = corpus.path().join("records/engines");
+    let edit = |file: &str, license: &str| {
+        let path = engines.join(file);
+        let record = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            record.replace("license: Apache-2.0", &format!("license: {license}")),
+        )
+        .unwrap();
+    };
+    edit("vllm.yaml", "\"*Apache* 2.0, text in docs/LICENSE.md\"");
+    edit("nixl.yaml", "\"*Apache* 2.0, as [[mooncake]]\"");
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        text(&out, "engines/vllm/index.html")
+            .contains("<dd>*Apache* 2.0, text in docs/LICENSE.md</dd>"),
+        "a string without a link is shown as written"
+    );
+    let nixl = text(&out, "engines/nixl/index.html");
+    assert!(
+        nixl.contains("<em>Apache</em> 2.0, as <a href=\"../../engines/mooncake/index.html\""),
+        "a string with a link is Markdown, its link resolved as `check` resolves it"
+    );
+}

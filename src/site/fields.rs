@@ -16,6 +16,7 @@ use super::content::Content;
 use super::markdown;
 use super::urls;
 use crate::diagnostic::{join_pointer, push_pointer_segment};
+use crate::links;
 use crate::markup::escaped;
 
 /// Fields shown in a record page's heading rather than in its table.
@@ -232,7 +233,7 @@ impl Writer<'_, '_> {
                 urls::href(self.root, page),
                 escaped(text)
             );
-        } else if text.contains("[[") || text.contains(".md") {
+        } else if links::may_hold_link(text) {
             // `check` reads links in any string field; the page shows them as links too.
             let file = content.corpus.records[content.records[self.published].record].file;
             out.push_str(&markdown::render_inline(content, file, text, self.root));

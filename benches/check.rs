@@ -20,6 +20,11 @@ use gotchas::index::{IdIndex, Problem};
 use gotchas::report::{self, Sources};
 use gotchas::site::{Memory, Site};
 
+/// The binary's allocator (see `src/main.rs`), so that a stage costs here what it costs in
+/// `gotchas`: the system allocator is slower at the small allocations of loading.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "../examples/synth.rs"]
 #[allow(dead_code)]
 mod synth;

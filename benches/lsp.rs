@@ -17,6 +17,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use gotchas::Project;
 use gotchas::lsp::Workspace;
 
+/// The binary's allocator (see `src/main.rs`), so that a stage costs here what it costs in
+/// `gotchas`: the system allocator is slower at the small allocations of loading.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[path = "../examples/synth.rs"]
 #[allow(dead_code)]
 mod synth;

@@ -165,9 +165,9 @@ impl Cites for Value {
 pub struct IdIndex<'c, F = Value> {
     corpus: &'c Corpus<F>,
     schemas: &'c Schemas,
-    /// `(collection, id)` -> the first record with that id.
-    qualified: HashMap<(usize, &'c str), usize>,
-    /// Bare id -> one record per collection that has it, in collection order.
+    /// Bare id -> the first record with it of each collection that has one, in collection
+    /// order. A qualified id is looked up by its bare id: one map of the corpus's ids, where
+    /// a second keyed by `(collection, id)` cost as much again to build and to hold.
     bare: HashMap<&'c str, Owners>,
     /// Prose page stem -> page.
     docs: HashMap<&'c str, usize>,
@@ -190,7 +190,6 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         let mut index = IdIndex {
             corpus,
             schemas,
-            qualified: HashMap::with_capacity(corpus.records.len()),
             bare: HashMap::with_capacity(corpus.records.len()),
             docs: HashMap::new(),
             doc_paths: HashMap::new(),
@@ -198,21 +197,19 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             suggestions: OnceLock::new(),
         };
         for (i, record) in corpus.records.iter().enumerate() {
-            match index.qualified.entry((record.collection, &record.id)) {
-                Entry::Occupied(first) => index.duplicates.push((i, *first.get())),
-                Entry::Vacant(slot) => {
-                    slot.insert(i);
-                    index
-                        .bare
-                        .entry(&record.id)
-                        .and_modify(|owners| owners.push(i))
-                        .or_insert(Owners::One(i));
+            let owner = Owner {
+                collection: record.collection,
+                record: i,
+            };
+            match index.bare.entry(&record.id) {
+                Entry::Occupied(mut owners) => {
+                    if let Some(first) = owners.get_mut().add(owner) {
+                        index.duplicates.push((i, first));
+                    }
                 }
-            }
-        }
-        for owners in index.bare.values_mut() {
-            if let Owners::Many(records) = owners {
-                records.sort_by_key(|&r| corpus.records[r].collection);
+                Entry::Vacant(slot) => {
+                    slot.insert(Owners::One(owner));
+                }
             }
         }
         for (i, doc) in corpus.docs.iter().enumerate() {
@@ -234,29 +231,40 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             let Some(collection) = self.schemas.by_folder(folder) else {
                 return Err(Problem::Unresolved);
             };
-            return match self.qualified.get(&(collection, id)) {
+            let owner = self
+                .owners(id)
+                .iter()
+                .find(|owner| owner.collection == collection);
+            return match owner {
                 None => Err(Problem::Unresolved),
-                Some(&record) if allowed.contains(&collection) => Ok(record),
-                Some(&record) => Err(Problem::WrongTarget(vec![record])),
+                Some(owner) if allowed.contains(&collection) => Ok(owner.record),
+                Some(owner) => Err(Problem::WrongTarget(vec![owner.record])),
             };
         }
-        let Some(owners) = self.bare.get(text) else {
+        let owners = self.owners(text);
+        if owners.is_empty() {
             return Err(Problem::Unresolved);
-        };
+        }
         let mut fitting = owners
-            .as_slice()
             .iter()
-            .copied()
-            .filter(|&r| allowed.contains(&self.corpus.records[r].collection));
+            .filter(|owner| allowed.contains(&owner.collection))
+            .map(|owner| owner.record);
         // Nearly every reference resolves to one record, so the list of fitting records is
         // gathered only when there are several.
         match (fitting.next(), fitting.next()) {
             (Some(one), None) => Ok(one),
-            (None, _) => Err(Problem::WrongTarget(owners.as_slice().to_vec())),
+            (None, _) => Err(Problem::WrongTarget(
+                owners.iter().map(|owner| owner.record).collect(),
+            )),
             (Some(first), Some(second)) => Err(Problem::Ambiguous(
                 [first, second].into_iter().chain(fitting).collect(),
             )),
         }
+    }
+
+    /// The records with bare id `id`, one per collection, in collection order.
+    fn owners(&self, id: &str) -> &[Owner] {
+        self.bare.get(id).map_or(&[], Owners::as_slice)
     }
 
     /// The qualified id of a record: `engines/vllm`.
@@ -289,14 +297,10 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         let unknown = suggest::Unknown::new(id);
         let candidates = self.names().candidates(id, unknown.budget());
         let owners = |candidate: &str| {
-            self.bare
-                .get(candidate)
-                .map_or(&[][..], Owners::as_slice)
+            self.owners(candidate)
                 .iter()
-                .copied()
-                .filter(move |&r| folder.is_none_or(|f| f == self.corpus.records[r].collection))
+                .filter(move |owner| folder.is_none_or(|f| f == owner.collection))
         };
-        let is_allowed = |record: usize| allowed.contains(&self.corpus.records[record].collection);
         // Scored before their owners are looked up: scoring turns nearly every candidate
         // down, and it reads two short strings where the look-up hashes one and probes a
         // map of every id.
@@ -305,8 +309,8 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             if let Some(found) = unknown.score(candidate) {
                 best.extend(
                     owners(candidate)
-                        .filter(|&r| is_allowed(r))
-                        .map(|r| (found.clone(), r)),
+                        .filter(|owner| allowed.contains(&owner.collection))
+                        .map(|owner| (found.clone(), owner.record)),
                 );
             }
         }
@@ -319,7 +323,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                 else {
                     continue;
                 };
-                best.extend(owners(candidate).map(|r| (found.clone(), r)));
+                best.extend(owners(candidate).map(|owner| (found.clone(), owner.record)));
             }
         }
         best.sort_by(|a, b| suggest::rank(&a.0, &b.0).then(a.1.cmp(&b.1)));
@@ -474,24 +478,47 @@ impl<'c, F: Cites> IdIndex<'c, F> {
 /// The records that have one bare id, one per collection, in collection order. Nearly
 /// always there is one, kept without a list of its own: a hundred thousand one-item lists
 /// were most of the id index's build (40-68 ms of it at 100k records, against 14-21 ms).
+/// The records with one bare id: nearly always one, so it is kept inline.
 enum Owners {
-    One(usize),
-    Many(Vec<usize>),
+    One(Owner),
+    /// Several, in collection order.
+    Many(Vec<Owner>),
+}
+
+/// A record that has a bare id, with its collection, which resolving tests against the
+/// collections a field allows without reading the record.
+#[derive(Clone, Copy)]
+struct Owner {
+    collection: usize,
+    record: usize,
 }
 
 impl Owners {
-    fn as_slice(&self) -> &[usize] {
+    fn as_slice(&self) -> &[Owner] {
         match self {
-            Owners::One(record) => std::slice::from_ref(record),
-            Owners::Many(records) => records,
+            Owners::One(owner) => std::slice::from_ref(owner),
+            Owners::Many(owners) => owners,
         }
     }
 
-    fn push(&mut self, record: usize) {
-        match self {
-            Owners::One(first) => *self = Owners::Many(vec![*first, record]),
-            Owners::Many(records) => records.push(record),
+    /// Adds `owner`, a record after every one already here, unless its collection has the
+    /// id already: then returns the record that has it.
+    fn add(&mut self, owner: Owner) -> Option<usize> {
+        if let Some(first) = self
+            .as_slice()
+            .iter()
+            .find(|first| first.collection == owner.collection)
+        {
+            return Some(first.record);
         }
+        let mut owners = match std::mem::replace(self, Owners::Many(Vec::new())) {
+            Owners::One(first) => vec![first],
+            Owners::Many(owners) => owners,
+        };
+        let at = owners.partition_point(|other| other.collection < owner.collection);
+        owners.insert(at, owner);
+        *self = Owners::Many(owners);
+        None
     }
 }
 
@@ -654,4 +681,28 @@ fn normalize(path: &Path) -> std::path::PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owner(collection: usize, record: usize) -> Owner {
+        Owner { collection, record }
+    }
+
+    #[test]
+    fn owners_keep_collection_order_and_the_first_record_of_each() {
+        let mut owners = Owners::One(owner(2, 0));
+        assert_eq!(owners.add(owner(0, 1)), None);
+        assert_eq!(owners.add(owner(1, 2)), None);
+        assert_eq!(owners.add(owner(2, 3)), Some(0), "collection 2 has it already");
+        assert_eq!(owners.add(owner(0, 4)), Some(1));
+        let kept: Vec<(usize, usize)> = owners
+            .as_slice()
+            .iter()
+            .map(|o| (o.collection, o.record))
+            .collect();
+        assert_eq!(kept, [(0, 1), (1, 2), (2, 0)]);
+    }
 }

@@ -1,20 +1,23 @@
-//! Per-stage benchmarks on generated corpora of 10,000 records in each format (load, check,
-//! resolve, graph, the site, the report), the graph stage's share of `check` at 100,000
-//! records, and the did-you-mean search at 10,000 and 100,000 records.
+//! Per-stage benchmarks on generated corpora of 10,000 records in each format (load, load
+//! with the check cache, check, resolve, graph, the site, the report), the graph stage's
+//! share of `check` at 100,000 records, and the did-you-mean search at 10,000 and 100,000
+//! records.
 //!
-//! `cargo bench --bench check` (or `-- stages`, `-- graph_share`, `-- suggestions`). The corpora come from the
-//! `synth` example (included here as a module), generated once per format before measuring,
-//! with 1% of records carrying a fault so the report stage has diagnostics to render.
-//! Whole-process figures against the cost of merely parsing the files are `bench/run.sh`'s
-//! job.
+//! `cargo bench --bench check` (or `-- stages`, `-- graph_share`, `-- suggestions`). The
+//! corpora come from the `synth` example (included here as a module), generated once per
+//! format before measuring, with 1% of records carrying a fault so the report stage has
+//! diagnostics to render. Whole-process figures against the cost of merely parsing the
+//! files are `bench/run.sh`'s job.
 
 use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gotchas::Project;
+use gotchas::cache::{self, Memo};
 use gotchas::candidates::NameIndex;
 use gotchas::check;
+use gotchas::check::memo::{self, Recaller};
 use gotchas::graph::CorpusGraph;
 use gotchas::index::{IdIndex, Problem};
 use gotchas::report::{self, Sources};
@@ -69,6 +72,19 @@ fn stages(c: &mut Criterion) {
             b.iter(|| black_box(project.load_for_check()))
         });
         let drawn = project.load_for_check();
+        // A repeated check's load: every file read, and recalled from the cache a first
+        // check left, unparsed.
+        let fingerprint = project.cache_fingerprint();
+        let kept =
+            memo::to_keep(&drawn, &project.schemas, &Memo::default(), 0).expect("records to keep");
+        cache::save(&root, fingerprint, &kept).expect("the cache is written");
+        let cached = Memo::open(&root, fingerprint);
+        group.bench_function(format!("load_for_check_recalled/{format}"), |b| {
+            b.iter(|| {
+                let recaller = Recaller::new(&cached, &project.schemas);
+                black_box(project.load_for_check_recalling(Some(&recaller)))
+            })
+        });
         group.bench_function(format!("check_drawn/{format}"), |b| {
             b.iter(|| black_box(project.check(&drawn)))
         });

@@ -61,6 +61,17 @@ enum Texts {
     Bodies,
 }
 
+impl Texts {
+    /// Whether a file that holds `record` (or none) keeps its text.
+    fn keeps<F>(self, record: Option<&Record<F>>) -> bool {
+        match self {
+            Texts::Kept => true,
+            Texts::Bodies => record.is_some_and(|record| record.body.is_some()),
+            Texts::LetGo => false,
+        }
+    }
+}
+
 /// How many files are loaded before they are put in order: enough to keep every thread busy,
 /// few enough that the results waiting to be put in order take little memory.
 const CHUNK: usize = 1024;
@@ -76,6 +87,28 @@ pub trait Renumber {
 impl Renumber for Value {
     /// Fields do not name their record.
     fn renumber(&mut self, _: usize) {}
+}
+
+/// What an earlier run drew from record files whose text has not changed (see
+/// [`crate::cache`]), recalled instead of parsing and drawing from them again.
+pub trait Recall<F>: Sync {
+    /// The record drawn from the file shown as `display` when its text hashed `text_hash`,
+    /// given its place in this corpus; `None` when nothing is kept for that text.
+    fn recall(&self, display: &str, text_hash: u64, place: &Place<'_>) -> Option<Record<F>>;
+}
+
+/// Where a record file's record goes in the corpus being loaded.
+pub struct Place<'p> {
+    /// Its collection's index.
+    pub collection: usize,
+    /// Its format.
+    pub format: crate::source::Format,
+    /// Its file name without extension.
+    pub stem: &'p str,
+    /// Its file's index in [`Corpus::files`].
+    pub file: usize,
+    /// Its index in [`Corpus::records`], as far as it is known (see [`Renumber`]).
+    pub index: usize,
 }
 
 /// A file as a task of [`Corpus::load_chunks`] loaded it, before it is put in order.
@@ -195,7 +228,14 @@ pub struct Doc {
 impl Corpus {
     /// Discovers and loads every record under the records root.
     pub fn load(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
-        Corpus::load_chunks(root, config, schemas, |record, _, _| record, Texts::Kept)
+        Corpus::load_chunks(
+            root,
+            config,
+            schemas,
+            |record, _, _| record,
+            None,
+            Texts::Kept,
+        )
     }
 
     /// Discovers and loads every record for the site, which renders fields and Markdown
@@ -204,7 +244,14 @@ impl Corpus {
     /// the corpus on disk, a quarter of a build's peak, which the kernel would have to zero
     /// before handing it out.
     pub fn load_for_site(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
-        Corpus::load_chunks(root, config, schemas, |record, _, _| record, Texts::Bodies)
+        Corpus::load_chunks(
+            root,
+            config,
+            schemas,
+            |record, _, _| record,
+            None,
+            Texts::Bodies,
+        )
     }
 }
 
@@ -216,11 +263,20 @@ impl<F: Send + Renumber> Corpus<F> {
     /// is known then: see [`Renumber`]) and its file (usually [`Record::keeping`] something
     /// drawn from its fields). Record files keep no text ([`SourceFile::let_go`]); prose
     /// files keep theirs, as their links are found later.
-    pub fn load_with<D>(root: &Path, config: &Config, schemas: &Schemas, draw: D) -> Corpus<F>
+    ///
+    /// With `recall`, a file that reads without a problem is first offered to it by its
+    /// text's hash, and parsed and drawn from only when it has nothing for that text.
+    pub fn load_with<D>(
+        root: &Path,
+        config: &Config,
+        schemas: &Schemas,
+        draw: D,
+        recall: Option<&dyn Recall<F>>,
+    ) -> Corpus<F>
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
     {
-        Corpus::load_chunks(root, config, schemas, draw, Texts::LetGo)
+        Corpus::load_chunks(root, config, schemas, draw, recall, Texts::LetGo)
     }
 
     /// Loads files a chunk at a time, in parallel, and puts them in path order: a record's
@@ -231,6 +287,7 @@ impl<F: Send + Renumber> Corpus<F> {
         config: &Config,
         schemas: &Schemas,
         draw: D,
+        recall: Option<&dyn Recall<F>>,
         texts: Texts,
     ) -> Corpus<F>
     where
@@ -263,34 +320,60 @@ impl<F: Send + Renumber> Corpus<F> {
                 .into_par_iter()
                 .enumerate()
                 .map(|(offset, candidate)| {
-                    let collection = &schemas.collections[candidate.collection];
+                    let discover::Candidate {
+                        path,
+                        display,
+                        collection,
+                        format,
+                        stem,
+                    } = candidate;
+                    let place = Place {
+                        collection,
+                        format,
+                        stem: &stem,
+                        file: chunk_start + offset,
+                        index: records_start + offset,
+                    };
+                    let read = load::load_text(&path, display, config.max_file_size);
+                    let recalled = recall.and_then(|recall| {
+                        let text = read
+                            .file
+                            .text
+                            .as_deref()
+                            .filter(|_| read.diagnostics.is_empty())?;
+                        let text_hash = crate::source::text_hash(text);
+                        let record = recall.recall(&read.file.display, text_hash, &place)?;
+                        Some((text_hash, record))
+                    });
+                    if let Some((text_hash, record)) = recalled {
+                        let mut file = read.file;
+                        if !texts.keeps(Some(&record)) {
+                            file.let_go_hashed(text_hash);
+                        }
+                        return Unordered {
+                            collection,
+                            loaded: load::Loaded {
+                                file,
+                                record: None,
+                                diagnostics: read.diagnostics,
+                            },
+                            record: Some((place.index, record)),
+                        };
+                    }
                     let context = LoadContext {
-                        text_fields: &collection.text_fields,
+                        text_fields: &schemas.collections[collection].text_fields,
                         max_file_size: config.max_file_size,
                     };
-                    let mut loaded = load::load(
-                        &candidate.path,
-                        candidate.display,
-                        candidate.format,
-                        &context,
-                    );
+                    let mut loaded = load::parse_read(read, format, &context);
                     let record = loaded.record.take().map(|record| {
-                        let file = chunk_start + offset;
-                        let record =
-                            Record::new(record, candidate.collection, candidate.stem, file);
-                        let guess = records_start + offset;
-                        (guess, draw(record, guess, &loaded.file))
+                        let record = Record::new(record, collection, stem, place.file);
+                        (place.index, draw(record, place.index, &loaded.file))
                     });
-                    let keep = match texts {
-                        Texts::Kept => true,
-                        Texts::Bodies => record.as_ref().is_some_and(|(_, r)| r.body.is_some()),
-                        Texts::LetGo => false,
-                    };
-                    if !keep {
+                    if !texts.keeps(record.as_ref().map(|(_, record)| record)) {
                         loaded.file.let_go();
                     }
                     Unordered {
-                        collection: candidate.collection,
+                        collection,
                         loaded,
                         record,
                     }

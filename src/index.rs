@@ -696,7 +696,11 @@ mod tests {
         let mut owners = Owners::One(owner(2, 0));
         assert_eq!(owners.add(owner(0, 1)), None);
         assert_eq!(owners.add(owner(1, 2)), None);
-        assert_eq!(owners.add(owner(2, 3)), Some(0), "collection 2 has it already");
+        assert_eq!(
+            owners.add(owner(2, 3)),
+            Some(0),
+            "collection 2 has it already"
+        );
         assert_eq!(owners.add(owner(0, 4)), Some(1));
         let kept: Vec<(usize, usize)> = owners
             .as_slice()

@@ -42,6 +42,7 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod cache;
 pub mod candidates;
 pub mod catalog;
 pub mod check;

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::check;
 use crate::config::{self, Config, Level};
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Recall};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::load;
 use crate::schema::Schemas;
@@ -66,11 +66,29 @@ impl Project {
     /// Discovers and loads every record for [`Project::check`] alone: the rules that look at
     /// one record run as it is loaded, and its fields are not kept (see [`check::draw`]).
     pub fn load_for_check(&self) -> Corpus<check::Drawn> {
+        self.load_for_check_recalling(None)
+    }
+
+    /// [`Project::load_for_check`], recalling from `recall` what an earlier run drew from
+    /// record files whose text is unchanged (see [`crate::cache`]).
+    pub fn load_for_check_recalling(
+        &self,
+        recall: Option<&dyn Recall<check::Drawn>>,
+    ) -> Corpus<check::Drawn> {
         Corpus::load_with(
             &self.root,
             &self.config,
             &self.schemas,
             |record, index, file| check::draw(record, index, file, &self.schemas),
+            recall,
+        )
+    }
+
+    /// What a check cache made for this project is valid for: see [`crate::cache::fingerprint`].
+    pub fn cache_fingerprint(&self) -> u64 {
+        crate::cache::fingerprint(
+            &format!("{:?}", self.config),
+            &self.schemas.documents_hash().to_string(),
         )
     }
 

@@ -53,12 +53,20 @@ pub struct Schemas {
     pub collections: Vec<Collection>,
     /// The index of every collection: what a wiki-link may point at.
     every_collection: Arc<[usize]>,
+    /// A hash of every schema document read, with its path: what the check cache
+    /// ([`crate::cache`]) is valid for.
+    documents_hash: u64,
 }
 
 impl Schemas {
     /// Every collection's index, shared: what a link may name.
     pub fn every_collection(&self) -> &Arc<[usize]> {
         &self.every_collection
+    }
+
+    /// A hash of every schema document these were compiled from, the same in every run.
+    pub fn documents_hash(&self) -> u64 {
+        self.documents_hash
     }
 
     /// The collection whose records live in `folder`.
@@ -191,9 +199,14 @@ impl Schemas {
         }
         resolve_references(root, config, &mut collections, declared, &mut errors);
         if errors.is_empty() {
+            let described: String = documents
+                .iter()
+                .map(|(path, document)| format!("{}\n{document}\n", path.display()))
+                .collect();
             Ok(Schemas {
                 every_collection: (0..collections.len()).collect(),
                 collections,
+                documents_hash: crate::cache::stable_hash(described.as_bytes()),
             })
         } else {
             Err(errors)

@@ -80,9 +80,21 @@ impl SourceFile {
     /// have problems, and the texts of a large corpus are as big as the corpus on disk; the
     /// check lets them go and reads those few files again.
     pub fn let_go(&mut self) {
-        if let Some(text) = self.text.take() {
-            self.let_go = Some(text_hash(&text));
+        if let Some(text) = &self.text {
+            self.let_go_hashed(text_hash(text));
         }
+    }
+
+    /// [`SourceFile::let_go`] for a text whose [`text_hash`] is already known.
+    pub fn let_go_hashed(&mut self, hash: u64) {
+        if self.text.take().is_some() {
+            self.let_go = Some(hash);
+        }
+    }
+
+    /// The hash of the text that was let go, if it was.
+    pub fn let_go_hash(&self) -> Option<u64> {
+        self.let_go
     }
 
     /// Whether the text was let go (see [`SourceFile::let_go`]).
@@ -103,10 +115,10 @@ impl SourceFile {
     }
 }
 
-/// A hash that is the same in every run, so a text let go can be told from a changed one.
-fn text_hash(text: &str) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0).hash_one(text)
+/// A hash that is the same in every run, so a text let go can be told from a changed one,
+/// and a file from the text the check cache was made from ([`crate::cache`]).
+pub fn text_hash(text: &str) -> u64 {
+    crate::cache::stable_hash(text.as_bytes())
 }
 
 /// What went wrong turning bytes into text.

@@ -8,6 +8,7 @@
 
 mod graph;
 mod ids;
+pub mod memo;
 pub mod refs;
 mod schema;
 

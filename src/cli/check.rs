@@ -10,8 +10,10 @@ use clap::ValueEnum;
 
 use super::{Cli, fatal};
 use crate::baseline::{self, Baseline};
-use crate::check::Checkable;
-use crate::corpus::Corpus;
+use crate::cache::{self, Memo};
+use crate::check::memo::{self, Recaller};
+use crate::check::{Checkable, Drawn};
+use crate::corpus::{Corpus, Recall};
 use crate::diagnostic::Diagnostic;
 use crate::fix;
 use crate::git::Staged;
@@ -57,6 +59,10 @@ pub(crate) struct CheckArgs {
     /// Print how long each stage took, on standard error.
     #[arg(long, short)]
     verbose: bool,
+    /// Neither read nor write the cache (`.gotchas-cache/` under the corpus root) of what
+    /// earlier runs drew from unchanged files: parse and validate every file.
+    #[arg(long)]
+    no_cache: bool,
     /// Exit 1 when there are more than N warnings, as for an error.
     #[arg(long, value_name = "N")]
     max_warnings: Option<usize>,
@@ -110,9 +116,34 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     };
     if !(args.fix || args.diff) {
         // Nothing will be edited, so the fields need not outlive the rules that read them.
-        let corpus = project.load_for_check();
+        let fingerprint = project.cache_fingerprint();
+        let memo = if args.no_cache {
+            Memo::default()
+        } else {
+            Memo::open(&project.root, fingerprint)
+        };
+        let recaller = Recaller::new(&memo, &project.schemas);
+        let recall: Option<&dyn Recall<Drawn>> = (!args.no_cache).then_some(&recaller);
+        let corpus = project.load_for_check_recalling(recall);
         stages.done("load");
+        if args.verbose && !args.no_cache {
+            eprintln!(
+                "cache: recalled {} of {} records",
+                recaller.recalled(),
+                corpus.records.len()
+            );
+        }
         let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
+        if !args.no_cache {
+            let kept = memo::to_keep(&corpus, &project.schemas, &memo, recaller.recalled());
+            if let Some(kept) = kept
+                && let Err(err) = cache::save(&project.root, fingerprint, &kept)
+                && args.verbose
+            {
+                eprintln!("note: the cache was not written: {err}");
+            }
+            stages.done("cache");
+        }
         let checked = Checked {
             corpus,
             diagnostics,

@@ -220,10 +220,19 @@ fn finish(
 
 /// Reads and parses one record file.
 pub fn load(path: &Path, display: String, format: Format, context: &LoadContext<'_>) -> Loaded {
+    parse_read(
+        load_text(path, display, context.max_file_size),
+        format,
+        context,
+    )
+}
+
+/// Parses a record file that [`load_text`] read: what [`load`] does after reading.
+pub fn parse_read(read: LoadedText, format: Format, context: &LoadContext<'_>) -> Loaded {
     let LoadedText {
         file,
         mut diagnostics,
-    } = load_text(path, display, context.max_file_size);
+    } = read;
     finish(file, &mut diagnostics, format, context)
 }
 

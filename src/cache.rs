@@ -1,0 +1,321 @@
+//! The check cache: what `gotchas check` drew from each record file (see
+//! [`crate::check::draw`]), kept between runs in `.gotchas-cache/` under the corpus root, so
+//! that a file whose text has not changed is not parsed or validated again.
+//!
+//! Parsing is most of a YAML or Markdown check (saphyr's scanner: at 100,000 records about
+//! three quarters of the floor's time), and a second run on an unchanged corpus is what a
+//! pre-commit hook and an editor's save hook make all day. Every file is still read, as its
+//! text is what tells whether it changed; what is skipped is turning the text into fields
+//! and checking them. Resolution, suggestions and the graph rules run on the whole corpus
+//! every time, as one file's edit can change any other file's verdicts.
+//!
+//! The cache is never trusted beyond what it was made from. Its fingerprint covers the tool
+//! (version and executable), the configuration and every schema document; a cache with
+//! another fingerprint is ignored and replaced. An entry is used only for a file at the
+//! same path whose text hashes the same, and only files that loaded with no problem at all
+//! are kept, so every diagnostic of a file comes from reading it in this run. The file ends
+//! with a hash of everything before it, so a torn or edited cache reads as no cache. Any
+//! problem reading it means loading every file, never an error; deleting the folder is
+//! always safe. It holds a `.gitignore` that ignores it whole.
+
+use std::hash::{BuildHasher, Hasher};
+use std::io::Write;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use foldhash::{HashMap, HashMapExt};
+
+/// The cache's folder, under the corpus root.
+pub const FOLDER: &str = ".gotchas-cache";
+
+/// The cache file in [`FOLDER`].
+const FILE: &str = "check-v1.bin";
+
+/// The start of every cache file, so that another file of that name reads as no cache.
+const MAGIC: &[u8] = b"gotchas check cache 1\n";
+
+/// A hash with a fixed seed, the same in every run: of texts, entries and the fingerprint.
+pub fn stable_hash(bytes: &[u8]) -> u64 {
+    foldhash::fast::FixedState::with_seed(0).hash_one(bytes)
+}
+
+/// What a cache is valid for: the tool, the configuration and the schemas, all hashed.
+/// `config` and `schemas` are whatever the caller can describe them by in full (their
+/// `Debug` text, their source documents).
+pub fn fingerprint(config: &str, schemas: &str) -> u64 {
+    let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
+    hasher.write(MAGIC);
+    hasher.write(env!("CARGO_PKG_VERSION").as_bytes());
+    // The version alone would trust a cache across rebuilds of one version, as in
+    // development; the executable's size and time tell those apart.
+    let exe = std::env::current_exe().and_then(std::fs::metadata).ok();
+    hasher.write_u64(exe.as_ref().map_or(0, std::fs::Metadata::len));
+    let modified = exe
+        .and_then(|meta| meta.modified().ok())
+        .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |since| since.as_nanos());
+    hasher.write_u128(modified);
+    hasher.write_usize(config.len());
+    hasher.write(config.as_bytes());
+    hasher.write_usize(schemas.len());
+    hasher.write(schemas.as_bytes());
+    hasher.finish()
+}
+
+/// A cache read from disk: each file's entry by its displayed path.
+#[derive(Default)]
+pub struct Memo {
+    bytes: Vec<u8>,
+    entries: HashMap<String, Entry>,
+}
+
+/// One file's entry: the hash of the text it was made from, and where its payload is.
+struct Entry {
+    text_hash: u64,
+    payload: Range<usize>,
+}
+
+impl Memo {
+    /// Reads the cache under `root` made with `fingerprint`; an empty one when there is none,
+    /// or it was made with another fingerprint, or it does not read whole.
+    pub fn open(root: &Path, fingerprint: u64) -> Memo {
+        std::fs::read(root.join(FOLDER).join(FILE))
+            .ok()
+            .and_then(|bytes| Memo::parse(bytes, fingerprint))
+            .unwrap_or_default()
+    }
+
+    fn parse(bytes: Vec<u8>, fingerprint: u64) -> Option<Memo> {
+        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+        if stable_hash(body) != u64::from_le_bytes(sum.try_into().ok()?) {
+            return None;
+        }
+        let mut reader = Reader::new(body);
+        if reader.take(MAGIC.len())? != MAGIC || reader.u64()? != fingerprint {
+            return None;
+        }
+        let count = reader.size()?;
+        let mut entries = HashMap::with_capacity(count);
+        for _ in 0..count {
+            let display = reader.str()?.to_string();
+            let text_hash = reader.u64()?;
+            let length = reader.size()?;
+            let start = reader.at;
+            reader.take(length)?;
+            entries.insert(
+                display,
+                Entry {
+                    text_hash,
+                    payload: start..start + length,
+                },
+            );
+        }
+        reader.rest().is_empty().then_some(Memo { bytes, entries })
+    }
+
+    /// The payload kept for the file shown as `display` when its text hashed `text_hash`.
+    pub fn recall(&self, display: &str, text_hash: u64) -> Option<&[u8]> {
+        let entry = self.entries.get(display)?;
+        if entry.text_hash != text_hash {
+            return None;
+        }
+        self.bytes.get(entry.payload.clone())
+    }
+
+    /// How many files it holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// One file's entry to write: its displayed path, the hash of its text, its payload.
+pub struct Kept {
+    /// The file's displayed path.
+    pub display: String,
+    /// The hash of the text the payload was made from.
+    pub text_hash: u64,
+    /// What to recall the file by.
+    pub payload: Vec<u8>,
+}
+
+/// Writes the cache under `root`: `entries`, made with `fingerprint`, replace whatever it
+/// held. Written to a temporary file beside it and renamed over it, so a reader finds the
+/// old cache or the new one; not flushed to disk, since a cache torn by a crash reads as
+/// none (its closing hash does not match).
+pub fn save(root: &Path, fingerprint: u64, entries: &[Kept]) -> std::io::Result<PathBuf> {
+    let folder = root.join(FOLDER);
+    std::fs::create_dir_all(&folder)?;
+    let ignore = folder.join(".gitignore");
+    if !ignore.is_file() {
+        std::fs::write(
+            &ignore,
+            "# Written by gotchas: a cache, safe to delete.\n*\n",
+        )?;
+    }
+    let mut writer = Writer::default();
+    writer.bytes.extend_from_slice(MAGIC);
+    writer.u64(fingerprint);
+    writer.size(entries.len());
+    for entry in entries {
+        writer.str(&entry.display);
+        writer.u64(entry.text_hash);
+        writer.size(entry.payload.len());
+        writer.bytes.extend_from_slice(&entry.payload);
+    }
+    let sum = stable_hash(&writer.bytes);
+    writer.u64(sum);
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".check-")
+        .suffix(".tmp")
+        .tempfile_in(&folder)?;
+    temporary.write_all(&writer.bytes)?;
+    let path = folder.join(FILE);
+    temporary.persist(&path).map_err(|err| err.error)?;
+    Ok(path)
+}
+
+/// Writes numbers and strings as bytes: numbers little-endian, lengths and strings with
+/// their length first.
+#[derive(Default)]
+pub struct Writer {
+    /// What is written so far.
+    pub bytes: Vec<u8>,
+}
+
+impl Writer {
+    /// A byte.
+    pub fn u8(&mut self, value: u8) {
+        self.bytes.push(value);
+    }
+
+    /// A `u64`.
+    pub fn u64(&mut self, value: u64) {
+        self.bytes.extend_from_slice(&value.to_le_bytes());
+    }
+
+    /// A length or an offset.
+    pub fn size(&mut self, value: usize) {
+        self.u64(value as u64);
+    }
+
+    /// A string.
+    pub fn str(&mut self, text: &str) {
+        self.size(text.len());
+        self.bytes.extend_from_slice(text.as_bytes());
+    }
+}
+
+/// Reads what a [`Writer`] wrote; every read is `None` past the end or on a value out of
+/// range, never a panic.
+pub struct Reader<'b> {
+    bytes: &'b [u8],
+    at: usize,
+}
+
+impl<'b> Reader<'b> {
+    /// Reads `bytes` from the start.
+    pub fn new(bytes: &'b [u8]) -> Self {
+        Reader { bytes, at: 0 }
+    }
+
+    fn take(&mut self, count: usize) -> Option<&'b [u8]> {
+        let taken = self.bytes.get(self.at..self.at.checked_add(count)?)?;
+        self.at += count;
+        Some(taken)
+    }
+
+    /// What is left.
+    pub fn rest(&self) -> &'b [u8] {
+        self.bytes.get(self.at..).unwrap_or_default()
+    }
+
+    /// A byte.
+    pub fn u8(&mut self) -> Option<u8> {
+        self.take(1)?.first().copied()
+    }
+
+    /// A `u64`.
+    pub fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    /// A length or an offset.
+    pub fn size(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
+    }
+
+    /// A string.
+    pub fn str(&mut self) -> Option<&'b str> {
+        let length = self.size()?;
+        std::str::from_utf8(self.take(length)?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(display: &str, text_hash: u64, payload: &[u8]) -> Kept {
+        Kept {
+            display: display.to_string(),
+            text_hash,
+            payload: payload.to_vec(),
+        }
+    }
+
+    #[test]
+    fn entries_are_recalled_only_for_the_same_text_and_fingerprint() {
+        let root = tempfile::tempdir().unwrap();
+        let entries = [
+            kept("records/a.json", 1, b"first"),
+            kept("records/b.json", 2, b""),
+        ];
+        save(root.path(), 7, &entries).unwrap();
+        let memo = Memo::open(root.path(), 7);
+        assert_eq!(memo.len(), 2);
+        assert_eq!(memo.recall("records/a.json", 1), Some(&b"first"[..]));
+        assert_eq!(memo.recall("records/b.json", 2), Some(&b""[..]));
+        assert_eq!(memo.recall("records/a.json", 2), None, "the text changed");
+        assert_eq!(memo.recall("records/c.json", 1), None);
+        assert!(Memo::open(root.path(), 8).is_empty(), "another fingerprint");
+        let ignore = std::fs::read_to_string(root.path().join(FOLDER).join(".gitignore"));
+        assert!(ignore.unwrap().lines().any(|line| line == "*"));
+    }
+
+    #[test]
+    fn a_damaged_cache_reads_as_none() {
+        let root = tempfile::tempdir().unwrap();
+        let path = save(root.path(), 7, &[kept("records/a.json", 1, b"payload")]).unwrap();
+        let whole = std::fs::read(&path).unwrap();
+        for damaged in [
+            whole[..whole.len() - 1].to_vec(),
+            whole[..10].to_vec(),
+            Vec::new(),
+            {
+                let mut flipped = whole.clone();
+                flipped[MAGIC.len() + 20] ^= 1;
+                flipped
+            },
+        ] {
+            std::fs::write(&path, &damaged).unwrap();
+            assert!(Memo::open(root.path(), 7).is_empty(), "{damaged:?}");
+        }
+    }
+
+    #[test]
+    fn a_reader_stops_at_the_end() {
+        let mut writer = Writer::default();
+        writer.str("id");
+        writer.u8(3);
+        let mut reader = Reader::new(&writer.bytes);
+        assert_eq!(reader.str(), Some("id"));
+        assert_eq!(reader.u8(), Some(3));
+        assert_eq!(reader.u8(), None);
+        assert_eq!(Reader::new(&[255; 8]).str(), None, "a length past the end");
+    }
+}

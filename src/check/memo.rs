@@ -1,0 +1,379 @@
+//! What the check cache ([`crate::cache`]) keeps of a record file: the record as drawn for
+//! checking ([`Drawn`]), written as bytes and read back in its new place in the corpus.
+//!
+//! Only a file that loaded without a problem is kept, so its [`Drawn`] has no findings and
+//! every diagnostic of a kept file is made afresh when its text changes. What a reference
+//! shares with its schema (its field's name, the collections it may point at) is kept as
+//! the reference's position among its collection's references, and shared again on the way
+//! back, as loading shares it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use foldhash::HashSet;
+use rayon::prelude::*;
+
+use super::Drawn;
+use crate::cache::{Kept, Memo, Reader, Writer};
+use crate::corpus::{Corpus, Place, Recall};
+use crate::index::{Source, Written};
+use crate::links::{Link, LinkKind};
+use crate::load::Record;
+use crate::schema::Schemas;
+use crate::source::Span;
+
+/// Recalls records from a [`Memo`] while a corpus loads, counting those it recalled.
+pub struct Recaller<'m> {
+    memo: &'m Memo,
+    schemas: &'m Schemas,
+    recalled: AtomicUsize,
+}
+
+impl<'m> Recaller<'m> {
+    /// Recalls from `memo`, made with `schemas`.
+    pub fn new(memo: &'m Memo, schemas: &'m Schemas) -> Self {
+        Recaller {
+            memo,
+            schemas,
+            recalled: AtomicUsize::new(0),
+        }
+    }
+
+    /// How many records it recalled so far.
+    pub fn recalled(&self) -> usize {
+        self.recalled.load(Ordering::Relaxed)
+    }
+}
+
+impl Recall<Drawn> for Recaller<'_> {
+    fn recall(&self, display: &str, text_hash: u64, place: &Place<'_>) -> Option<Record<Drawn>> {
+        let payload = self.memo.recall(display, text_hash)?;
+        let record = decode(payload, place, self.schemas)?;
+        self.recalled.fetch_add(1, Ordering::Relaxed);
+        Some(record)
+    }
+}
+
+/// The entries to keep of a corpus loaded for checking: every record file that loaded
+/// without a problem, in corpus order. `None` when they are the `recalled` entries `memo`
+/// already holds, all of them and no other, so the cache need not be written again.
+pub fn to_keep(
+    corpus: &Corpus<Drawn>,
+    schemas: &Schemas,
+    memo: &Memo,
+    recalled: usize,
+) -> Option<Vec<Kept>> {
+    let troubled: HashSet<&str> = corpus
+        .diagnostics
+        .iter()
+        .map(|diagnostic| diagnostic.file.as_str())
+        .collect();
+    let keepable: Vec<&Record<Drawn>> = corpus
+        .records
+        .iter()
+        .filter(|record| {
+            record.value.findings.is_empty()
+                && corpus.files.get(record.file).is_some_and(|file| {
+                    file.let_go_hash().is_some() && !troubled.contains(file.display.as_str())
+                })
+        })
+        .collect();
+    // Every recalled record is keepable, so when as many are keepable as were recalled,
+    // they are the same records.
+    if keepable.len() == recalled && memo.len() == recalled {
+        return None;
+    }
+    Some(
+        keepable
+            .par_iter()
+            .filter_map(|record| {
+                let file = corpus.files.get(record.file)?;
+                Some(Kept {
+                    display: file.display.clone(),
+                    text_hash: file.let_go_hash()?,
+                    payload: encode(record, schemas)?,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Tags of a [`Source`] in a payload.
+const FIELD: u8 = 0;
+const FIELD_LINK: u8 = 1;
+const LINK: u8 = 2;
+
+/// A record as bytes: `None` when a reference names a field its collection does not
+/// declare, which loading never makes.
+fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
+    let references = &schemas.collections.get(record.collection)?.references;
+    let mut out = Writer::default();
+    out.str(&record.id);
+    out.u8(u8::from(record.id_in_fields));
+    span_option(&mut out, record.body.as_ref());
+    out.size(record.sections.len());
+    for section in &record.sections {
+        out.str(section);
+    }
+    out.size(record.links.len());
+    for link in &record.links {
+        out.u8(link_kind(link.kind));
+        out.str(&link.target);
+        span(&mut out, &link.span);
+    }
+    match &record.value.name {
+        Some(name) => {
+            out.u8(1);
+            out.str(name);
+        }
+        None => out.u8(0),
+    }
+    out.size(record.value.written.len());
+    for written in &record.value.written {
+        match &written.source {
+            Source::Field { field, pointer, .. } => {
+                out.u8(FIELD);
+                out.size(references.iter().position(|r| r.field() == field)?);
+                out.str(pointer);
+            }
+            Source::FieldLink { pointer, kind, .. } => {
+                out.u8(FIELD_LINK);
+                out.str(pointer);
+                out.u8(link_kind(*kind));
+            }
+            Source::Link { span: at, kind, .. } => {
+                out.u8(LINK);
+                span(&mut out, at);
+                out.u8(link_kind(*kind));
+            }
+        }
+        out.str(&written.text);
+    }
+    Some(out.bytes)
+}
+
+/// A record read back from bytes [`encode`] wrote, in its place in this corpus; `None`
+/// when they do not read whole.
+fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record<Drawn>> {
+    let references = &schemas.collections.get(place.collection)?.references;
+    let every = schemas.every_collection();
+    let mut input = Reader::new(payload);
+    let id = input.str()?.to_string();
+    let id_in_fields = flag(&mut input)?;
+    let body = read_span_option(&mut input)?;
+    let sections = (0..input.size()?)
+        .map(|_| input.str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()?;
+    let links = (0..input.size()?)
+        .map(|_| {
+            let kind = read_link_kind(&mut input)?;
+            let target = input.str()?.to_string();
+            Some(Link {
+                kind,
+                target,
+                span: read_span(&mut input)?,
+            })
+        })
+        .collect::<Option<Vec<Link>>>()?;
+    let name = if flag(&mut input)? {
+        Some(input.str()?.to_string())
+    } else {
+        None
+    };
+    let written = (0..input.size()?)
+        .map(|_| {
+            let (source, allowed) = match input.u8()? {
+                FIELD => {
+                    let reference = references.get(input.size()?)?;
+                    let source = Source::Field {
+                        record: place.index,
+                        field: Arc::clone(reference.field()),
+                        pointer: input.str()?.into(),
+                    };
+                    (source, Arc::clone(&reference.targets))
+                }
+                FIELD_LINK => {
+                    let pointer = input.str()?.into();
+                    let kind = read_link_kind(&mut input)?;
+                    let source = Source::FieldLink {
+                        record: place.index,
+                        pointer,
+                        kind,
+                    };
+                    (source, Arc::clone(every))
+                }
+                LINK => {
+                    let span = read_span(&mut input)?;
+                    let kind = read_link_kind(&mut input)?;
+                    let source = Source::Link {
+                        file: place.file,
+                        span,
+                        kind,
+                    };
+                    (source, Arc::clone(every))
+                }
+                _ => return None,
+            };
+            Some(Written {
+                source,
+                text: input.str()?.to_string(),
+                allowed,
+            })
+        })
+        .collect::<Option<Vec<Written>>>()?;
+    if !input.rest().is_empty() {
+        return None;
+    }
+    Some(Record {
+        collection: place.collection,
+        id,
+        stem: place.stem.to_string(),
+        file: place.file,
+        format: place.format,
+        id_in_fields,
+        value: Drawn {
+            findings: Vec::new(),
+            written,
+            name,
+        },
+        body,
+        sections,
+        links,
+    })
+}
+
+fn link_kind(kind: LinkKind) -> u8 {
+    match kind {
+        LinkKind::Wiki => 0,
+        LinkKind::File => 1,
+    }
+}
+
+fn read_link_kind(input: &mut Reader<'_>) -> Option<LinkKind> {
+    match input.u8()? {
+        0 => Some(LinkKind::Wiki),
+        1 => Some(LinkKind::File),
+        _ => None,
+    }
+}
+
+fn flag(input: &mut Reader<'_>) -> Option<bool> {
+    match input.u8()? {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    }
+}
+
+fn span(out: &mut Writer, span: &Span) {
+    out.size(span.start);
+    out.size(span.end);
+}
+
+fn read_span(input: &mut Reader<'_>) -> Option<Span> {
+    Some(input.size()?..input.size()?)
+}
+
+fn span_option(out: &mut Writer, span_at: Option<&Span>) {
+    match span_at {
+        Some(at) => {
+            out.u8(1);
+            span(out, at);
+        }
+        None => out.u8(0),
+    }
+}
+
+fn read_span_option(input: &mut Reader<'_>) -> Option<Option<Span>> {
+    if flag(input)? {
+        Some(Some(read_span(input)?))
+    } else {
+        Some(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::Project;
+    use crate::source::Format;
+
+    #[test]
+    fn a_record_reads_back_as_written_in_its_new_place() {
+        let project = Project::open(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None)
+            .expect("the bundled project");
+        let schemas = &project.schemas;
+        let gotchas = schemas.by_folder("gotchas").expect("a gotchas collection");
+        let affects = schemas.collections[gotchas]
+            .references
+            .iter()
+            .find(|r| &**r.field() == "affects")
+            .expect("an affects field");
+        let written = |source, text: &str, allowed: &Arc<[usize]>| Written {
+            source,
+            text: text.to_string(),
+            allowed: Arc::clone(allowed),
+        };
+        let record = |index: usize, file: usize| Record {
+            collection: gotchas,
+            id: "kv-cache-dtype".to_string(),
+            stem: "kv-cache-dtype".to_string(),
+            file,
+            format: Format::Markdown,
+            id_in_fields: true,
+            value: Drawn {
+                findings: Vec::new(),
+                written: vec![
+                    written(
+                        Source::Field {
+                            record: index,
+                            field: Arc::clone(affects.field()),
+                            pointer: "/affects/0".into(),
+                        },
+                        "vllm",
+                        &affects.targets,
+                    ),
+                    written(
+                        Source::FieldLink {
+                            record: index,
+                            pointer: "/notes".into(),
+                            kind: LinkKind::Wiki,
+                        },
+                        "mooncake",
+                        schemas.every_collection(),
+                    ),
+                    written(
+                        Source::Link {
+                            file,
+                            span: 40..52,
+                            kind: LinkKind::File,
+                        },
+                        "../docs/a.md",
+                        schemas.every_collection(),
+                    ),
+                ],
+                name: Some("KV cache dtype ✓".to_string()),
+            },
+            body: Some(30..90),
+            sections: vec!["symptom".to_string()],
+            links: vec![Link {
+                kind: LinkKind::File,
+                target: "../docs/a.md".to_string(),
+                span: 40..52,
+            }],
+        };
+        let payload = encode(&record(0, 0), schemas).expect("encodable");
+        let place = Place {
+            collection: gotchas,
+            format: Format::Markdown,
+            stem: "kv-cache-dtype",
+            file: 7,
+            index: 5,
+        };
+        let back = decode(&payload, &place, schemas).expect("decodable");
+        assert_eq!(format!("{back:?}"), format!("{:?}", record(5, 7)));
+        for cut in 0..payload.len() {
+            assert!(decode(&payload[..cut], &place, schemas).is_none(), "{cut}");
+        }
+    }
+}

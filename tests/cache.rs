@@ -1,0 +1,137 @@
+//! The check cache (`.gotchas-cache/`), through the binary: a second check recalls the
+//! records of unchanged files and reports exactly what a check without the cache reports,
+//! and nothing it was not made from is trusted: an edited file, a changed schema or
+//! config, a damaged cache file.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bundled_copy, check};
+
+/// How many records the run says it recalled, and how many it loaded.
+fn recalled(run: &common::Run) -> (usize, usize) {
+    let line = run
+        .stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("cache: recalled "))
+        .unwrap_or_else(|| panic!("no cache line in {}", run.stderr));
+    let (recalled, total) = line
+        .strip_suffix(" records")
+        .and_then(|rest| rest.split_once(" of "))
+        .expect("`N of M records`");
+    (recalled.parse().unwrap(), total.parse().unwrap())
+}
+
+fn checked(root: &Path) -> common::Run {
+    check(root, &["--format", "json", "--verbose"])
+}
+
+fn uncached(root: &Path) -> String {
+    check(root, &["--format", "json", "--no-cache"]).stdout
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from} not in {}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn a_second_check_recalls_every_clean_record_and_reports_the_same() {
+    let corpus = bundled_copy();
+    let first = checked(corpus.path());
+    assert_eq!(recalled(&first), (0, 10));
+    let ignore = corpus.path().join(".gotchas-cache/.gitignore");
+    assert!(std::fs::read_to_string(ignore).unwrap().contains('*'));
+    let second = checked(corpus.path());
+    assert_eq!(recalled(&second), (10, 10));
+    assert_eq!(second.stdout, first.stdout);
+    assert_eq!(second.stdout, uncached(corpus.path()));
+    assert_eq!(second.code, first.code);
+}
+
+#[test]
+fn an_edited_file_is_read_again() {
+    let corpus = bundled_copy();
+    checked(corpus.path());
+    let gotcha = corpus
+        .path()
+        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    edit(
+        &gotcha,
+        "affects: [vllm, nixl, mooncake,",
+        "affects: [vllm, nixl, mooncache,",
+    );
+    let after = checked(corpus.path());
+    assert_eq!(recalled(&after), (9, 10));
+    assert!(
+        after
+            .stdout
+            .contains("`mooncache` in `affects` names no record")
+    );
+    assert_eq!(after.stdout, uncached(corpus.path()));
+}
+
+#[test]
+fn a_record_with_a_problem_is_never_recalled() {
+    let corpus = bundled_copy();
+    let vllm = corpus.path().join("records/engines/vllm.yaml");
+    edit(&vllm, "confidence: 0.93", "confidence: high");
+    checked(corpus.path());
+    let second = checked(corpus.path());
+    assert_eq!(recalled(&second), (9, 10), "vllm.yaml is loaded again");
+    assert!(second.stdout.contains("\"schema-violation\""));
+    assert_eq!(second.stdout, uncached(corpus.path()));
+}
+
+#[test]
+fn a_changed_schema_or_config_is_not_trusted() {
+    let corpus = bundled_copy();
+    checked(corpus.path());
+    let schema = corpus.path().join("schema/engine.schema.json");
+    edit(&schema, "\"required\": [", "\"required\": [\"homepage\", ");
+    let after_schema = checked(corpus.path());
+    assert_eq!(recalled(&after_schema), (0, 10));
+    assert!(after_schema.stdout.contains("\"missing-field\""));
+    assert_eq!(after_schema.stdout, uncached(corpus.path()));
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "max_file_size = 1000000\n",
+    )
+    .unwrap();
+    assert_eq!(recalled(&checked(corpus.path())), (0, 10));
+    assert_eq!(
+        recalled(&checked(corpus.path())),
+        (6, 10),
+        "all but the four engines that lack `homepage`"
+    );
+}
+
+#[test]
+fn a_damaged_cache_is_ignored_and_replaced() {
+    let corpus = bundled_copy();
+    let first = checked(corpus.path());
+    let folder = corpus.path().join(".gotchas-cache");
+    let file = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|e| e == "bin"))
+        .expect("a cache file");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    std::fs::write(&file, &bytes).unwrap();
+    let damaged = checked(corpus.path());
+    assert_eq!(recalled(&damaged), (0, 10));
+    assert_eq!(damaged.stdout, first.stdout);
+    assert_eq!(recalled(&checked(corpus.path())), (10, 10));
+}
+
+#[test]
+fn no_cache_neither_reads_nor_writes_it() {
+    let corpus = bundled_copy();
+    let run = check(corpus.path(), &["--no-cache", "--verbose"]);
+    assert!(!run.stderr.contains("cache: recalled"), "{}", run.stderr);
+    assert!(!corpus.path().join(".gotchas-cache").exists());
+}

@@ -16,6 +16,8 @@ fn every_schema_violation_is_reported_with_a_position() {
         "examples/inference-research.toml",
         "--format",
         "json",
+        // The sample is shared: the test leaves no cache in it.
+        "--no-cache",
     ]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();

@@ -256,6 +256,8 @@ fn sample_corpus_builds_marks_broken_links_and_reports_them() {
         "examples/inference-research.toml",
         "--format",
         "json",
+        // The sample is shared: the test leaves no cache in it.
+        "--no-cache",
     ]);
     let broken = json_diagnostics(&checked)
         .iter()

@@ -228,14 +228,7 @@ pub struct Doc {
 impl Corpus {
     /// Discovers and loads every record under the records root.
     pub fn load(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
-        Corpus::load_chunks(
-            root,
-            config,
-            schemas,
-            |record, _, _| record,
-            None,
-            Texts::Kept,
-        )
+        Corpus::load_fields(root, config, schemas, Texts::Kept)
     }
 
     /// Discovers and loads every record for the site, which renders fields and Markdown
@@ -244,14 +237,12 @@ impl Corpus {
     /// the corpus on disk, a quarter of a build's peak, which the kernel would have to zero
     /// before handing it out.
     pub fn load_for_site(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
-        Corpus::load_chunks(
-            root,
-            config,
-            schemas,
-            |record, _, _| record,
-            None,
-            Texts::Bodies,
-        )
+        Corpus::load_fields(root, config, schemas, Texts::Bodies)
+    }
+
+    /// Loads every record with its fields, keeping the texts `texts` says.
+    fn load_fields(root: &Path, config: &Config, schemas: &Schemas, texts: Texts) -> Corpus {
+        Corpus::load_chunks(root, config, schemas, |record, _, _| record, None, texts)
     }
 }
 

@@ -135,3 +135,16 @@ fn no_cache_neither_reads_nor_writes_it() {
     assert!(!run.stderr.contains("cache: recalled"), "{}", run.stderr);
     assert!(!corpus.path().join(".gotchas-cache").exists());
 }
+
+#[test]
+fn a_recalled_record_is_told_of_what_another_file_broke_with_its_position() {
+    let corpus = bundled_copy();
+    checked(corpus.path());
+    std::fs::remove_file(corpus.path().join("records/engines/mooncake.yaml")).unwrap();
+    let run = check(corpus.path(), &["--verbose"]);
+    assert_eq!(recalled(&run), (9, 9), "the gotcha citing it is unchanged");
+    assert!(run.stdout.contains(
+        "error[unresolved-ref]: `mooncake` in `affects` names no record\n --> \
+         records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md:6:23"
+    ));
+}

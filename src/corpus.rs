@@ -72,6 +72,85 @@ impl Texts {
     }
 }
 
+/// How [`Corpus::load_chunks`] loads each record file.
+struct Loader<'l, D, F> {
+    config: &'l Config,
+    schemas: &'l Schemas,
+    draw: D,
+    recall: Option<&'l dyn Recall<F>>,
+    texts: Texts,
+}
+
+// Collection indices come from discovery, which takes them from these schemas.
+#[allow(clippy::indexing_slicing)]
+impl<D, F> Loader<'_, D, F>
+where
+    D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
+{
+    /// Loads `candidate`, whose file goes at `file` in the corpus and whose record, if it
+    /// holds one, at `index` as far as is known: recalled when it reads without a problem
+    /// and `recall` has its text, else parsed and drawn from.
+    fn file(&self, candidate: discover::Candidate, file: usize, index: usize) -> Unordered<F> {
+        let discover::Candidate {
+            path,
+            display,
+            collection,
+            format,
+            stem,
+        } = candidate;
+        let place = Place {
+            collection,
+            format,
+            stem: &stem,
+            file,
+            index,
+        };
+        let read = load::load_text(&path, display, self.config.max_file_size);
+        let recalled = self.recall.and_then(|recall| {
+            let text = read
+                .file
+                .text
+                .as_deref()
+                .filter(|_| read.diagnostics.is_empty())?;
+            let text_hash = crate::source::text_hash(text);
+            let record = recall.recall(&read.file.display, text_hash, &place)?;
+            Some((text_hash, record))
+        });
+        if let Some((text_hash, record)) = recalled {
+            let mut file = read.file;
+            if !self.texts.keeps(Some(&record)) {
+                file.let_go_hashed(text_hash);
+            }
+            return Unordered {
+                collection,
+                loaded: load::Loaded {
+                    file,
+                    record: None,
+                    diagnostics: read.diagnostics,
+                },
+                record: Some((index, record)),
+            };
+        }
+        let context = LoadContext {
+            text_fields: &self.schemas.collections[collection].text_fields,
+            max_file_size: self.config.max_file_size,
+        };
+        let mut loaded = load::parse_read(read, format, &context);
+        let record = loaded.record.take().map(|record| {
+            let record = Record::new(record, collection, stem, file);
+            (index, (self.draw)(record, index, &loaded.file))
+        });
+        if !self.texts.keeps(record.as_ref().map(|(_, record)| record)) {
+            loaded.file.let_go();
+        }
+        Unordered {
+            collection,
+            loaded,
+            record,
+        }
+    }
+}
+
 /// How many files are loaded before they are put in order: enough to keep every thread busy,
 /// few enough that the results waiting to be put in order take little memory.
 const CHUNK: usize = 1024;
@@ -296,6 +375,13 @@ impl<F: Send + Renumber> Corpus<F> {
         corpus.files.reserve(count);
         corpus.file_collections.reserve(count);
         corpus.records.reserve(count);
+        let loader = Loader {
+            config,
+            schemas,
+            draw,
+            recall,
+            texts,
+        };
         let mut candidates = discovered.candidates.into_iter().peekable();
         while candidates.peek().is_some() {
             let chunk: Vec<discover::Candidate> = candidates.by_ref().take(CHUNK).collect();
@@ -311,63 +397,7 @@ impl<F: Send + Renumber> Corpus<F> {
                 .into_par_iter()
                 .enumerate()
                 .map(|(offset, candidate)| {
-                    let discover::Candidate {
-                        path,
-                        display,
-                        collection,
-                        format,
-                        stem,
-                    } = candidate;
-                    let place = Place {
-                        collection,
-                        format,
-                        stem: &stem,
-                        file: chunk_start + offset,
-                        index: records_start + offset,
-                    };
-                    let read = load::load_text(&path, display, config.max_file_size);
-                    let recalled = recall.and_then(|recall| {
-                        let text = read
-                            .file
-                            .text
-                            .as_deref()
-                            .filter(|_| read.diagnostics.is_empty())?;
-                        let text_hash = crate::source::text_hash(text);
-                        let record = recall.recall(&read.file.display, text_hash, &place)?;
-                        Some((text_hash, record))
-                    });
-                    if let Some((text_hash, record)) = recalled {
-                        let mut file = read.file;
-                        if !texts.keeps(Some(&record)) {
-                            file.let_go_hashed(text_hash);
-                        }
-                        return Unordered {
-                            collection,
-                            loaded: load::Loaded {
-                                file,
-                                record: None,
-                                diagnostics: read.diagnostics,
-                            },
-                            record: Some((place.index, record)),
-                        };
-                    }
-                    let context = LoadContext {
-                        text_fields: &schemas.collections[collection].text_fields,
-                        max_file_size: config.max_file_size,
-                    };
-                    let mut loaded = load::parse_read(read, format, &context);
-                    let record = loaded.record.take().map(|record| {
-                        let record = Record::new(record, collection, stem, place.file);
-                        (place.index, draw(record, place.index, &loaded.file))
-                    });
-                    if !texts.keeps(record.as_ref().map(|(_, record)| record)) {
-                        loaded.file.let_go();
-                    }
-                    Unordered {
-                        collection,
-                        loaded,
-                        record,
-                    }
+                    loader.file(candidate, chunk_start + offset, records_start + offset)
                 })
                 .collect();
             for Unordered {

@@ -75,8 +75,7 @@ fn stages(c: &mut Criterion) {
         // A repeated check's load: every file read, and recalled from the cache a first
         // check left, unparsed.
         let fingerprint = project.cache_fingerprint();
-        let kept =
-            memo::to_keep(&drawn, &project.schemas, &Memo::default(), 0).expect("records to keep");
+        let kept = memo::to_keep(&drawn, &project.schemas, 0, 0).expect("records to keep");
         cache::save(&root, fingerprint, &kept).expect("the cache is written");
         let cached = Memo::open(&root, fingerprint);
         group.bench_function(format!("load_for_check_recalled/{format}"), |b| {

@@ -55,12 +55,12 @@ impl Recall<Drawn> for Recaller<'_> {
 }
 
 /// The entries to keep of a corpus loaded for checking: every record file that loaded
-/// without a problem, in corpus order. `None` when they are the `recalled` entries `memo`
-/// already holds, all of them and no other, so the cache need not be written again.
+/// without a problem, in corpus order. `None` when they are the `recalled` entries of a
+/// cache that `held` that many, all of them and no other, so it need not be written again.
 pub fn to_keep(
     corpus: &Corpus<Drawn>,
     schemas: &Schemas,
-    memo: &Memo,
+    held: usize,
     recalled: usize,
 ) -> Option<Vec<Kept>> {
     let troubled: HashSet<&str> = corpus
@@ -80,7 +80,7 @@ pub fn to_keep(
         .collect();
     // Every recalled record is keepable, so when as many are keepable as were recalled,
     // they are the same records.
-    if keepable.len() == recalled && memo.len() == recalled {
+    if keepable.len() == recalled && held == recalled {
         return None;
     }
     Some(

@@ -125,17 +125,19 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         let recaller = Recaller::new(&memo, &project.schemas);
         let recall: Option<&dyn Recall<Drawn>> = (!args.no_cache).then_some(&recaller);
         let corpus = project.load_for_check_recalling(recall);
+        let (held, recalled) = (memo.len(), recaller.recalled());
+        // Past loading the cache is only counted: its bytes are freed for the check to reuse.
+        drop(memo);
         stages.done("load");
         if args.verbose && !args.no_cache {
             eprintln!(
-                "cache: recalled {} of {} records",
-                recaller.recalled(),
+                "cache: recalled {recalled} of {} records",
                 corpus.records.len()
             );
         }
         let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
         if !args.no_cache {
-            let kept = memo::to_keep(&corpus, &project.schemas, &memo, recaller.recalled());
+            let kept = memo::to_keep(&corpus, &project.schemas, held, recalled);
             if let Some(kept) = kept
                 && let Err(err) = cache::save(&project.root, fingerprint, &kept)
                 && args.verbose

@@ -35,7 +35,7 @@ record rules|gotchas::check::record_findings
 index|gotchas::index::IdIndex<F>::new
 resolve|gotchas::index::IdIndex<F>::resolve_all
 references|gotchas::check::refs::check
-  suggestion index|gotchas::candidates::NameIndex::new
+  suggestion index|gotchas::candidates::NameIndex::with_groups
   look-ups|gotchas::index::IdIndex<F>::suggest
 graph|gotchas::check::graph::check
 locate|gotchas::project::locate::{{closure}}

@@ -47,6 +47,8 @@ pub struct NameIndex<'n> {
     lengths: Vec<usize>,
     /// Each name's characters as a set of 64 bits (see [`char_mask`]), by position.
     masks: Vec<u64>,
+    /// Each name's groups (see [`NameIndex::with_groups`]), by position.
+    groups: Vec<u64>,
     by_bigram: BigramPostings,
     /// A posting for each distinct word of each name, words by [`word_hashes`], sorted.
     /// Sorted numbers instead of a map of lists, so that building them is two parallel steps
@@ -59,16 +61,31 @@ pub struct NameIndex<'n> {
 }
 
 impl<'n> NameIndex<'n> {
-    /// Indexes `names` (duplicates are indexed once).
+    /// Indexes `names` (duplicates are indexed once), all in every group.
     pub fn new(names: impl IntoIterator<Item = &'n str>) -> Self {
-        let mut names: Vec<(usize, &'n str)> = names
+        NameIndex::with_groups(names.into_iter().map(|name| (name, u64::MAX)))
+    }
+
+    /// Indexes `names`, each with the groups it is in as a set of 64 bits, which
+    /// [`NameIndex::candidates`] hands back with it: a caller that wants names of some
+    /// groups only tells the others apart without looking each up. A name given twice is
+    /// indexed once, in the groups of both.
+    pub fn with_groups(names: impl IntoIterator<Item = (&'n str, u64)>) -> Self {
+        let mut names: Vec<(usize, &'n str, u64)> = names
             .into_iter()
-            .map(|name| (name.chars().count(), name))
+            .map(|(name, groups)| (name.chars().count(), name, groups))
             .collect();
         names.par_sort_unstable();
-        names.dedup();
-        let lengths = names.iter().map(|&(length, _)| length).collect();
-        let names: Vec<&'n str> = names.into_iter().map(|(_, name)| name).collect();
+        names.dedup_by(|later, kept| {
+            let same = (later.0, later.1) == (kept.0, kept.1);
+            if same {
+                kept.2 |= later.2;
+            }
+            same
+        });
+        let lengths = names.iter().map(|&(length, _, _)| length).collect();
+        let groups = names.iter().map(|&(_, _, groups)| groups).collect();
+        let names: Vec<&'n str> = names.into_iter().map(|(_, name, _)| name).collect();
         // The bigram postings are made in two passes over the names, in position order; the
         // rest is worked out in parallel beside them.
         let (by_bigram, (masks, (by_word, by_word_set))) = rayon::join(
@@ -84,6 +101,7 @@ impl<'n> NameIndex<'n> {
             names,
             lengths,
             masks,
+            groups,
             by_bigram,
             by_word,
             by_word_set,
@@ -91,9 +109,9 @@ impl<'n> NameIndex<'n> {
     }
 
     /// Every known name that may be within `budget` edits of `unknown`, or share all the
-    /// words of one of the two with the other; distinct, by length and then by name. A
-    /// superset: the caller scores each.
-    pub fn candidates(&self, unknown: &str, budget: usize) -> Vec<&'n str> {
+    /// words of one of the two with the other, with its groups; distinct, by length and then
+    /// by name. A superset: the caller scores each.
+    pub fn candidates(&self, unknown: &str, budget: usize) -> Vec<(&'n str, u64)> {
         let mut found = self.typo_candidates(unknown, budget);
         let mut words = Vec::new();
         word_hashes(unknown, &mut words);
@@ -107,7 +125,10 @@ impl<'n> NameIndex<'n> {
         found.dedup();
         found
             .into_iter()
-            .filter_map(|position| self.names.get(position as usize).copied())
+            .filter_map(|position| {
+                let at = position as usize;
+                Some((*self.names.get(at)?, *self.groups.get(at)?))
+            })
             .collect()
     }
 
@@ -471,7 +492,11 @@ mod tests {
             "a-b-c-d-e-f-g-h-i-j-k-l-m-n",
         ] {
             let budget = suggest::typo_budget(unknown.chars().count());
-            let candidates = index.candidates(unknown, budget);
+            let candidates: Vec<&str> = index
+                .candidates(unknown, budget)
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect();
             for accepted in accepted_by_brute_force(unknown) {
                 assert!(
                     candidates.contains(&accepted),
@@ -519,7 +544,11 @@ mod tests {
         ) {
             let index = NameIndex::new(names.iter().map(String::as_str));
             let budget = suggest::typo_budget(unknown.chars().count());
-            let candidates = index.candidates(&unknown, budget);
+            let candidates: Vec<&str> = index
+                .candidates(&unknown, budget)
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect();
             for known in &names {
                 if suggest::Unknown::new(&unknown).score(known).is_some() {
                     prop_assert!(

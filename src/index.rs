@@ -283,8 +283,15 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     /// waits for its own tasks, pick up a task that blocks on this same unfinished
     /// `OnceLock`, and neither ever finishes.
     pub fn names(&self) -> &NameIndex<'c> {
-        self.suggestions
-            .get_or_init(|| NameIndex::new(self.bare.keys().copied()))
+        self.suggestions.get_or_init(|| {
+            NameIndex::with_groups(self.bare.iter().map(|(&id, owners)| {
+                let groups = owners
+                    .as_slice()
+                    .iter()
+                    .fold(0, |groups, owner| groups | collection_bit(owner.collection));
+                (id, groups)
+            }))
+        })
     }
 
     /// Up to three records whose id is close to `unknown`, best first, preferring the allowed
@@ -301,11 +308,19 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                 .iter()
                 .filter(move |owner| folder.is_none_or(|f| f == owner.collection))
         };
-        // Scored before their owners are looked up: scoring turns nearly every candidate
-        // down, and it reads two short strings where the look-up hashes one and probes a
-        // map of every id.
+        // A candidate none of whose records is in an allowed collection is not scored: its
+        // groups, the collections of its records, say so without looking it up. The others
+        // are scored before their owners are looked up: scoring turns nearly every one down,
+        // and it reads two short strings where the look-up hashes one and probes a map of
+        // every id.
+        let wanted = allowed
+            .iter()
+            .fold(0, |groups, &collection| groups | collection_bit(collection));
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
-        for &candidate in &candidates {
+        for &(candidate, groups) in &candidates {
+            if groups & wanted == 0 {
+                continue;
+            }
             if let Some(found) = unknown.score(candidate) {
                 best.extend(
                     owners(candidate)
@@ -318,7 +333,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // wrong collection, misspelt); a shared word with a record the field cannot point at
         // is noise. The tighter distance also keeps this fallback cheap.
         if best.is_empty() {
-            for &candidate in &candidates {
+            for &(candidate, _) in &candidates {
                 let Some(found) = unknown.score_typo(candidate, suggest::MAX_CERTAIN_DISTANCE)
                 else {
                     continue;
@@ -478,6 +493,17 @@ impl<'c, F: Cites> IdIndex<'c, F> {
 /// The records that have one bare id, one per collection, in collection order. Nearly
 /// always there is one, kept without a list of its own: a hundred thousand one-item lists
 /// were most of the id index's build (40-68 ms of it at 100k records, against 14-21 ms).
+/// A collection as a group of [`NameIndex::with_groups`]: one bit each for the first 63,
+/// every bit for the rest, which then never tell a candidate apart (wrongly skipping one
+/// would lose a suggestion; scoring one more only costs time).
+fn collection_bit(collection: usize) -> u64 {
+    if collection < 63 {
+        1 << collection
+    } else {
+        u64::MAX
+    }
+}
+
 /// The records with one bare id: nearly always one, so it is kept inline.
 enum Owners {
     One(Owner),

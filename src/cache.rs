@@ -95,7 +95,9 @@ impl Memo {
             return None;
         }
         let count = reader.size()?;
-        let mut entries = HashMap::with_capacity(count);
+        // A count is trusted only as far as the bytes left could hold that many entries
+        // (three numbers each), so no cache makes a run reserve more than it read.
+        let mut entries = HashMap::with_capacity(count.min(reader.rest().len() / 24));
         for _ in 0..count {
             let display = reader.str()?.to_string();
             let text_hash = reader.u64()?;
@@ -305,6 +307,21 @@ mod tests {
             std::fs::write(&path, &damaged).unwrap();
             assert!(Memo::open(root.path(), 7).is_empty(), "{damaged:?}");
         }
+    }
+
+    #[test]
+    fn a_count_beyond_the_bytes_reserves_nothing_and_reads_as_none() {
+        let root = tempfile::tempdir().unwrap();
+        let mut writer = Writer::default();
+        writer.bytes.extend_from_slice(MAGIC);
+        writer.u64(7);
+        writer.u64(u64::MAX);
+        let sum = stable_hash(&writer.bytes);
+        writer.u64(sum);
+        let folder = root.path().join(FOLDER);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(FILE), &writer.bytes).unwrap();
+        assert!(Memo::open(root.path(), 7).is_empty());
     }
 
     #[test]

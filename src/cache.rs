@@ -324,6 +324,22 @@ mod tests {
         assert!(Memo::open(root.path(), 7).is_empty());
     }
 
+    proptest::proptest! {
+        /// Whatever bytes a cache holds, even with a closing hash that matches them, reading
+        /// them never panics.
+        #[test]
+        fn any_bytes_read_without_a_panic(
+            body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            with_magic in proptest::prelude::any::<bool>(),
+        ) {
+            let mut bytes = if with_magic { MAGIC.to_vec() } else { Vec::new() };
+            bytes.extend_from_slice(&body);
+            let sum = stable_hash(&bytes);
+            bytes.extend_from_slice(&sum.to_le_bytes());
+            let _ = Memo::parse(bytes, 7);
+        }
+    }
+
     #[test]
     fn a_reader_stops_at_the_end() {
         let mut writer = Writer::default();

@@ -375,5 +375,13 @@ mod tests {
         for cut in 0..payload.len() {
             assert!(decode(&payload[..cut], &place, schemas).is_none(), "{cut}");
         }
+        // Any byte changed reads back as something or as nothing, never as a panic.
+        for at in 0..payload.len() {
+            for flip in [1u8, 0x80, 0xff] {
+                let mut changed = payload.clone();
+                changed[at] ^= flip;
+                let _ = decode(&changed, &place, schemas);
+            }
+        }
     }
 }

@@ -21,6 +21,10 @@
 //! - [`report`] renders diagnostics for people (rustc-style snippets) and machines (JSON,
 //!   SARIF, GitHub workflow commands, JUnit XML).
 //!
+//! [`cache`] keeps, between runs of `check`, what loading drew from each record file that
+//! loaded cleanly, so that a file whose text is unchanged is read but not parsed again; it
+//! stands beside `load`, which asks it before parsing (see [`corpus::Recall`]).
+//!
 //! [`site`] renders the loaded corpus as a static site, from the same resolution `check`
 //! uses, for `gotchas build` and `gotchas serve`.
 //!

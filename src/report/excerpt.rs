@@ -30,7 +30,7 @@ const CUT: &str = "...";
 /// A window of one long line, with what is needed to put annotations into it.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Excerpt {
-    /// The text annotate-snippets is given: the window, with [`CUT`] where it was cut.
+    /// The text annotate-snippets is given: the window, with `...` where it was cut.
     pub source: String,
     /// The 1-based number of the line.
     pub line: usize,

@@ -3,7 +3,7 @@
 //! A collection is a record type (`gotcha`) with a schema (`schema/gotcha.schema.json`) and a
 //! folder of records (`records/gotchas/`). Schemas are compiled with the `jsonschema` crate
 //! built without network support; a `$ref` to another schema file is served from the schema
-//! folder by [`LocalSchemas`], so `$ref` between local files works and nothing is fetched.
+//! folder by `LocalSchemas`, so `$ref` between local files works and nothing is fetched.
 //! A schema problem is fatal (exit code 2): every verdict would depend on it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};

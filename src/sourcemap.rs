@@ -2,9 +2,9 @@
 //!
 //! Rules find problems on a record's data and name the place with a JSON pointer
 //! (`/affects/2`). Only when a file has a problem is its source map built, by re-reading the
-//! text with a position-aware pass of the right format ([`crate::load::json::source_map`],
-//! [`crate::load::yaml`], [`crate::load::markdown`]). Clean files, the overwhelming majority,
-//! never pay for positions.
+//! text with a position-aware pass of the right format ([`crate::load::source_map`]:
+//! [`crate::load::json::scan`], [`crate::load::yaml`], [`crate::load::markdown`]). Clean
+//! files, the overwhelming majority, never pay for positions.
 
 use std::collections::HashMap;
 

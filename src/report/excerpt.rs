@@ -137,8 +137,8 @@ const MAX_QUOTED_CHARS: usize = 80;
 /// hundred fields of a large schema.
 const MAX_MESSAGE_CHARS: usize = 2_000;
 
-/// `text` with every quoted value (between backticks) longer than [`MAX_QUOTED_CHARS`] cut in
-/// the middle, and the whole cut in the middle if still longer than [`MAX_MESSAGE_CHARS`]: a
+/// `text` with every quoted value (between backticks) longer than `MAX_QUOTED_CHARS` cut
+/// in the middle, and the whole cut in the middle if still longer than `MAX_MESSAGE_CHARS`: a
 /// long list of short names stays whole, a quoted page of text does not.
 pub fn clip(text: &str) -> Cow<'_, str> {
     if text.len() <= MAX_QUOTED_CHARS {

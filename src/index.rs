@@ -490,9 +490,6 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     }
 }
 
-/// The records that have one bare id, one per collection, in collection order. Nearly
-/// always there is one, kept without a list of its own: a hundred thousand one-item lists
-/// were most of the id index's build (40-68 ms of it at 100k records, against 14-21 ms).
 /// A collection as a group of [`NameIndex::with_groups`]: one bit each for the first 63,
 /// every bit for the rest, which then never tell a candidate apart (wrongly skipping one
 /// would lose a suggestion; scoring one more only costs time).
@@ -504,7 +501,9 @@ fn collection_bit(collection: usize) -> u64 {
     }
 }
 
-/// The records with one bare id: nearly always one, so it is kept inline.
+/// The records that have one bare id, one per collection, in collection order. Nearly
+/// always there is one, kept without a list of its own: a hundred thousand one-item lists
+/// were most of the id index's build (40-68 ms of it at 100k records, against 14-21 ms).
 enum Owners {
     One(Owner),
     /// Several, in collection order.

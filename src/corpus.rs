@@ -106,17 +106,19 @@ where
             index,
         };
         let read = load::load_text(&path, display, self.config.max_file_size);
-        let recalled = self.recall.and_then(|recall| {
-            let text = read
-                .file
+        // Worked out once, for the recall and for letting the text go after a miss.
+        let text_hash = self.recall.and_then(|_| {
+            read.file
                 .text
                 .as_deref()
-                .filter(|_| read.diagnostics.is_empty())?;
-            let text_hash = crate::source::text_hash(text);
-            let record = recall.recall(&read.file.display, text_hash, &place)?;
-            Some((text_hash, record))
+                .filter(|_| read.diagnostics.is_empty())
+                .map(crate::source::text_hash)
         });
-        if let Some((text_hash, record)) = recalled {
+        let recalled = self
+            .recall
+            .zip(text_hash)
+            .and_then(|(recall, text_hash)| recall.recall(&read.file.display, text_hash, &place));
+        if let (Some(record), Some(text_hash)) = (recalled, text_hash) {
             let mut file = read.file;
             if !self.texts.keeps(Some(&record)) {
                 file.let_go_hashed(text_hash);
@@ -141,7 +143,10 @@ where
             (index, (self.draw)(record, index, &loaded.file))
         });
         if !self.texts.keeps(record.as_ref().map(|(_, record)| record)) {
-            loaded.file.let_go();
+            match text_hash {
+                Some(text_hash) => loaded.file.let_go_hashed(text_hash),
+                None => loaded.file.let_go(),
+            }
         }
         Unordered {
             collection,

@@ -86,10 +86,7 @@ impl Project {
 
     /// What a check cache made for this project is valid for: see [`crate::cache::fingerprint`].
     pub fn cache_fingerprint(&self) -> u64 {
-        crate::cache::fingerprint(
-            &format!("{:?}", self.config),
-            &self.schemas.documents_hash().to_string(),
-        )
+        crate::cache::fingerprint(&format!("{:?}", self.config), self.schemas.documents_hash())
     }
 
     /// Every diagnostic for the corpus: load problems and rule findings, with rule levels

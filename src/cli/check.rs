@@ -116,27 +116,27 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     };
     if !(args.fix || args.diff) {
         // Nothing will be edited, so the fields need not outlive the rules that read them.
-        let fingerprint = project.cache_fingerprint();
-        let memo = if args.no_cache {
-            Memo::default()
-        } else {
-            Memo::open(&project.root, fingerprint)
-        };
-        let recaller = Recaller::new(&memo, &project.schemas);
-        let recall: Option<&dyn Recall<Drawn>> = (!args.no_cache).then_some(&recaller);
-        let corpus = project.load_for_check_recalling(recall);
-        let (held, recalled) = (memo.len(), recaller.recalled());
+        let cache = (!args.no_cache).then(|| {
+            let fingerprint = project.cache_fingerprint();
+            (fingerprint, Memo::open(&project.root, fingerprint))
+        });
+        let recaller = cache
+            .as_ref()
+            .map(|(_, memo)| Recaller::new(memo, &project.schemas));
+        let corpus =
+            project.load_for_check_recalling(recaller.as_ref().map(|r| r as &dyn Recall<Drawn>));
+        let recalled = recaller.map_or(0, |recaller| recaller.recalled());
         // Past loading the cache is only counted: its bytes are freed for the check to reuse.
-        drop(memo);
+        let cache = cache.map(|(fingerprint, memo)| (fingerprint, memo.len()));
         stages.done("load");
-        if args.verbose && !args.no_cache {
+        if args.verbose && cache.is_some() {
             eprintln!(
                 "cache: recalled {recalled} of {} records",
                 corpus.records.len()
             );
         }
         let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
-        if !args.no_cache {
+        if let Some((fingerprint, held)) = cache {
             let kept = memo::to_keep(&corpus, &project.schemas, held, recalled);
             if let Some(kept) = kept
                 && let Err(err) = cache::save(&project.root, fingerprint, &kept)

@@ -110,7 +110,7 @@ fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
     let mut out = Writer::default();
     out.str(&record.id);
     out.u8(u8::from(record.id_in_fields));
-    span_option(&mut out, record.body.as_ref());
+    option(&mut out, record.body.as_ref(), span);
     out.size(record.sections.len());
     for section in &record.sections {
         out.str(section);
@@ -121,13 +121,7 @@ fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
         out.str(&link.target);
         span(&mut out, &link.span);
     }
-    match &record.value.name {
-        Some(name) => {
-            out.u8(1);
-            out.str(name);
-        }
-        None => out.u8(0),
-    }
+    option(&mut out, record.value.name.as_deref(), Writer::str);
     out.size(record.value.written.len());
     for written in &record.value.written {
         match &written.source {
@@ -160,7 +154,7 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
     let mut input = Reader::new(payload);
     let id = input.str()?.to_string();
     let id_in_fields = flag(&mut input)?;
-    let body = read_span_option(&mut input)?;
+    let body = read_option(&mut input, read_span)?;
     let sections = (0..input.size()?)
         .map(|_| input.str().map(str::to_string))
         .collect::<Option<Vec<String>>>()?;
@@ -175,11 +169,7 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
             })
         })
         .collect::<Option<Vec<Link>>>()?;
-    let name = if flag(&mut input)? {
-        Some(input.str()?.to_string())
-    } else {
-        None
-    };
+    let name = read_option(&mut input, |input| input.str().map(str::to_string))?;
     let written = (0..input.size()?)
         .map(|_| {
             let (source, allowed) = match input.u8()? {
@@ -274,19 +264,24 @@ fn read_span(input: &mut Reader<'_>) -> Option<Span> {
     Some(input.size()?..input.size()?)
 }
 
-fn span_option(out: &mut Writer, span_at: Option<&Span>) {
-    match span_at {
-        Some(at) => {
+/// An optional value: a flag, then the value when there is one.
+fn option<T>(out: &mut Writer, value: Option<T>, write: impl FnOnce(&mut Writer, T)) {
+    match value {
+        Some(value) => {
             out.u8(1);
-            span(out, at);
+            write(out, value);
         }
         None => out.u8(0),
     }
 }
 
-fn read_span_option(input: &mut Reader<'_>) -> Option<Option<Span>> {
+/// What [`option`] wrote: `None` when it does not read whole.
+fn read_option<'b, T>(
+    input: &mut Reader<'b>,
+    read: impl FnOnce(&mut Reader<'b>) -> Option<T>,
+) -> Option<Option<T>> {
     if flag(input)? {
-        Some(Some(read_span(input)?))
+        read(input).map(Some)
     } else {
         Some(None)
     }

@@ -153,9 +153,9 @@ pub fn save(root: &Path, fingerprint: u64, entries: &[Kept]) -> std::io::Result<
     std::fs::create_dir_all(&folder)?;
     let ignore = folder.join(".gitignore");
     if !ignore.is_file() {
-        std::fs::write(
+        crate::write::write_atomic(
             &ignore,
-            "# Written by gotchas: a cache, safe to delete.\n*\n",
+            b"# Written by gotchas: a cache, safe to delete.\n*\n",
         )?;
     }
     let mut writer = Writer::default();

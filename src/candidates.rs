@@ -60,6 +60,19 @@ pub struct NameIndex<'n> {
     by_word_set: Postings,
 }
 
+/// A name that may be close to an unknown one (see [`NameIndex::candidates`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate<'n> {
+    /// The known name.
+    pub name: &'n str,
+    /// Its groups (see [`NameIndex::with_groups`]).
+    pub groups: u64,
+    /// Whether it may share words with the unknown name: `false` when it was found only as
+    /// a possible typo and the word postings were searched in full, which would have found
+    /// it too. Scoring spares such a name the word comparison, which turns it down.
+    pub may_share_words: bool,
+}
+
 impl<'n> NameIndex<'n> {
     /// Indexes `names` (duplicates are indexed once), all in every group.
     pub fn new(names: impl IntoIterator<Item = &'n str>) -> Self {
@@ -109,25 +122,46 @@ impl<'n> NameIndex<'n> {
     }
 
     /// Every known name that may be within `budget` edits of `unknown`, or share all the
-    /// words of one of the two with the other, with its groups; distinct, by length and then
-    /// by name. A superset: the caller scores each.
-    pub fn candidates(&self, unknown: &str, budget: usize) -> Vec<(&'n str, u64)> {
-        let mut found = self.typo_candidates(unknown, budget);
+    /// words of one of the two with the other; distinct, by length and then by name. A
+    /// superset: the caller scores each.
+    pub fn candidates(&self, unknown: &str, budget: usize) -> Vec<Candidate<'n>> {
         let mut words = Vec::new();
         word_hashes(unknown, &mut words);
-        if words.len() >= 2 || suggest::words(unknown).count() >= 2 {
-            found.extend(self.names_with_all(&words));
-        }
-        found.extend(self.names_within(&words));
-        // Names are distinct, so a name found twice was found at the same position twice:
-        // positions are deduplicated, numbers being cheaper to sort than strings.
+        let mut by_words = if words.len() >= 2 || suggest::words(unknown).count() >= 2 {
+            self.names_with_all(&words)
+        } else {
+            Vec::new()
+        };
+        let every_set = self.names_within(&words, &mut by_words);
+        // Each found position is tagged, in its lowest bit, with whether the name may share
+        // words; a name found by both ways is found at the same position twice (names are
+        // distinct), and keeps the tag of either. Numbers are cheaper to sort than strings.
+        let tagged = |position: u32, may_share_words: bool| {
+            u64::from(position) << 1 | u64::from(may_share_words)
+        };
+        let mut found: Vec<u64> = by_words.iter().map(|&p| tagged(p, true)).collect();
+        found.extend(
+            self.typo_candidates(unknown, budget)
+                .into_iter()
+                .map(|p| tagged(p, !every_set)),
+        );
         found.sort_unstable();
-        found.dedup();
+        found.dedup_by(|later, kept| {
+            let same = *later >> 1 == *kept >> 1;
+            if same {
+                *kept |= *later;
+            }
+            same
+        });
         found
             .into_iter()
-            .filter_map(|position| {
-                let at = position as usize;
-                Some((*self.names.get(at)?, *self.groups.get(at)?))
+            .filter_map(|entry| {
+                let at = usize::try_from(entry >> 1).ok()?;
+                Some(Candidate {
+                    name: self.names.get(at)?,
+                    groups: *self.groups.get(at)?,
+                    may_share_words: entry & 1 == 1,
+                })
             })
             .collect()
     }
@@ -205,16 +239,17 @@ impl<'n> NameIndex<'n> {
             .collect()
     }
 
-    /// The names made only of some of `words` (distinct and sorted): one lookup per subset,
-    /// smallest subsets first, at most [`MAX_WORD_SET_LOOKUPS`].
-    fn names_within(&self, words: &[u64]) -> Vec<u32> {
-        let mut found = Vec::new();
+    /// Adds to `found` the names made only of some of `words` (distinct and sorted): one
+    /// lookup per subset, smallest subsets first, at most [`MAX_WORD_SET_LOOKUPS`]. Returns
+    /// whether every subset was looked up, so that no name of the unknown's words was left
+    /// out.
+    fn names_within(&self, words: &[u64], found: &mut Vec<u32>) -> bool {
         let mut lookups = 0;
         for size in 1..=words.len() {
             let mut chosen: Vec<usize> = (0..size).collect();
             loop {
                 if lookups == MAX_WORD_SET_LOOKUPS {
-                    return found;
+                    return false;
                 }
                 lookups += 1;
                 let key = word_set_key(chosen.iter().filter_map(|&at| words.get(at).copied()));
@@ -228,7 +263,7 @@ impl<'n> NameIndex<'n> {
                 }
             }
         }
-        found
+        true
     }
 }
 
@@ -425,7 +460,14 @@ fn word_hashes(name: &str, words: &mut Vec<u64>) {
     words.clear();
     words.extend(suggest::words(name).map(|word| {
         if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
-            state.hash_one(word.to_lowercase())
+            // Lowered a character at a time, as scoring compares words: `str::to_lowercase`
+            // lowers a final `Σ` to `ς`, which would key `ΟΔΟΣ` apart from `οδοσ`, a word
+            // scoring finds the same, and the word postings would miss a name they must find.
+            state.hash_one(
+                word.chars()
+                    .flat_map(char::to_lowercase)
+                    .collect::<String>(),
+            )
         } else {
             state.hash_one(word)
         }
@@ -465,20 +507,30 @@ mod tests {
         "x",
     ];
 
-    /// What scoring every name would accept: the candidates must include all of it.
-    fn accepted_by_brute_force(unknown: &str) -> Vec<&'static str> {
-        let mut accepted: Vec<&str> = NAMES
-            .iter()
-            .copied()
-            .filter(|name| suggest::Unknown::new(unknown).score(name).is_some())
-            .collect();
-        accepted.sort_unstable();
-        accepted
+    /// What is wrong with the candidates for `unknown` among `names`, if anything: every
+    /// name scoring accepts must be among them, and every name it accepts for shared words
+    /// must be marked as one that may share words.
+    fn candidates_missed(names: &[&str], unknown: &str) -> Option<String> {
+        let index = NameIndex::new(names.iter().copied());
+        let budget = suggest::typo_budget(unknown.chars().count());
+        let candidates = index.candidates(unknown, budget);
+        let scoring = suggest::Unknown::new(unknown);
+        names.iter().find_map(|&known| {
+            let found = candidates.iter().find(|c| c.name == known);
+            match found {
+                None if scoring.score(known).is_some() => {
+                    Some(format!("{unknown}: {known} missing from {candidates:?}"))
+                }
+                Some(c) if !c.may_share_words && scoring.score_words(known).is_some() => {
+                    Some(format!("{unknown}: {known} shares words, marked as not"))
+                }
+                _ => None,
+            }
+        })
     }
 
     #[test]
     fn candidates_include_everything_scoring_accepts() {
-        let index = NameIndex::new(NAMES.iter().copied());
         for unknown in [
             "mooncache",
             "radeon-w7900",
@@ -491,19 +543,31 @@ mod tests {
             "--",
             "a-b-c-d-e-f-g-h-i-j-k-l-m-n",
         ] {
-            let budget = suggest::typo_budget(unknown.chars().count());
-            let candidates: Vec<&str> = index
-                .candidates(unknown, budget)
-                .into_iter()
-                .map(|(name, _)| name)
-                .collect();
-            for accepted in accepted_by_brute_force(unknown) {
-                assert!(
-                    candidates.contains(&accepted),
-                    "{unknown}: {accepted} missing from {candidates:?}"
-                );
-            }
+            assert_eq!(candidates_missed(NAMES, unknown), None);
         }
+    }
+
+    #[test]
+    fn a_name_of_many_words_marks_every_candidate_as_maybe_sharing_words() {
+        // Thirteen words have more subsets than are looked up, so the word postings may
+        // have missed a name and scoring must compare words for every candidate.
+        let unknown = "a-b-c-d-e-f-g-h-i-j-k-l-m";
+        let index = NameIndex::new(["a-b-c-d-e-f-g-h-i-j-k-l-n", "zzz"]);
+        let candidates = index.candidates(unknown, suggest::typo_budget(unknown.len()));
+        assert!(!candidates.is_empty());
+        assert!(
+            candidates.iter().all(|c| c.may_share_words),
+            "{candidates:?}"
+        );
+        let few = NameIndex::new(["kv-cache-offload"]);
+        let candidates = few.candidates("kv-cache-offlaod", 5);
+        assert_eq!(
+            candidates
+                .iter()
+                .map(|c| c.may_share_words)
+                .collect::<Vec<_>>(),
+            [false]
+        );
     }
 
     #[test]
@@ -515,7 +579,7 @@ mod tests {
         let mut words = Vec::new();
         word_hashes("nvidia-cache-part17-extra3-more", &mut words);
         let mut by_words = index.names_with_all(&words);
-        by_words.extend(index.names_within(&words));
+        assert!(index.names_within(&words, &mut by_words));
         let found: Vec<&str> = by_words
             .iter()
             .map(|&at| index.names[at as usize])
@@ -527,8 +591,10 @@ mod tests {
     /// bigrams are all common, as in a large corpus of related ids.
     fn name() -> impl Strategy<Value = String> {
         let word = prop_oneof![
-            prop::sample::select(vec!["kv", "cache", "nvidia", "h100", "vllm", "x", "moon"])
-                .prop_map(str::to_string),
+            prop::sample::select(vec![
+                "kv", "cache", "nvidia", "h100", "vllm", "x", "moon", "ΟΔΟΣ", "οδοσ", "Kv",
+            ])
+            .prop_map(str::to_string),
             "[a-dé]{1,6}",
         ];
         prop::collection::vec(word, 1..5).prop_map(|words| words.join("-"))
@@ -542,21 +608,9 @@ mod tests {
             names in prop::collection::vec(name(), 1..40),
             unknown in name(),
         ) {
-            let index = NameIndex::new(names.iter().map(String::as_str));
-            let budget = suggest::typo_budget(unknown.chars().count());
-            let candidates: Vec<&str> = index
-                .candidates(&unknown, budget)
-                .into_iter()
-                .map(|(name, _)| name)
-                .collect();
-            for known in &names {
-                if suggest::Unknown::new(&unknown).score(known).is_some() {
-                    prop_assert!(
-                        candidates.contains(&known.as_str()),
-                        "{} missing for {}", known, unknown
-                    );
-                }
-            }
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let missed = candidates_missed(&names, &unknown);
+            prop_assert!(missed.is_none(), "{}", missed.unwrap_or_default());
         }
     }
 

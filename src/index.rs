@@ -317,13 +317,20 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             .iter()
             .fold(0, |groups, &collection| groups | collection_bit(collection));
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
-        for &(candidate, groups) in &candidates {
-            if groups & wanted == 0 {
+        let budget = unknown.budget();
+        for candidate in &candidates {
+            if candidate.groups & wanted == 0 {
                 continue;
             }
-            if let Some(found) = unknown.score(candidate) {
+            let found = unknown.score_typo(candidate.name, budget).or_else(|| {
+                candidate
+                    .may_share_words
+                    .then(|| unknown.score_words(candidate.name))
+                    .flatten()
+            });
+            if let Some(found) = found {
                 best.extend(
-                    owners(candidate)
+                    owners(candidate.name)
                         .filter(|owner| allowed.contains(&owner.collection))
                         .map(|owner| (found.clone(), owner.record)),
                 );
@@ -333,12 +340,12 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // wrong collection, misspelt); a shared word with a record the field cannot point at
         // is noise. The tighter distance also keeps this fallback cheap.
         if best.is_empty() {
-            for &(candidate, _) in &candidates {
-                let Some(found) = unknown.score_typo(candidate, suggest::MAX_CERTAIN_DISTANCE)
+            for candidate in &candidates {
+                let Some(found) = unknown.score_typo(candidate.name, suggest::MAX_CERTAIN_DISTANCE)
                 else {
                     continue;
                 };
-                best.extend(owners(candidate).map(|owner| (found.clone(), owner.record)));
+                best.extend(owners(candidate.name).map(|owner| (found.clone(), owner.record)));
             }
         }
         best.sort_by(|a, b| suggest::rank(&a.0, &b.0).then(a.1.cmp(&b.1)));

@@ -78,18 +78,18 @@ impl<'u> Unknown<'u> {
 
     /// Scores one candidate, or `None` when it is not close.
     pub fn score<'a>(&self, candidate: &'a str) -> Option<Suggestion<'a>> {
-        if let Some(typo) = self.score_typo(candidate, self.budget()) {
-            return Some(typo);
-        }
-        if self.name != candidate && self.shares_words(candidate) {
-            return Some(Suggestion {
-                name: candidate,
-                kind: MatchKind::Words,
-                distance: strsim::damerau_levenshtein(self.name, candidate),
-                similarity: strsim::jaro_winkler(self.name, candidate),
-            });
-        }
-        None
+        self.score_typo(candidate, self.budget())
+            .or_else(|| self.score_words(candidate))
+    }
+
+    /// Scores a candidate as a naming near miss (see [`MatchKind::Words`]), or `None`.
+    pub fn score_words<'a>(&self, candidate: &'a str) -> Option<Suggestion<'a>> {
+        (self.name != candidate && self.shares_words(candidate)).then(|| Suggestion {
+            name: candidate,
+            kind: MatchKind::Words,
+            distance: strsim::damerau_levenshtein(self.name, candidate),
+            similarity: strsim::jaro_winkler(self.name, candidate),
+        })
     }
 
     /// Scores a candidate as a typo within `budget` edits, or `None`. Cheap bounds (length,

@@ -10,8 +10,9 @@
 //! every time, as one file's edit can change any other file's verdicts.
 //!
 //! The cache is never trusted beyond what it was made from. Its fingerprint covers the tool
-//! (version and executable), the configuration and every schema document; a cache with
-//! another fingerprint is ignored and replaced. An entry is used only for a file at the
+//! (version and executable), the configuration's settings that loading reads (not rule
+//! levels, the baseline, the graph rules or the site, which act only after loading) and
+//! every schema document; a cache with another fingerprint is ignored and replaced. An entry is used only for a file at the
 //! same path whose text hashes the same, and only files that loaded with no problem at all
 //! are kept, so every diagnostic of a file comes from reading it in this run. The file ends
 //! with a hash of everything before it, so a torn or edited cache reads as no cache. Any
@@ -40,8 +41,8 @@ pub fn stable_hash(bytes: &[u8]) -> u64 {
 }
 
 /// What a cache is valid for: the tool, the configuration and the schemas, all hashed.
-/// `config` describes the configuration in full (its `Debug` text), `schemas` is a hash of
-/// the schema documents.
+/// `config` describes the settings loading reads ([`crate::config::Config::loading_settings`]),
+/// `schemas` is a hash of the schema documents.
 pub fn fingerprint(config: &str, schemas: u64) -> u64 {
     let mut hasher = foldhash::fast::FixedState::with_seed(0).build_hasher();
     hasher.write(MAGIC);

@@ -227,6 +227,29 @@ impl Config {
         }
     }
 
+    /// The settings that loading a record reads, as text for the check cache's fingerprint
+    /// (see [`crate::cache::fingerprint`]): where records, schemas and prose are, the
+    /// collections' settings, the declared references and the largest file read. Rule
+    /// levels, the baseline, the graph rules and the site are left out: they act on the
+    /// diagnostics and edges that loading's results lead to, never on what a record loads
+    /// as, so tuning them keeps the cache. The config file's own path is left out too.
+    pub fn loading_settings(&self) -> String {
+        let Config {
+            file: _,
+            records,
+            schemas,
+            collections,
+            rules: _,
+            max_file_size,
+            docs,
+            references,
+            baseline: _,
+            graph: _,
+            site: _,
+        } = self;
+        format!("{records:?} {schemas:?} {collections:?} {max_file_size} {docs:?} {references:?}")
+    }
+
     /// The level for a rule: the config's, else the rule's default.
     pub fn level(&self, code: &str) -> Level {
         self.rules

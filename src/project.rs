@@ -86,7 +86,10 @@ impl Project {
 
     /// What a check cache made for this project is valid for: see [`crate::cache::fingerprint`].
     pub fn cache_fingerprint(&self) -> u64 {
-        crate::cache::fingerprint(&format!("{:?}", self.config), self.schemas.documents_hash())
+        crate::cache::fingerprint(
+            &self.config.loading_settings(),
+            self.schemas.documents_hash(),
+        )
     }
 
     /// Every diagnostic for the corpus: load problems and rule findings, with rule levels

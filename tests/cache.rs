@@ -1,7 +1,8 @@
 //! The check cache (`.gotchas-cache/`), through the binary: a second check recalls the
 //! records of unchanged files and reports exactly what a check without the cache reports,
 //! and nothing it was not made from is trusted: an edited file, a changed schema or
-//! config, a damaged cache file.
+//! loading setting, a damaged cache file. Rule levels and graph settings, which act after
+//! loading, keep it.
 
 mod common;
 
@@ -106,6 +107,27 @@ fn a_changed_schema_or_config_is_not_trusted() {
         (6, 10),
         "all but the four engines that lack `homepage`"
     );
+}
+
+#[test]
+fn tuning_rules_and_graph_settings_keeps_the_cache() {
+    let corpus = bundled_copy();
+    let before = checked(corpus.path());
+    assert!(!before.stdout.contains("\"unreferenced\""));
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "[rules]\nunreferenced = \"error\"\n\n[graph]\nmust_be_cited = [\"gotcha\"]\n",
+    )
+    .unwrap();
+    let tuned = checked(corpus.path());
+    assert_eq!(recalled(&tuned), (10, 10));
+    assert!(
+        tuned.stdout.contains("\"unreferenced\""),
+        "{}",
+        tuned.stdout
+    );
+    assert_eq!(tuned.stdout, uncached(corpus.path()));
+    assert_ne!(tuned.code, before.code);
 }
 
 #[test]

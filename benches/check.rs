@@ -132,7 +132,8 @@ fn graph_share(c: &mut Criterion) {
     group.bench_function("check/100k", |b| {
         b.iter(|| black_box(project.check(&corpus)))
     });
-    let resolved = IdIndex::new(&corpus, &project.schemas).resolve_all();
+    let index = IdIndex::new(&corpus, &project.schemas);
+    let resolved = index.resolve_all();
     group.bench_function("graph_rules/100k", |b| {
         b.iter(|| {
             black_box(check::graph_rules(
@@ -141,6 +142,7 @@ fn graph_share(c: &mut Criterion) {
                 &project.config,
                 &resolved.edges,
                 &resolved.unresolved,
+                index.duplicates(),
             ))
         })
     });

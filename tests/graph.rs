@@ -53,6 +53,31 @@ fn graph_rules_orphan_cycle_unreferenced() {
 }
 
 #[test]
+fn a_record_repeating_an_id_is_reported_once_and_is_no_orphan() {
+    // The graph has one node per id, the first record's: the cited `mooncake.yaml`. Its
+    // twin cites nothing, and a citation of `mooncake` is the first record's, so as a node
+    // it would be an orphan; it is a duplicate only.
+    let corpus = common::bundled_copy();
+    let engines = corpus.path().join("records/engines");
+    let mooncake = std::fs::read_to_string(engines.join("mooncake.yaml")).unwrap();
+    let twin = mooncake.replace("sources:\n  - pd-mooncake-repo", "sources: []");
+    assert_ne!(twin, mooncake);
+    std::fs::write(engines.join("mooncake.yml"), twin).unwrap();
+    let run = check(corpus.path(), &["--format", "json"]);
+    let codes: Vec<(String, String)> = json_diagnostics(&run)
+        .into_iter()
+        .map(|d| (d.0, d.1))
+        .collect();
+    assert_eq!(
+        codes,
+        [(
+            "duplicate-id".to_string(),
+            "records/engines/mooncake.yml".to_string()
+        )]
+    );
+}
+
+#[test]
 fn passing_corpus_has_no_graph_findings() {
     let run = check(Path::new(env!("CARGO_MANIFEST_DIR")), &["--format", "json"]);
     assert!(json_diagnostics(&run).is_empty());

@@ -16,7 +16,9 @@ use crate::index::{Edge, Resolved, Source, Target, Unresolved};
 use crate::rules;
 use crate::schema::Schemas;
 
-/// Runs the graph rules on the resolved references.
+/// Runs the graph rules on the resolved references. `duplicates` are the records whose
+/// qualified id an earlier record has, as [`crate::index::IdIndex::duplicates`] lists them:
+/// the graph has a node for the first record of each id only.
 ///
 /// `orphan` and `unreferenced` need only whether each record cites and is cited, which one
 /// pass over the edges tells; the graph itself is built for `cycle` alone, from the edges of
@@ -30,15 +32,13 @@ pub fn check<'e, F: Named>(
     config: &GraphConfig,
     edges: impl IntoIterator<Item = &'e Edge>,
     unresolved: &[Unresolved],
+    duplicates: &[(usize, usize)],
 ) -> Vec<Diagnostic> {
     // The graph's nodes: the first record of each qualified id, and every page.
-    let mut seen: foldhash::HashSet<(usize, &str)> =
-        foldhash::HashSet::with_capacity_and_hasher(corpus.records.len(), Default::default());
-    let is_node: Vec<bool> = corpus
-        .records
-        .iter()
-        .map(|r| seen.insert((r.collection, r.id.as_str())))
-        .collect();
+    let mut is_node = vec![true; corpus.records.len()];
+    for &(record, _) in duplicates {
+        is_node[record] = false;
+    }
     // By file: `Some(Some(record))` for a record node, `Some(None)` for a page.
     let mut node_of_file: Vec<Option<Option<usize>>> = vec![None; corpus.files.len()];
     for (record, r) in corpus.records.iter().enumerate() {

@@ -127,6 +127,7 @@ pub fn check_observed<F: Checkable>(
         config,
         &resolved.edges,
         &resolved.unresolved,
+        index.duplicates(),
     ));
     stage_done("graph");
     diagnostics
@@ -169,14 +170,23 @@ pub fn references<F: Cites>(
 }
 
 /// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.
+/// `duplicates` are [`IdIndex::duplicates`]: only the first record of an id is a node.
 pub fn graph_rules<'e, F: Named>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
     edges: impl IntoIterator<Item = &'e Edge>,
     unresolved: &[Unresolved],
+    duplicates: &[(usize, usize)],
 ) -> Vec<Diagnostic> {
-    graph::check(corpus, schemas, &config.graph, edges, unresolved)
+    graph::check(
+        corpus,
+        schemas,
+        &config.graph,
+        edges,
+        unresolved,
+        duplicates,
+    )
 }
 
 /// Keeps the record rules' diagnostics and drops the generic schema diagnostics about the same

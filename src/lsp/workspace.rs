@@ -43,6 +43,10 @@ pub struct Workspace {
     refs: Vec<Vec<Diagnostic>>,
     /// `duplicate-id` findings.
     duplicates: Vec<Diagnostic>,
+    /// `(record, first)` for every record whose id an earlier record has
+    /// ([`IdIndex::duplicates`]), which the graph rules leave out of the graph. Kept from the
+    /// last refresh where ids changed, as it changes only then.
+    repeated_ids: Vec<(usize, usize)>,
     /// The graph rules' findings.
     graph: Vec<Diagnostic>,
     /// Files edited since the last refresh.
@@ -110,6 +114,7 @@ impl Workspace {
             chunks: vec![Resolved::default(); files],
             refs: vec![Vec::new(); files],
             duplicates: Vec::new(),
+            repeated_ids: Vec::new(),
             graph: Vec::new(),
             edited: BTreeSet::new(),
             ids_changed: true,
@@ -337,6 +342,7 @@ impl Workspace {
             }
             if self.ids_changed {
                 self.duplicates = check::duplicate_ids(&self.corpus, schemas, &index);
+                self.repeated_ids = index.duplicates().to_vec();
             }
         }
         if graph_changed {
@@ -346,8 +352,14 @@ impl Workspace {
                 .flat_map(|chunk| chunk.unresolved.iter().cloned())
                 .collect();
             let config = &self.project.config;
-            self.graph =
-                check::graph_rules(&self.corpus, schemas, config, self.edges(), &unresolved);
+            self.graph = check::graph_rules(
+                &self.corpus,
+                schemas,
+                config,
+                self.edges(),
+                &unresolved,
+                &self.repeated_ids,
+            );
         }
         self.ids_changed = false;
         self.edited.clear();

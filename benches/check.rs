@@ -11,6 +11,7 @@
 
 use std::hint::black_box;
 use std::path::Path;
+use std::time::SystemTime;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gotchas::Project;
@@ -22,6 +23,7 @@ use gotchas::graph::CorpusGraph;
 use gotchas::index::{IdIndex, Problem};
 use gotchas::report::{self, Sources};
 use gotchas::site::{Memory, Site};
+use gotchas::stamp::SETTLE;
 
 /// The binary's allocator (see `src/main.rs`), so that a stage costs here what it costs in
 /// `gotchas`: the system allocator is slower at the small allocations of loading.
@@ -72,18 +74,26 @@ fn stages(c: &mut Criterion) {
             b.iter(|| black_box(project.load_for_check()))
         });
         let drawn = project.load_for_check();
-        // A repeated check's load: every file read, and recalled from the cache a first
-        // check left, unparsed.
+        // A repeated check's load, recalling from the cache a first check left: every file
+        // read and none parsed, when the cache keeps no stamps (as for files written just
+        // before that check), or none read, when it does (files written long before).
         let fingerprint = project.cache_fingerprint();
-        let kept = memo::to_keep(&drawn, &project.schemas, 0, 0).expect("records to keep");
-        cache::save(&root, fingerprint, &kept).expect("the cache is written");
-        let cached = Memo::open(&root, fingerprint);
-        group.bench_function(format!("load_for_check_recalled/{format}"), |b| {
-            b.iter(|| {
-                let recaller = Recaller::new(&cached, &project.schemas);
-                black_box(project.load_for_check_recalling(Some(&recaller)))
-            })
-        });
+        let nothing = memo::Recalled::default();
+        for (name, started) in [
+            ("recalled", SystemTime::UNIX_EPOCH),
+            ("recalled_unread", SystemTime::now() + SETTLE * 2),
+        ] {
+            let kept = memo::to_keep(&drawn, &project.schemas, 0, nothing, started)
+                .expect("records to keep");
+            cache::save(&root, fingerprint, &kept).expect("the cache is written");
+            let cached = Memo::open(&root, fingerprint);
+            group.bench_function(format!("load_for_check_{name}/{format}"), |b| {
+                b.iter(|| {
+                    let recaller = Recaller::new(&cached, &project.schemas);
+                    black_box(project.load_for_check_recalling(Some(&recaller)))
+                })
+            });
+        }
         group.bench_function(format!("check_drawn/{format}"), |b| {
             b.iter(|| black_box(project.check(&drawn)))
         });

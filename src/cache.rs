@@ -26,14 +26,17 @@ use std::path::{Path, PathBuf};
 
 use foldhash::{HashMap, HashMapExt};
 
+use crate::stamp::Stamp;
+
 /// The cache's folder, under the corpus root.
 pub const FOLDER: &str = ".gotchas-cache";
 
 /// The cache file in [`FOLDER`].
 const FILE: &str = "check-v1.bin";
 
-/// The start of every cache file, so that another file of that name reads as no cache.
-const MAGIC: &[u8] = b"gotchas check cache 1\n";
+/// The start of every cache file, so that another file of that name, or one of another
+/// layout, reads as no cache. Layout 2 added each file's stamp.
+const MAGIC: &[u8] = b"gotchas check cache 2\n";
 
 /// A hash with a fixed seed, the same in every run: of texts, entries and the fingerprint.
 pub fn stable_hash(bytes: &[u8]) -> u64 {
@@ -69,9 +72,11 @@ pub struct Memo {
     entries: HashMap<String, Entry>,
 }
 
-/// One file's entry: the hash of the text it was made from, and where its payload is.
+/// One file's entry: the hash of the text it was made from, the file's stamp when it was
+/// read if that had settled, and where its payload is.
 struct Entry {
     text_hash: u64,
+    stamp: Option<Stamp>,
     payload: Range<usize>,
 }
 
@@ -96,11 +101,16 @@ impl Memo {
         }
         let count = reader.size()?;
         // A count is trusted only as far as the bytes left could hold that many entries
-        // (three numbers each), so no cache makes a run reserve more than it read.
-        let mut entries = HashMap::with_capacity(count.min(reader.rest().len() / 24));
+        // (three numbers and a byte each), so no cache makes a run reserve more than it read.
+        let mut entries = HashMap::with_capacity(count.min(reader.rest().len() / 25));
         for _ in 0..count {
             let display = reader.str()?.to_string();
             let text_hash = reader.u64()?;
+            let stamp = match reader.u8()? {
+                0 => None,
+                1 => Some(read_stamp(&mut reader)?),
+                _ => return None,
+            };
             let length = reader.size()?;
             let start = reader.at;
             reader.take(length)?;
@@ -108,6 +118,7 @@ impl Memo {
                 display,
                 Entry {
                     text_hash,
+                    stamp,
                     payload: start..start + length,
                 },
             );
@@ -124,6 +135,22 @@ impl Memo {
         self.bytes.get(entry.payload.clone())
     }
 
+    /// The stamp kept for the file shown as `display`, if any: a file that still has it is
+    /// recalled by [`Memo::recall_stamped`] without being read.
+    pub fn stamp(&self, display: &str) -> Option<Stamp> {
+        self.entries.get(display)?.stamp
+    }
+
+    /// The hash of the text and the payload kept for the file shown as `display` when it had
+    /// `stamp`.
+    pub fn recall_stamped(&self, display: &str, stamp: &Stamp) -> Option<(u64, &[u8])> {
+        let entry = self.entries.get(display)?;
+        if entry.stamp.as_ref() != Some(stamp) {
+            return None;
+        }
+        Some((entry.text_hash, self.bytes.get(entry.payload.clone())?))
+    }
+
     /// How many files it holds.
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -135,12 +162,17 @@ impl Memo {
     }
 }
 
-/// One file's entry to write: its displayed path, the hash of its text, its payload.
+/// One file's entry to write: its displayed path, the hash of its text, its stamp, its
+/// payload.
 pub struct Kept {
     /// The file's displayed path.
     pub display: String,
     /// The hash of the text the payload was made from.
     pub text_hash: u64,
+    /// The file's stamp when that text was read, if it had settled by then (see
+    /// [`Stamp::settled_before`]): a stamp that had not may be shared with a write yet to
+    /// come, and is not kept.
+    pub stamp: Option<Stamp>,
     /// What to recall the file by.
     pub payload: Vec<u8>,
 }
@@ -166,6 +198,13 @@ pub fn save(root: &Path, fingerprint: u64, entries: &[Kept]) -> std::io::Result<
     for entry in entries {
         writer.str(&entry.display);
         writer.u64(entry.text_hash);
+        match &entry.stamp {
+            None => writer.u8(0),
+            Some(stamp) => {
+                writer.u8(1);
+                write_stamp(&mut writer, stamp);
+            }
+        }
         writer.size(entry.payload.len());
         writer.bytes.extend_from_slice(&entry.payload);
     }
@@ -179,6 +218,30 @@ pub fn save(root: &Path, fingerprint: u64, entries: &[Kept]) -> std::io::Result<
     let path = folder.join(FILE);
     temporary.persist(&path).map_err(|err| err.error)?;
     Ok(path)
+}
+
+/// A stamp's numbers, in a fixed order.
+fn write_stamp(writer: &mut Writer, stamp: &Stamp) {
+    for number in [
+        stamp.len,
+        stamp.device,
+        stamp.inode,
+        stamp.modified,
+        stamp.changed,
+    ] {
+        writer.u64(number);
+    }
+}
+
+/// A stamp as [`write_stamp`] writes it.
+fn read_stamp(reader: &mut Reader<'_>) -> Option<Stamp> {
+    Some(Stamp {
+        len: reader.u64()?,
+        device: reader.u64()?,
+        inode: reader.u64()?,
+        modified: reader.u64()?,
+        changed: reader.u64()?,
+    })
 }
 
 /// Writes numbers and strings as bytes: numbers little-endian, lengths and strings with
@@ -266,8 +329,42 @@ mod tests {
         Kept {
             display: display.to_string(),
             text_hash,
+            stamp: None,
             payload: payload.to_vec(),
         }
+    }
+
+    fn stamp(changed: u64) -> Stamp {
+        Stamp {
+            len: 10,
+            device: 1,
+            inode: 2,
+            modified: 3,
+            changed,
+        }
+    }
+
+    #[test]
+    fn a_stamped_entry_is_recalled_only_for_the_same_stamp() {
+        let root = tempfile::tempdir().unwrap();
+        let entries = [
+            Kept {
+                stamp: Some(stamp(4)),
+                ..kept("records/a.json", 1, b"first")
+            },
+            kept("records/b.json", 2, b"second"),
+        ];
+        save(root.path(), 7, &entries).unwrap();
+        let memo = Memo::open(root.path(), 7);
+        assert_eq!(memo.stamp("records/a.json"), Some(stamp(4)));
+        assert_eq!(
+            memo.recall_stamped("records/a.json", &stamp(4)),
+            Some((1, &b"first"[..]))
+        );
+        assert_eq!(memo.recall_stamped("records/a.json", &stamp(5)), None);
+        assert_eq!(memo.stamp("records/b.json"), None, "kept without a stamp");
+        assert_eq!(memo.recall_stamped("records/b.json", &stamp(4)), None);
+        assert_eq!(memo.recall("records/b.json", 2), Some(&b"second"[..]));
     }
 
     #[test]

@@ -21,6 +21,7 @@ use crate::discover;
 use crate::load::{self, LoadContext, Record};
 use crate::schema::Schemas;
 use crate::source::SourceFile;
+use crate::stamp::Stamp;
 
 /// Everything loaded from disk. `F` is what each record keeps of its fields (see
 /// [`Record`]).
@@ -87,9 +88,32 @@ impl<D, F> Loader<'_, D, F>
 where
     D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
 {
+    /// The record of the file at `path`, recalled without reading the file, and the file as
+    /// known unread: when `recall` keeps a stamp for it that is still the file's, and the
+    /// file's text need not be kept.
+    fn recall_unread(
+        &self,
+        path: &Path,
+        display: &str,
+        place: &Place<'_>,
+    ) -> Option<(Record<F>, SourceFile)> {
+        let recall = self.recall?;
+        let kept = recall.stamp(display)?;
+        // Only a file the cache holds a stamp for costs this look-up, which a file read
+        // anyway would spare.
+        let stamp = Stamp::read(path).filter(|stamp| *stamp == kept)?;
+        let (record, text_hash) = recall.recall_stamped(display, &stamp, place)?;
+        if self.texts.keeps(Some(&record)) {
+            return None;
+        }
+        let file = SourceFile::unread(path.to_path_buf(), display.to_string(), text_hash, stamp);
+        Some((record, file))
+    }
+
     /// Loads `candidate`, whose file goes at `file` in the corpus and whose record, if it
-    /// holds one, at `index` as far as is known: recalled when it reads without a problem
-    /// and `recall` has its text, else parsed and drawn from.
+    /// holds one, at `index` as far as is known: recalled without reading it when its stamp
+    /// is the one `recall` keeps, recalled without parsing it when it reads without a
+    /// problem and `recall` has its text, else parsed and drawn from.
     fn file(&self, candidate: discover::Candidate, file: usize, index: usize) -> Unordered<F> {
         let discover::Candidate {
             path,
@@ -105,6 +129,17 @@ where
             file,
             index,
         };
+        if let Some((record, file)) = self.recall_unread(&path, &display, &place) {
+            return Unordered {
+                collection,
+                loaded: load::Loaded {
+                    file,
+                    record: None,
+                    diagnostics: Vec::new(),
+                },
+                record: Some((index, record)),
+            };
+        }
         let read = load::load_text(&path, display, self.config.max_file_size);
         // Worked out once, for the recall and for letting the text go after a miss.
         let text_hash = self.recall.and_then(|_| {
@@ -174,11 +209,26 @@ impl Renumber for Value {
 }
 
 /// What an earlier run drew from record files whose text has not changed (see
-/// [`crate::cache`]), recalled instead of parsing and drawing from them again.
+/// [`crate::cache`]), recalled instead of parsing and drawing from them again, and for a
+/// file whose [`Stamp`] has not changed either, instead of reading it.
 pub trait Recall<F>: Sync {
     /// The record drawn from the file shown as `display` when its text hashed `text_hash`,
     /// given its place in this corpus; `None` when nothing is kept for that text.
     fn recall(&self, display: &str, text_hash: u64, place: &Place<'_>) -> Option<Record<F>>;
+
+    /// The stamp kept for the file shown as `display`, if any: the loader compares it with
+    /// the file's own before reading the file.
+    fn stamp(&self, display: &str) -> Option<Stamp>;
+
+    /// The record drawn from the file shown as `display` when it had `stamp`, given its
+    /// place in this corpus, with the hash its text had then; `None` when nothing is kept
+    /// for that stamp.
+    fn recall_stamped(
+        &self,
+        display: &str,
+        stamp: &Stamp,
+        place: &Place<'_>,
+    ) -> Option<(Record<F>, u64)>;
 }
 
 /// Where a record file's record goes in the corpus being loaded.

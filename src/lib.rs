@@ -22,8 +22,9 @@
 //!   SARIF, GitHub workflow commands, JUnit XML).
 //!
 //! [`cache`] keeps, between runs of `check`, what loading drew from each record file that
-//! loaded cleanly, so that a file whose text is unchanged is read but not parsed again; it
-//! stands beside `load`, which asks it before parsing (see [`corpus::Recall`]).
+//! loaded cleanly, so that a file whose text is unchanged is not parsed again, nor read when
+//! its [`stamp`] (size, inode, times) is unchanged too; it stands beside `load`, which asks
+//! it before reading and before parsing (see [`corpus::Recall`]).
 //!
 //! [`site`] renders the loaded corpus as a static site, from the same resolution `check`
 //! uses, for `gotchas build` and `gotchas serve`.
@@ -77,6 +78,7 @@ pub mod site;
 pub mod skeleton;
 pub mod source;
 pub mod sourcemap;
+pub mod stamp;
 pub mod stats;
 pub mod suggest;
 pub mod write;

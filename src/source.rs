@@ -8,6 +8,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use crate::stamp::Stamp;
+
 /// A byte range into a file's text.
 pub type Span = Range<usize>;
 
@@ -60,6 +62,8 @@ pub struct SourceFile {
     /// A hash of the text that was let go, if it was: what [`SourceFile::text_again`] checks
     /// a fresh read against.
     let_go: Option<u64>,
+    /// What the file system said of the file as it was opened to be read, where it tells.
+    pub stamp: Option<Stamp>,
 }
 
 impl SourceFile {
@@ -71,6 +75,22 @@ impl SourceFile {
             text,
             had_bom,
             let_go: None,
+            stamp: None,
+        }
+    }
+
+    /// A file known unchanged by its `stamp` and not read: its text is let go from the
+    /// start, with the hash it had when it was last read (see [`SourceFile::text_again`]).
+    /// Whether it starts with a byte-order mark is not known, so the commands that write
+    /// files read them.
+    pub fn unread(path: PathBuf, display: String, text_hash: u64, stamp: Stamp) -> Self {
+        SourceFile {
+            path,
+            display,
+            text: None,
+            had_bom: false,
+            let_go: Some(text_hash),
+            stamp: Some(stamp),
         }
     }
 

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::SystemTime;
 
 use foldhash::HashSet;
 use rayon::prelude::*;
@@ -21,12 +22,24 @@ use crate::links::{Link, LinkKind};
 use crate::load::Record;
 use crate::schema::Schemas;
 use crate::source::Span;
+use crate::stamp::Stamp;
 
 /// Recalls records from a [`Memo`] while a corpus loads, counting those it recalled.
 pub struct Recaller<'m> {
     memo: &'m Memo,
     schemas: &'m Schemas,
     recalled: AtomicUsize,
+    unread: AtomicUsize,
+}
+
+/// How many records a [`Recaller`] recalled, and how many of those without reading their
+/// file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recalled {
+    /// Records recalled.
+    pub records: usize,
+    /// Of those, the ones whose file was not read, its stamp being the one kept.
+    pub unread: usize,
 }
 
 impl<'m> Recaller<'m> {
@@ -36,12 +49,16 @@ impl<'m> Recaller<'m> {
             memo,
             schemas,
             recalled: AtomicUsize::new(0),
+            unread: AtomicUsize::new(0),
         }
     }
 
     /// How many records it recalled so far.
-    pub fn recalled(&self) -> usize {
-        self.recalled.load(Ordering::Relaxed)
+    pub fn recalled(&self) -> Recalled {
+        Recalled {
+            records: self.recalled.load(Ordering::Relaxed),
+            unread: self.unread.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -52,16 +69,36 @@ impl Recall<Drawn> for Recaller<'_> {
         self.recalled.fetch_add(1, Ordering::Relaxed);
         Some(record)
     }
+
+    fn stamp(&self, display: &str) -> Option<Stamp> {
+        self.memo.stamp(display)
+    }
+
+    fn recall_stamped(
+        &self,
+        display: &str,
+        stamp: &Stamp,
+        place: &Place<'_>,
+    ) -> Option<(Record<Drawn>, u64)> {
+        let (text_hash, payload) = self.memo.recall_stamped(display, stamp)?;
+        let record = decode(payload, place, self.schemas)?;
+        self.recalled.fetch_add(1, Ordering::Relaxed);
+        self.unread.fetch_add(1, Ordering::Relaxed);
+        Some((record, text_hash))
+    }
 }
 
-/// The entries to keep of a corpus loaded for checking: every record file that loaded
-/// without a problem, in corpus order. `None` when they are the `recalled` entries of a
-/// cache that `held` that many, all of them and no other, so it need not be written again.
+/// The entries to keep of a corpus loaded for checking, which started to load at `started`:
+/// every record file that loaded without a problem, in corpus order, with its stamp if that
+/// had settled by then. `None` when they are the entries of a cache that `held` that many,
+/// all of them recalled without reading their file and so with the stamps kept, and no
+/// other: then it need not be written again.
 pub fn to_keep(
     corpus: &Corpus<Drawn>,
     schemas: &Schemas,
     held: usize,
-    recalled: usize,
+    recalled: Recalled,
+    started: SystemTime,
 ) -> Option<Vec<Kept>> {
     let troubled: HashSet<&str> = corpus
         .diagnostics
@@ -80,7 +117,7 @@ pub fn to_keep(
         .collect();
     // Every recalled record is keepable, so when as many are keepable as were recalled,
     // they are the same records.
-    if keepable.len() == recalled && held == recalled {
+    if keepable.len() == recalled.records && held == recalled.records && recalled.unread == held {
         return None;
     }
     Some(
@@ -91,6 +128,7 @@ pub fn to_keep(
                 Some(Kept {
                     display: file.display.clone(),
                     text_hash: file.let_go_hash()?,
+                    stamp: file.stamp.filter(|stamp| stamp.settled_before(started)),
                     payload: encode(record, schemas)?,
                 })
             })

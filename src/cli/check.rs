@@ -4,14 +4,14 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use clap::ValueEnum;
 
 use super::{Cli, fatal};
 use crate::baseline::{self, Baseline};
 use crate::cache::{self, Memo};
-use crate::check::memo::{self, Recaller};
+use crate::check::memo::{self, Recalled, Recaller};
 use crate::check::{Checkable, Drawn};
 use crate::corpus::{Corpus, Recall};
 use crate::diagnostic::Diagnostic;
@@ -123,21 +123,24 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         let recaller = cache
             .as_ref()
             .map(|(_, memo)| Recaller::new(memo, &project.schemas));
+        let started = SystemTime::now();
         let corpus =
             project.load_for_check_recalling(recaller.as_ref().map(|r| r as &dyn Recall<Drawn>));
-        let recalled = recaller.map_or(0, |recaller| recaller.recalled());
+        let recalled = recaller.map_or_else(Recalled::default, |recaller| recaller.recalled());
         // Past loading the cache is only counted: its bytes are freed for the check to reuse.
         let cache = cache.map(|(fingerprint, memo)| (fingerprint, memo.len()));
         stages.done("load");
         if args.verbose && cache.is_some() {
             eprintln!(
-                "cache: recalled {recalled} of {} records",
-                corpus.records.len()
+                "cache: recalled {} of {} records, {} of them without reading their file",
+                recalled.records,
+                corpus.records.len(),
+                recalled.unread
             );
         }
         let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
         if let Some((fingerprint, held)) = cache {
-            let kept = memo::to_keep(&corpus, &project.schemas, held, recalled);
+            let kept = memo::to_keep(&corpus, &project.schemas, held, recalled, started);
             if let Some(kept) = kept
                 && let Err(err) = cache::save(&project.root, fingerprint, &kept)
                 && args.verbose

@@ -20,6 +20,7 @@ use crate::links::Link;
 use crate::rules;
 use crate::source::{self, Format, SourceFile, Span};
 use crate::sourcemap::{Node, SourceMap};
+use crate::stamp::Stamp;
 
 /// One record: a file's data as a JSON object, whatever format it was written in.
 ///
@@ -158,7 +159,11 @@ pub fn load_text(path: &Path, display: String, max_file_size: u64) -> LoadedText
                 diagnostics,
             }
         }
-        Ok(bytes) => decode_text(path, display, bytes),
+        Ok((bytes, stamp)) => {
+            let mut loaded = decode_text(path, display, bytes);
+            loaded.file.stamp = stamp;
+            loaded
+        }
     }
 }
 
@@ -239,7 +244,9 @@ pub fn parse_read(read: LoadedText, format: Format, context: &LoadContext<'_>) -
 type DeferredDiagnostic = Box<dyn FnOnce(&str) -> Diagnostic>;
 
 /// Reads a file, refusing one larger than `max` bytes without reading it.
-fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, DeferredDiagnostic> {
+/// The file's bytes, and its stamp as it was opened: taken before reading, so that a write
+/// during the read leaves a stamp that the next run finds changed.
+fn read_limited(path: &Path, max: u64) -> Result<(Vec<u8>, Option<Stamp>), DeferredDiagnostic> {
     let io_error = |err: std::io::Error| -> DeferredDiagnostic {
         Box::new(move |display: &str| {
             Diagnostic::new(
@@ -250,7 +257,8 @@ fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, DeferredDiagnostic> {
         })
     };
     let file = std::fs::File::open(path).map_err(io_error)?;
-    let size = file.metadata().map_err(io_error)?.len();
+    let meta = file.metadata().map_err(io_error)?;
+    let size = meta.len();
     if size > max {
         return Err(Box::new(move |display: &str| {
             Diagnostic::new(
@@ -267,7 +275,7 @@ fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, DeferredDiagnostic> {
     file.take(max + 1)
         .read_to_end(&mut bytes)
         .map_err(io_error)?;
-    Ok(bytes)
+    Ok((bytes, Stamp::of(&meta)))
 }
 
 /// Parses a record from text already in memory: what [`load`] does after reading the file,

@@ -89,23 +89,20 @@ where
     D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
 {
     /// The record of the file at `path`, recalled without reading the file, and the file as
-    /// known unread: when `recall` keeps a stamp for it that is still the file's, and the
-    /// file's text need not be kept.
+    /// known unread: when no text is kept and `recall` keeps a stamp for the file that is
+    /// still its own.
     fn recall_unread(
         &self,
         path: &Path,
         display: &str,
         place: &Place<'_>,
     ) -> Option<(Record<F>, SourceFile)> {
-        let recall = self.recall?;
+        let recall = self.recall.filter(|_| matches!(self.texts, Texts::LetGo))?;
+        // The file's metadata is asked for only when a stamp is kept to compare it with:
+        // any other file is read, which tells its metadata anyway.
         let kept = recall.stamp(display)?;
-        // Only a file the cache holds a stamp for costs this look-up, which a file read
-        // anyway would spare.
         let stamp = Stamp::read(path).filter(|stamp| *stamp == kept)?;
         let (record, text_hash) = recall.recall_stamped(display, &stamp, place)?;
-        if self.texts.keeps(Some(&record)) {
-            return None;
-        }
         let file = SourceFile::unread(path.to_path_buf(), display.to_string(), text_hash, stamp);
         Some((record, file))
     }

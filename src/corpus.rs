@@ -100,9 +100,8 @@ where
         let recall = self.recall.filter(|_| matches!(self.texts, Texts::LetGo))?;
         // The file's metadata is asked for only when a stamp is kept to compare it with:
         // any other file is read, which tells its metadata anyway.
-        let kept = recall.stamp(display)?;
-        let stamp = Stamp::read(path).filter(|stamp| *stamp == kept)?;
-        let (record, text_hash) = recall.recall_stamped(display, &stamp, place)?;
+        let unchanged = |kept: &Stamp| Stamp::read(path).as_ref() == Some(kept);
+        let (record, text_hash, stamp) = recall.recall_unread(display, place, &unchanged)?;
         let file = SourceFile::unread(path.to_path_buf(), display.to_string(), text_hash, stamp);
         Some((record, file))
     }
@@ -213,19 +212,15 @@ pub trait Recall<F>: Sync {
     /// given its place in this corpus; `None` when nothing is kept for that text.
     fn recall(&self, display: &str, text_hash: u64, place: &Place<'_>) -> Option<Record<F>>;
 
-    /// The stamp kept for the file shown as `display`, if any: the loader compares it with
-    /// the file's own before reading the file.
-    fn stamp(&self, display: &str) -> Option<Stamp>;
-
-    /// The record drawn from the file shown as `display` when it had `stamp`, given its
-    /// place in this corpus, with the hash its text had then; `None` when nothing is kept
-    /// for that stamp.
-    fn recall_stamped(
+    /// The record drawn from the file shown as `display`, given its place in this corpus,
+    /// with the hash its text had and its stamp then, when a stamp is kept for it and
+    /// `unchanged` says the file still has it: the file need not be read.
+    fn recall_unread(
         &self,
         display: &str,
-        stamp: &Stamp,
         place: &Place<'_>,
-    ) -> Option<(Record<F>, u64)>;
+        unchanged: &dyn Fn(&Stamp) -> bool,
+    ) -> Option<(Record<F>, u64, Stamp)>;
 }
 
 /// Where a record file's record goes in the corpus being loaded.

@@ -70,21 +70,20 @@ impl Recall<Drawn> for Recaller<'_> {
         Some(record)
     }
 
-    fn stamp(&self, display: &str) -> Option<Stamp> {
-        self.memo.stamp(display)
-    }
-
-    fn recall_stamped(
+    fn recall_unread(
         &self,
         display: &str,
-        stamp: &Stamp,
         place: &Place<'_>,
-    ) -> Option<(Record<Drawn>, u64)> {
-        let (text_hash, payload) = self.memo.recall_stamped(display, stamp)?;
+        unchanged: &dyn Fn(&Stamp) -> bool,
+    ) -> Option<(Record<Drawn>, u64, Stamp)> {
+        let (stamp, text_hash, payload) = self.memo.recall_stamped(display)?;
+        if !unchanged(&stamp) {
+            return None;
+        }
         let record = decode(payload, place, self.schemas)?;
         self.recalled.fetch_add(1, Ordering::Relaxed);
         self.unread.fetch_add(1, Ordering::Relaxed);
-        Some((record, text_hash))
+        Some((record, text_hash, stamp))
     }
 }
 

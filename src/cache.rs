@@ -1,23 +1,28 @@
 //! The check cache: what `gotchas check` drew from each record file (see
 //! [`crate::check::draw`]), kept between runs in `.gotchas-cache/` under the corpus root, so
-//! that a file whose text has not changed is not parsed or validated again.
+//! that a file whose text has not changed is not parsed or validated again, nor read when
+//! its [`Stamp`] has not changed either.
 //!
 //! Parsing is most of a YAML or Markdown check (saphyr's scanner: at 100,000 records about
 //! three quarters of the floor's time), and a second run on an unchanged corpus is what a
-//! pre-commit hook and an editor's save hook make all day. Every file is still read, as its
-//! text is what tells whether it changed; what is skipped is turning the text into fields
-//! and checking them. Resolution, suggestions and the graph rules run on the whole corpus
-//! every time, as one file's edit can change any other file's verdicts.
+//! pre-commit hook and an editor's save hook make all day. Once parsing is skipped, reading
+//! is most of what is left: opening, reading and hashing every file. A file whose stamp
+//! (size, inode, modification and status-change times) is the one kept is known unchanged
+//! without being read; any other is read, and recalled if its text hashes the same.
+//! Resolution, suggestions and the graph rules run on the whole corpus every time, as one
+//! file's edit can change any other file's verdicts.
 //!
 //! The cache is never trusted beyond what it was made from. Its fingerprint covers the tool
 //! (version and executable), the configuration's settings that loading reads (not rule
 //! levels, the baseline, the graph rules or the site, which act only after loading) and
-//! every schema document; a cache with another fingerprint is ignored and replaced. An entry is used only for a file at the
-//! same path whose text hashes the same, and only files that loaded with no problem at all
-//! are kept, so every diagnostic of a file comes from reading it in this run. The file ends
-//! with a hash of everything before it, so a torn or edited cache reads as no cache. Any
-//! problem reading it means loading every file, never an error; deleting the folder is
-//! always safe. It holds a `.gitignore` that ignores it whole.
+//! every schema document; a cache with another fingerprint is ignored and replaced. An entry
+//! is used only for a file at the same path whose stamp, or else whose text hash, is the
+//! same; a stamp is kept only once it has settled (see [`Stamp::settled_before`]). Only
+//! files that loaded with no problem at all are kept, so a file's own diagnostics always
+//! come from reading it in this run. The file ends with a hash of everything before it, so
+//! a torn or edited cache reads as no cache. Any problem reading it means loading every
+//! file, never an error; deleting the folder is always safe. It holds a `.gitignore` that
+//! ignores it whole.
 
 use std::hash::{BuildHasher, Hasher};
 use std::io::Write;

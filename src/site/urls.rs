@@ -253,7 +253,8 @@ fn attribute_values(html: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     })
 }
 
-/// Undoes HTML escaping: the named entities [`crate::markup::escape`] and Markdown write, and numeric ones.
+/// Undoes HTML escaping: the named entities [`crate::markup::escape`] and Markdown write,
+/// and numeric ones.
 fn unescape(text: &str) -> Cow<'_, str> {
     if !text.contains('&') {
         return Cow::Borrowed(text);

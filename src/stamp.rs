@@ -37,14 +37,16 @@ pub struct Stamp {
 
 impl Stamp {
     /// The stamp of a file with metadata `meta`; `None` where the platform does not tell
-    /// the status-change time and inode (every file is then read), or for a time before
-    /// 1970 or past 2554.
+    /// the status-change time and inode (every file is then read), or for a time at or
+    /// before 1970 or past 2554: a file system that reports no times (zero, as some virtual
+    /// ones do) would give a file the same stamp whatever is written to it.
     #[cfg(unix)]
     pub fn of(meta: &Metadata) -> Option<Stamp> {
         use std::os::unix::fs::MetadataExt;
         let nanos = |seconds: i64, nanoseconds: i64| {
             u64::try_from(seconds)
-                .ok()?
+                .ok()
+                .filter(|&seconds| seconds > 0)?
                 .checked_mul(1_000_000_000)?
                 .checked_add(u64::try_from(nanoseconds).ok()?)
         };
@@ -103,6 +105,16 @@ mod tests {
         std::fs::rename(&replacement, &path).unwrap();
         assert_ne!(Stamp::read(&path), Some(first));
         assert_eq!(Stamp::read(&dir.path().join("missing.yaml")), None);
+    }
+
+    #[test]
+    fn a_file_without_times_has_no_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yaml");
+        std::fs::write(&path, "id: a\n").unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(SystemTime::UNIX_EPOCH).unwrap();
+        assert_eq!(Stamp::read(&path), None);
     }
 
     #[test]

@@ -83,9 +83,10 @@ fn stages(c: &mut Criterion) {
             ("recalled", SystemTime::UNIX_EPOCH),
             ("recalled_unread", SystemTime::now() + SETTLE * 2),
         ] {
-            let kept = memo::to_keep(&drawn, &project.schemas, 0, nothing, started)
+            let keeping = memo::to_keep(&drawn, &project.schemas, 0, nothing, started)
                 .expect("records to keep");
-            cache::save(&root, fingerprint, &kept).expect("the cache is written");
+            cache::save(&root, fingerprint, keeping.len(), keeping.batches())
+                .expect("the cache is written");
             let cached = Memo::open(&root, fingerprint);
             group.bench_function(format!("load_for_check_{name}/{format}"), |b| {
                 b.iter(|| {

@@ -182,11 +182,19 @@ pub struct Kept {
     pub payload: Vec<u8>,
 }
 
-/// Writes the cache under `root`: `entries`, made with `fingerprint`, replace whatever it
-/// held. Written to a temporary file beside it and renamed over it, so a reader finds the
-/// old cache or the new one; not flushed to disk, since a cache torn by a crash reads as
-/// none (its closing hash does not match).
-pub fn save(root: &Path, fingerprint: u64, entries: &[Kept]) -> std::io::Result<PathBuf> {
+/// Writes the cache under `root`: `count` entries, made with `fingerprint`, which
+/// `batches` yields a batch at a time, replace whatever it held. A batch is written before
+/// the next is asked for, so a caller that makes each on demand holds one at a time.
+/// Written to a temporary file beside it and renamed over it, so a reader finds the old
+/// cache or the new one; not flushed to disk, since a cache torn by a crash reads as none
+/// (its closing hash does not match). Fails, leaving the old cache, when the batches do not
+/// hold `count` entries.
+pub fn save(
+    root: &Path,
+    fingerprint: u64,
+    count: usize,
+    batches: impl IntoIterator<Item = Vec<Kept>>,
+) -> std::io::Result<PathBuf> {
     let folder = root.join(FOLDER);
     std::fs::create_dir_all(&folder)?;
     let ignore = folder.join(".gitignore");
@@ -207,9 +215,11 @@ pub fn save(root: &Path, fingerprint: u64, entries: &[Kept]) -> std::io::Result<
     let mut head = Writer::default();
     head.bytes.extend_from_slice(MAGIC);
     head.u64(fingerprint);
-    head.size(entries.len());
+    head.size(count);
     out.write_all(&head.bytes)?;
-    for entry in entries {
+    let mut written = 0;
+    for entry in batches.into_iter().flatten() {
+        written += 1;
         head.bytes.clear();
         head.str(&entry.display);
         head.u64(entry.text_hash);
@@ -223,6 +233,11 @@ pub fn save(root: &Path, fingerprint: u64, entries: &[Kept]) -> std::io::Result<
         head.size(entry.payload.len());
         out.write_all(&head.bytes)?;
         out.write_all(&entry.payload)?;
+    }
+    if written != count {
+        return Err(std::io::Error::other(format!(
+            "{written} cache entries made where {count} were announced"
+        )));
     }
     let (file, sum) = out.finish()?;
     file.write_all(&sum.to_le_bytes())?;
@@ -423,7 +438,7 @@ mod tests {
             },
             kept("records/b.json", 2, b"second"),
         ];
-        save(root.path(), 7, &entries).unwrap();
+        save(root.path(), 7, 2, [Vec::from(entries)]).unwrap();
         let memo = Memo::open(root.path(), 7);
         assert_eq!(
             memo.recall_stamped("records/a.json"),
@@ -441,7 +456,14 @@ mod tests {
             kept("records/a.json", 1, b"first"),
             kept("records/b.json", 2, b""),
         ];
-        save(root.path(), 7, &entries).unwrap();
+        // In batches, as a check saves it; an empty batch is no entry.
+        save(
+            root.path(),
+            7,
+            2,
+            entries.map(|entry| vec![entry]).into_iter().chain([vec![]]),
+        )
+        .unwrap();
         let memo = Memo::open(root.path(), 7);
         assert_eq!(memo.len(), 2);
         assert_eq!(memo.recall("records/a.json", 1), Some(&b"first"[..]));
@@ -454,9 +476,30 @@ mod tests {
     }
 
     #[test]
+    fn fewer_entries_than_announced_leave_the_old_cache() {
+        let root = tempfile::tempdir().unwrap();
+        save(root.path(), 7, 1, [vec![kept("records/a.json", 1, b"old")]]).unwrap();
+        let short = save(root.path(), 7, 2, [vec![kept("records/a.json", 1, b"new")]]);
+        assert!(short.is_err());
+        let memo = Memo::open(root.path(), 7);
+        assert_eq!(memo.recall("records/a.json", 1), Some(&b"old"[..]));
+        let files = std::fs::read_dir(root.path().join(FOLDER)).unwrap().count();
+        assert_eq!(
+            files, 2,
+            "the cache and its .gitignore, no temporary file left"
+        );
+    }
+
+    #[test]
     fn a_damaged_cache_reads_as_none() {
         let root = tempfile::tempdir().unwrap();
-        let path = save(root.path(), 7, &[kept("records/a.json", 1, b"payload")]).unwrap();
+        let path = save(
+            root.path(),
+            7,
+            1,
+            [vec![kept("records/a.json", 1, b"payload")]],
+        )
+        .unwrap();
         let whole = std::fs::read(&path).unwrap();
         for damaged in [
             whole[..whole.len() - 1].to_vec(),

@@ -21,7 +21,7 @@ use crate::index::{Source, Written};
 use crate::links::{Link, LinkKind};
 use crate::load::Record;
 use crate::schema::Schemas;
-use crate::source::Span;
+use crate::source::{SourceFile, Span};
 use crate::stamp::Stamp;
 
 /// Recalls records from a [`Memo`] while a corpus loads, counting those it recalled.
@@ -92,47 +92,79 @@ impl Recall<Drawn> for Recaller<'_> {
 /// had settled by then. `None` when they are the entries of a cache that `held` that many,
 /// all of them recalled without reading their file and so with the stamps kept, and no
 /// other: then it need not be written again.
-pub fn to_keep(
-    corpus: &Corpus<Drawn>,
-    schemas: &Schemas,
+pub fn to_keep<'c>(
+    corpus: &'c Corpus<Drawn>,
+    schemas: &'c Schemas,
     held: usize,
     recalled: Recalled,
     started: SystemTime,
-) -> Option<Vec<Kept>> {
+) -> Option<Keeping<'c>> {
     let troubled: HashSet<&str> = corpus
         .diagnostics
         .iter()
         .map(|diagnostic| diagnostic.file.as_str())
         .collect();
-    let keepable: Vec<&Record<Drawn>> = corpus
+    let records: Vec<(&Record<Drawn>, &SourceFile, u64)> = corpus
         .records
         .iter()
-        .filter(|record| {
-            record.value.findings.is_empty()
-                && corpus.files.get(record.file).is_some_and(|file| {
-                    file.let_go_hash().is_some() && !troubled.contains(file.display.as_str())
-                })
+        .filter(|record| record.value.findings.is_empty())
+        .filter_map(|record| {
+            let file = corpus.files.get(record.file)?;
+            let text_hash = file.let_go_hash()?;
+            (!troubled.contains(file.display.as_str())).then_some((record, file, text_hash))
         })
         .collect();
     // Every recalled record is keepable, so when as many are keepable as were recalled,
     // they are the same records.
-    if keepable.len() == recalled.records && held == recalled.records && recalled.unread == held {
+    if records.len() == recalled.records && held == recalled.records && recalled.unread == held {
         return None;
     }
-    Some(
-        keepable
-            .par_iter()
-            .filter_map(|record| {
-                let file = corpus.files.get(record.file)?;
-                Some(Kept {
+    Some(Keeping {
+        schemas,
+        records,
+        started,
+    })
+}
+
+/// The records a cache is to keep (see [`to_keep`]), made into entries a batch at a time.
+pub struct Keeping<'c> {
+    schemas: &'c Schemas,
+    records: Vec<(&'c Record<Drawn>, &'c SourceFile, u64)>,
+    started: SystemTime,
+}
+
+impl Keeping<'_> {
+    /// How many entries it makes.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether it makes none.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The entries, a batch at a time, each batch made on all cores when it is asked for:
+    /// [`crate::cache::save`] writes one before asking for the next, so the entries of a
+    /// large corpus are never all held at once (at 100,000 records they were 40 MB).
+    pub fn batches(&self) -> impl Iterator<Item = Vec<Kept>> + '_ {
+        const BATCH: usize = 4096;
+        self.records.chunks(BATCH).map(|batch| {
+            batch
+                .par_iter()
+                .map(|&(record, file, text_hash)| Kept {
                     display: file.display.clone(),
-                    text_hash: file.let_go_hash()?,
-                    stamp: file.stamp.filter(|stamp| stamp.settled_before(started)),
-                    payload: encode(record, schemas)?,
+                    text_hash,
+                    stamp: file
+                        .stamp
+                        .filter(|stamp| stamp.settled_before(self.started)),
+                    // A record that will not encode (loading never makes one) is kept with
+                    // no payload, which recalls nothing: its file is loaded as if not kept.
+                    payload: encode(record, self.schemas).unwrap_or_default(),
                 })
-            })
-            .collect(),
-    )
+                .collect()
+        })
+    }
 }
 
 /// Tags of a [`Source`] in a payload.

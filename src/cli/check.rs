@@ -140,9 +140,10 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         }
         let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
         if let Some((fingerprint, held)) = cache {
-            let kept = memo::to_keep(&corpus, &project.schemas, held, recalled, started);
-            if let Some(kept) = kept
-                && let Err(err) = cache::save(&project.root, fingerprint, &kept)
+            let keeping = memo::to_keep(&corpus, &project.schemas, held, recalled, started);
+            if let Some(keeping) = keeping
+                && let Err(err) =
+                    cache::save(&project.root, fingerprint, keeping.len(), keeping.batches())
                 && args.verbose
             {
                 eprintln!("note: the cache was not written: {err}");

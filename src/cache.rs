@@ -115,11 +115,7 @@ impl Memo {
         for _ in 0..count {
             let display = reader.str()?.to_string();
             let text_hash = reader.u64()?;
-            let stamp = match reader.u8()? {
-                0 => None,
-                1 => Some(read_stamp(&mut reader)?),
-                _ => return None,
-            };
+            let stamp = reader.option(read_stamp)?;
             let length = reader.size()?;
             let start = reader.at;
             reader.take(length)?;
@@ -223,13 +219,7 @@ pub fn save(
         head.bytes.clear();
         head.str(&entry.display);
         head.u64(entry.text_hash);
-        match &entry.stamp {
-            None => head.u8(0),
-            Some(stamp) => {
-                head.u8(1);
-                write_stamp(&mut head, stamp);
-            }
-        }
+        head.option(entry.stamp.as_ref(), write_stamp);
         head.size(entry.payload.len());
         out.write_all(&head.bytes)?;
         out.write_all(&entry.payload)?;
@@ -357,6 +347,19 @@ impl Writer {
         self.size(text.len());
         self.bytes.extend_from_slice(text.as_bytes());
     }
+
+    /// A flag, as a byte `0` or `1`.
+    pub fn flag(&mut self, value: bool) {
+        self.u8(u8::from(value));
+    }
+
+    /// An optional value: a flag, then the value as `write` writes it.
+    pub fn option<T>(&mut self, value: Option<T>, write: impl FnOnce(&mut Writer, T)) {
+        self.flag(value.is_some());
+        if let Some(value) = value {
+            write(self, value);
+        }
+    }
 }
 
 /// Reads what a [`Writer`] wrote; every read is `None` past the end or on a value out of
@@ -402,6 +405,27 @@ impl<'b> Reader<'b> {
     pub fn str(&mut self) -> Option<&'b str> {
         let length = self.size()?;
         std::str::from_utf8(self.take(length)?).ok()
+    }
+
+    /// A flag: `None` for a byte other than `0` or `1`.
+    pub fn flag(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    /// What [`Writer::option`] wrote: `None` when it does not read whole.
+    pub fn option<T>(
+        &mut self,
+        read: impl FnOnce(&mut Reader<'b>) -> Option<T>,
+    ) -> Option<Option<T>> {
+        if self.flag()? {
+            read(self).map(Some)
+        } else {
+            Some(None)
+        }
     }
 }
 

@@ -126,15 +126,7 @@ where
             index,
         };
         if let Some((record, file)) = self.recall_unread(&path, &display, &place) {
-            return Unordered {
-                collection,
-                loaded: load::Loaded {
-                    file,
-                    record: None,
-                    diagnostics: Vec::new(),
-                },
-                record: Some((index, record)),
-            };
+            return Unordered::recalled(collection, file, index, record);
         }
         let read = load::load_text(&path, display, self.config.max_file_size);
         // Worked out once, for the recall and for letting the text go after a miss.
@@ -154,15 +146,7 @@ where
             if !self.texts.keeps(Some(&record)) {
                 file.let_go_hashed(text_hash);
             }
-            return Unordered {
-                collection,
-                loaded: load::Loaded {
-                    file,
-                    record: None,
-                    diagnostics: read.diagnostics,
-                },
-                record: Some((index, record)),
-            };
+            return Unordered::recalled(collection, file, index, record);
         }
         let context = LoadContext {
             text_fields: &self.schemas.collections[collection].text_fields,
@@ -243,6 +227,22 @@ struct Unordered<F> {
     loaded: load::Loaded,
     /// The record, with the index it was drawn with.
     record: Option<(usize, Record<F>)>,
+}
+
+impl<F> Unordered<F> {
+    /// A file whose record was recalled with the index `index`: it has no diagnostics, as
+    /// only a file read without a problem is offered for recall, and kept.
+    fn recalled(collection: usize, file: SourceFile, index: usize, record: Record<F>) -> Self {
+        Unordered {
+            collection,
+            loaded: load::Loaded {
+                file,
+                record: None,
+                diagnostics: Vec::new(),
+            },
+            record: Some((index, record)),
+        }
+    }
 }
 
 /// The folder part of a glob pattern before its first wildcard, with its final `/`:

@@ -178,8 +178,8 @@ fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
     let references = &schemas.collections.get(record.collection)?.references;
     let mut out = Writer::default();
     out.str(&record.id);
-    out.u8(u8::from(record.id_in_fields));
-    option(&mut out, record.body.as_ref(), span);
+    out.flag(record.id_in_fields);
+    out.option(record.body.as_ref(), span);
     out.size(record.sections.len());
     for section in &record.sections {
         out.str(section);
@@ -190,7 +190,7 @@ fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
         out.str(&link.target);
         span(&mut out, &link.span);
     }
-    option(&mut out, record.value.name.as_deref(), Writer::str);
+    out.option(record.value.name.as_deref(), Writer::str);
     out.size(record.value.written.len());
     for written in &record.value.written {
         match &written.source {
@@ -222,8 +222,8 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
     let every = schemas.every_collection();
     let mut input = Reader::new(payload);
     let id = input.str()?.to_string();
-    let id_in_fields = flag(&mut input)?;
-    let body = read_option(&mut input, read_span)?;
+    let id_in_fields = input.flag()?;
+    let body = input.option(read_span)?;
     let sections = (0..input.size()?)
         .map(|_| input.str().map(str::to_string))
         .collect::<Option<Vec<String>>>()?;
@@ -238,7 +238,7 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
             })
         })
         .collect::<Option<Vec<Link>>>()?;
-    let name = read_option(&mut input, |input| input.str().map(str::to_string))?;
+    let name = input.option(|input| input.str().map(str::to_string))?;
     let written = (0..input.size()?)
         .map(|_| {
             let (source, allowed) = match input.u8()? {
@@ -316,14 +316,6 @@ fn read_link_kind(input: &mut Reader<'_>) -> Option<LinkKind> {
     }
 }
 
-fn flag(input: &mut Reader<'_>) -> Option<bool> {
-    match input.u8()? {
-        0 => Some(false),
-        1 => Some(true),
-        _ => None,
-    }
-}
-
 fn span(out: &mut Writer, span: &Span) {
     out.size(span.start);
     out.size(span.end);
@@ -331,29 +323,6 @@ fn span(out: &mut Writer, span: &Span) {
 
 fn read_span(input: &mut Reader<'_>) -> Option<Span> {
     Some(input.size()?..input.size()?)
-}
-
-/// An optional value: a flag, then the value when there is one.
-fn option<T>(out: &mut Writer, value: Option<T>, write: impl FnOnce(&mut Writer, T)) {
-    match value {
-        Some(value) => {
-            out.u8(1);
-            write(out, value);
-        }
-        None => out.u8(0),
-    }
-}
-
-/// What [`option`] wrote: `None` when it does not read whole.
-fn read_option<'b, T>(
-    input: &mut Reader<'b>,
-    read: impl FnOnce(&mut Reader<'b>) -> Option<T>,
-) -> Option<Option<T>> {
-    if flag(input)? {
-        read(input).map(Some)
-    } else {
-        Some(None)
-    }
 }
 
 #[cfg(test)]

@@ -41,6 +41,9 @@ fn uncached(root: &Path) -> String {
     check(root, &["--format", "json", "--no-cache"]).stdout
 }
 
+/// The bundled gotcha that cites `mooncake` in `affects`.
+const GOTCHA: &str = "records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md";
+
 fn edit(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap();
     assert!(text.contains(from), "{from} not in {}", path.display());
@@ -65,9 +68,7 @@ fn a_second_check_recalls_every_clean_record_and_reports_the_same() {
 fn an_edited_file_is_read_again() {
     let corpus = bundled_copy();
     checked(corpus.path());
-    let gotcha = corpus
-        .path()
-        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    let gotcha = corpus.path().join(GOTCHA);
     edit(
         &gotcha,
         "affects: [vllm, nixl, mooncake,",
@@ -95,9 +96,7 @@ fn a_file_whose_stamp_settled_is_recalled_unread_until_it_is_written() {
     assert_eq!(recalled_unread(&unread), (10, 10, 10));
     assert_eq!(unread.stdout, uncached(corpus.path()));
     // The same size, another text: the times tell the file was written.
-    let gotcha = corpus
-        .path()
-        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    let gotcha = corpus.path().join(GOTCHA);
     edit(&gotcha, "mooncake,", "mooncakx,");
     let after = checked(corpus.path());
     assert_eq!(recalled_unread(&after), (9, 10, 9));

@@ -89,13 +89,7 @@ impl<'n> NameIndex<'n> {
             .map(|(name, groups)| (name.chars().count(), name, groups))
             .collect();
         names.par_sort_unstable();
-        names.dedup_by(|later, kept| {
-            let same = (later.0, later.1) == (kept.0, kept.1);
-            if same {
-                kept.2 |= later.2;
-            }
-            same
-        });
+        dedup_merging(&mut names, |a| (a.0, a.1), |kept, later| kept.2 |= later.2);
         let lengths = names.iter().map(|&(length, _, _)| length).collect();
         let groups = names.iter().map(|&(_, _, groups)| groups).collect();
         let names: Vec<&'n str> = names.into_iter().map(|(_, name, _)| name).collect();
@@ -146,13 +140,11 @@ impl<'n> NameIndex<'n> {
                 .map(|p| tagged(p, !every_set)),
         );
         found.sort_unstable();
-        found.dedup_by(|later, kept| {
-            let same = *later >> 1 == *kept >> 1;
-            if same {
-                *kept |= *later;
-            }
-            same
-        });
+        dedup_merging(
+            &mut found,
+            |entry| *entry >> 1,
+            |kept, later| *kept |= later,
+        );
         found
             .into_iter()
             .filter_map(|entry| {
@@ -265,6 +257,23 @@ impl<'n> NameIndex<'n> {
         }
         true
     }
+}
+
+/// Removes each run of entries with the same `key` but its first, merging the others into
+/// it with `merge`: sorted entries that differ only in their flags become one with all of
+/// them.
+fn dedup_merging<T, K: PartialEq>(
+    entries: &mut Vec<T>,
+    key: impl Fn(&T) -> K,
+    merge: impl Fn(&mut T, &T),
+) {
+    entries.dedup_by(|later, kept| {
+        let same = key(later) == key(kept);
+        if same {
+            merge(kept, later);
+        }
+        same
+    });
 }
 
 /// The posting of `position` under `key`: the key's high 32 bits above the position.

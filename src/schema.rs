@@ -78,7 +78,7 @@ impl Schemas {
     pub fn load(root: &Path, config: &Config) -> Result<Schemas, Vec<Diagnostic>> {
         let dir = root.join(&config.schemas);
         let mut errors = Vec::new();
-        let documents = read_schema_dir(root, &dir, &mut errors);
+        let (documents, documents_hash) = read_schema_dir(root, &dir, &mut errors);
         let mut sources: BTreeMap<String, (PathBuf, Option<String>)> = BTreeMap::new();
         for path in documents.keys() {
             let name = path
@@ -199,14 +199,10 @@ impl Schemas {
         }
         resolve_references(root, config, &mut collections, declared, &mut errors);
         if errors.is_empty() {
-            let described: String = documents
-                .iter()
-                .map(|(path, document)| format!("{}\n{document}\n", path.display()))
-                .collect();
             Ok(Schemas {
                 every_collection: (0..collections.len()).collect(),
                 collections,
-                documents_hash: crate::cache::stable_hash(described.as_bytes()),
+                documents_hash,
             })
         } else {
             Err(errors)
@@ -313,13 +309,16 @@ fn config_display(root: &Path, config: &Config) -> String {
 }
 
 /// Reads every `.json` file of the schema folder (collection schemas and the shared files
-/// they `$ref`), reporting unreadable or invalid JSON.
+/// they `$ref`), reporting unreadable or invalid JSON. Returns them by path, with a hash of
+/// their paths and texts for [`Schemas::documents_hash`]: of the bytes as read, so that no
+/// command pays for writing the parsed documents out again to hash them.
 fn read_schema_dir(
     root: &Path,
     dir: &Path,
     errors: &mut Vec<Diagnostic>,
-) -> BTreeMap<PathBuf, Value> {
+) -> (BTreeMap<PathBuf, Value>, u64) {
     let mut documents = BTreeMap::new();
+    let mut described: Vec<u8> = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) => {
@@ -331,7 +330,7 @@ fn read_schema_dir(
                 )
                 .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
             );
-            return documents;
+            return (documents, 0);
         }
     };
     let mut paths: Vec<PathBuf> = entries
@@ -355,6 +354,10 @@ fn read_schema_dir(
         };
         match crate::load::json::parse(&text) {
             Ok((value, _)) => {
+                described.extend_from_slice(path.as_os_str().as_encoded_bytes());
+                described.push(0);
+                described
+                    .extend_from_slice(&crate::cache::stable_hash(text.as_bytes()).to_le_bytes());
                 documents.insert(path, value);
             }
             Err(err) => errors.push(
@@ -367,7 +370,7 @@ fn read_schema_dir(
             ),
         }
     }
-    documents
+    (documents, crate::cache::stable_hash(&described))
 }
 
 /// A schema that does not compile: point at the offending keyword in the schema file.

@@ -376,7 +376,7 @@ enum Posting<'p> {
 impl BigramPostings {
     /// The postings of `names`, by position: each name once under each of its distinct
     /// bigrams, positions ascending.
-    // Slots come from `ascii_slot`, below `ASCII_PAIRS`; `next` holds offsets that the
+    // Slots come from `for_each_slot`, below `ASCII_PAIRS`; `next` holds offsets that the
     // counting pass made room for, and rows hold a word for every position.
     #[allow(clippy::indexing_slicing)]
     fn new(names: &[&str]) -> Self {
@@ -384,14 +384,14 @@ impl BigramPostings {
         let mut counts = vec![0u32; ASCII_PAIRS];
         let mut other: HashMap<(char, char), Vec<u32>> = HashMap::new();
         for (position, name) in (0u32..).zip(names) {
-            for_each_bigram(name, |a, b| match ascii_slot(a, b) {
-                Some(slot) if last_seen[slot] != position => {
+            for_each_slot(name, |pair| match pair {
+                Ok(slot) if last_seen[slot] != position => {
                     last_seen[slot] = position;
                     counts[slot] += 1;
                 }
-                Some(_) => {}
-                None => {
-                    let list = other.entry((a, b)).or_default();
+                Ok(_) => {}
+                Err(pair) => {
+                    let list = other.entry(pair).or_default();
                     if list.last() != Some(&position) {
                         list.push(position);
                     }
@@ -417,8 +417,8 @@ impl BigramPostings {
         let mut rows = vec![0u64; rows_made as usize * words];
         last_seen.fill(u32::MAX);
         for (position, name) in (0u32..).zip(names) {
-            for_each_bigram(name, |a, b| {
-                if let Some(slot) = ascii_slot(a, b)
+            for_each_slot(name, |pair| {
+                if let Ok(slot) = pair
                     && last_seen[slot] != position
                 {
                     last_seen[slot] = position;
@@ -591,6 +591,22 @@ fn for_each_bigram(name: &str, mut each: impl FnMut(char, char)) {
     for next in chars {
         each(previous, next);
         previous = next;
+    }
+}
+
+/// Calls `each` with every pair of adjacent characters of `name`, in order: as its slot
+/// in [`BigramPostings`]'s table of ASCII pairs, or as the pair when a character is not
+/// ASCII. An ASCII name, as ids are, is read as bytes, without decoding characters or
+/// testing each pair: building the postings does this for every bigram of every known id.
+fn for_each_slot(name: &str, mut each: impl FnMut(Result<usize, (char, char)>)) {
+    if name.is_ascii() {
+        for pair in name.as_bytes().windows(2) {
+            if let [a, b] = pair {
+                each(Ok(usize::from(*a) * 128 + usize::from(*b)));
+            }
+        }
+    } else {
+        for_each_bigram(name, |a, b| each(ascii_slot(a, b).ok_or((a, b))));
     }
 }
 

@@ -15,7 +15,8 @@
 //!   length within `k`. Common bigrams (`ca`, `he`) are in a fixed share of the names
 //!   however many there are, so this work grows with the corpus: it is kept small by
 //!   holding a common bigram's postings as a row of bits and adding a row to the counts 64
-//!   names at a time ([`SharedCounts`]), a third of the work of adding each posting alone.
+//!   names at a time (`SharedCounts`), in a third of the instructions of adding each
+//!   posting alone.
 //! - A naming near miss: every word of one name is a word of the other. A longer name that
 //!   holds all the unknown's words is in the intersection of those words' postings; a
 //!   shorter name made only of the unknown's words is found under its word set, one lookup

@@ -327,10 +327,60 @@ fn word_postings(names: &[&str]) -> (Postings, Postings) {
         by_word_set.extend(sets);
     }
     rayon::join(
-        || by_word.par_sort_unstable(),
-        || by_word_set.par_sort_unstable(),
+        || sort_postings(&mut by_word),
+        || sort_postings(&mut by_word_set),
     );
     (by_word, by_word_set)
+}
+
+/// Sorts postings: by [`radix_sort`], or when there are fewer than a pass of it has digits
+/// to count, by comparison (on every core, as the radix sort is not).
+fn sort_postings(postings: &mut Vec<u64>) {
+    if postings.len() < 1 << RADIX_BITS {
+        postings.par_sort_unstable();
+    } else {
+        radix_sort(postings);
+    }
+}
+
+/// How many bits of a value [`radix_sort`] sorts by in one pass.
+const RADIX_BITS: u32 = 16;
+
+/// Sorts `values` ascending: a least-significant-digit radix sort, [`RADIX_BITS`] a pass,
+/// each pass counting the values of every digit and then moving each value to its place,
+/// in order, so that what earlier passes sorted stays sorted. A pass whose digit is the same
+/// in every value moves nothing and is skipped (a position's high bits, below 65,536
+/// names). Four linear passes at most, where comparison sorts of the 450,000 word postings
+/// of 100,000 ids took about 100 million instructions, a fifth of building the index.
+// Digits are masked to below `counts.len()`, and the counts, once summed, are offsets below
+// `values.len()`, the length of `scratch`.
+#[allow(clippy::indexing_slicing)]
+fn radix_sort(values: &mut Vec<u64>) {
+    const DIGITS: usize = 1 << RADIX_BITS;
+    let digit = |value: u64, shift: u32| (value >> shift) as usize & (DIGITS - 1);
+    let mut scratch = vec![0u64; values.len()];
+    let mut counts = vec![0usize; DIGITS];
+    for shift in (0..u64::BITS).step_by(RADIX_BITS as usize) {
+        counts.fill(0);
+        for &value in values.iter() {
+            counts[digit(value, shift)] += 1;
+        }
+        if counts.contains(&values.len()) {
+            continue;
+        }
+        let mut start = 0;
+        for count in &mut counts {
+            let n = *count;
+            *count = start;
+            start += n;
+        }
+        for &value in values.iter() {
+            let at = &mut counts[digit(value, shift)];
+            scratch[*at] = value;
+            *at += 1;
+        }
+        std::mem::swap(values, &mut scratch);
+    }
 }
 
 /// How many ASCII character pairs there are: the slots of [`BigramPostings`]'s table.
@@ -879,6 +929,33 @@ mod tests {
                 index.typo_candidates(&unknown, budget),
                 typo_candidates_by_hand(&index, &unknown, budget)
             );
+        }
+    }
+
+    proptest! {
+        // Each case fills the digit counts eight times over: fewer cases than the default.
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// The radix sort sorts as a comparison sort does: values spread over every digit,
+        /// and values that share most digits, as postings of one word do.
+        #[test]
+        fn radix_sort_sorts(
+            mut spread in prop::collection::vec(any::<u64>(), 0..300),
+            keys in prop::collection::vec(0u64..4, 0..300),
+        ) {
+            let mut expected = spread.clone();
+            expected.sort_unstable();
+            radix_sort(&mut spread);
+            prop_assert_eq!(spread, expected);
+            let mut postings: Vec<u64> = (0u32..)
+                .zip(&keys)
+                .map(|(position, &key)| posting(key << 62 | key, position))
+                .collect();
+            postings.reverse();
+            let mut expected = postings.clone();
+            expected.sort_unstable();
+            radix_sort(&mut postings);
+            prop_assert_eq!(postings, expected);
         }
     }
 

@@ -526,8 +526,6 @@ impl BigramPostings {
 struct SharedCounts {
     /// The positions counted.
     range: std::ops::Range<u32>,
-    /// The index of the word holding `range.start`.
-    first_word: usize,
     /// Words per plane.
     words: usize,
     /// The planes, one after the other, `words` each.
@@ -549,25 +547,28 @@ impl SharedCounts {
         let planes = (usize::BITS - most.leading_zeros()) as usize;
         SharedCounts {
             range,
-            first_word,
             words,
             planes: vec![0; planes * words],
             carry: Vec::with_capacity(words),
         }
     }
 
+    /// The index of the word holding the range's first position, among the words of
+    /// every position from 0.
+    fn first_word(&self) -> usize {
+        self.range.start as usize / 64
+    }
+
     /// Adds one to the count of the name at `position`, within the range.
     fn add_one(&mut self, position: u32) {
         let at = position as usize;
-        let word = at / 64 - self.first_word;
+        let word = at / 64 - self.first_word();
         let mut carry = 1u64 << (at % 64);
         for plane in self.planes.chunks_exact_mut(self.words) {
             let Some(bits) = plane.get_mut(word) else {
                 return;
             };
-            let next = *bits & carry;
-            *bits ^= carry;
-            carry = next;
+            carry = add_bits(bits, carry);
             if carry == 0 {
                 return;
             }
@@ -578,8 +579,9 @@ impl SharedCounts {
     /// from 0. Bits beside the range land in the words at its ends, which
     /// [`SharedCounts::at_least`] leaves out.
     fn add_row(&mut self, row: &[u64]) {
+        let first_word = self.first_word();
         let row = row
-            .get(self.first_word..self.first_word + self.words)
+            .get(first_word..first_word + self.words)
             .unwrap_or_default();
         self.carry.clear();
         self.carry.extend_from_slice(row);
@@ -587,9 +589,7 @@ impl SharedCounts {
         // arrays, which the compiler turns into vector instructions.
         for plane in self.planes.chunks_exact_mut(self.words) {
             for (bits, carry) in plane.iter_mut().zip(self.carry.iter_mut()) {
-                let next = *bits & *carry;
-                *bits ^= *carry;
-                *carry = next;
+                *carry = add_bits(bits, *carry);
             }
         }
     }
@@ -609,13 +609,21 @@ impl SharedCounts {
                     equal &= !bits;
                 }
             }
-            let base = ((self.first_word + word) * 64) as u32;
+            let base = ((self.first_word() + word) * 64) as u32;
             let range = self.range.clone();
             BitPositions(above | equal)
                 .map(move |bit| base + bit)
                 .filter(move |position| range.contains(position))
         })
     }
+}
+
+/// Adds `carry` to the bits of one plane, 64 counts at a time (a half adder per bit), and
+/// returns what carries into the next plane.
+fn add_bits(bits: &mut u64, carry: u64) -> u64 {
+    let next = *bits & carry;
+    *bits ^= carry;
+    next
 }
 
 /// The positions of the set bits of a word, ascending.

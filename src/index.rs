@@ -302,7 +302,8 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             None => (None, unknown),
         };
         let unknown = suggest::Unknown::new(id);
-        let candidates = self.names().candidates(id, unknown.budget());
+        let budget = unknown.budget();
+        let candidates = self.names().candidates(id, budget);
         let owners = |candidate: &str| {
             self.owners(candidate)
                 .iter()
@@ -317,7 +318,6 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             .iter()
             .fold(0, |groups, &collection| groups | collection_bit(collection));
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
-        let budget = unknown.budget();
         for candidate in &candidates {
             if candidate.groups & wanted == 0 {
                 continue;

@@ -571,6 +571,17 @@ pub struct Written {
     pub allowed: Arc<[usize]>,
 }
 
+/// Makes references drawn from a record name it as the record at `index` of its corpus (see
+/// [`crate::corpus::Renumber`]).
+pub fn renumber(written: &mut [Written], index: usize) {
+    for reference in written {
+        match &mut reference.source {
+            Source::Field { record, .. } | Source::FieldLink { record, .. } => *record = index,
+            Source::Link { .. } => {}
+        }
+    }
+}
+
 /// Every reference written in a record, in order: its reference fields, then the links in its
 /// string fields, then the links in its Markdown body.
 // Record, file and collection indices come from the corpus and schemas they index.

@@ -19,6 +19,7 @@ use crate::check;
 use crate::config::{self, Config, Level};
 use crate::corpus::{Corpus, Recall};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
+use crate::graph::Linked;
 use crate::load;
 use crate::schema::Schemas;
 use crate::source::{display_path, first_line};
@@ -61,6 +62,29 @@ impl Project {
     /// Discovers and loads every record for the site (see [`Corpus::load_for_site`]).
     pub fn load_for_site(&self) -> Corpus {
         Corpus::load_for_site(&self.root, &self.config, &self.schemas)
+    }
+
+    /// Discovers and loads every record for the graph commands: of each record, its
+    /// references, name and enum values (see [`Linked`]).
+    pub fn load_linked(&self) -> Corpus<Linked> {
+        let enum_fields: Vec<Vec<String>> = self
+            .schemas
+            .collections
+            .iter()
+            .map(|collection| crate::schema::enum_fields(&collection.schema))
+            .collect();
+        Corpus::load_with(
+            &self.root,
+            &self.config,
+            &self.schemas,
+            |record, index, _| {
+                let fields = enum_fields
+                    .get(record.collection)
+                    .map_or(&[][..], Vec::as_slice);
+                Linked::draw(record, index, &self.schemas, fields)
+            },
+            None,
+        )
     }
 
     /// Discovers and loads every record for [`Project::check`] alone: the rules that look at

@@ -4,10 +4,9 @@ use std::collections::BTreeMap;
 
 use petgraph::Direction;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::corpus::Corpus;
-use crate::graph::CorpusGraph;
+use crate::graph::{CorpusGraph, Linked};
 use crate::index::Resolved;
 use crate::schema::Schemas;
 
@@ -34,7 +33,7 @@ pub struct Stats {
 impl Stats {
     /// Counts a loaded corpus.
     pub fn compute(
-        corpus: &Corpus,
+        corpus: &Corpus<Linked>,
         schemas: &Schemas,
         resolved: &Resolved,
         graph: &CorpusGraph,
@@ -52,17 +51,15 @@ impl Stats {
             // Record, file and collection indices come from the corpus and schemas they index.
             let collection = &schemas.collections[record.collection];
             *stats.records.entry(collection.folder.clone()).or_insert(0) += 1;
-            for field in crate::schema::enum_fields(&collection.schema) {
-                if let Some(Value::String(value)) = record.value.get(&field) {
-                    *stats
-                        .values
-                        .entry(collection.folder.clone())
-                        .or_default()
-                        .entry(field)
-                        .or_default()
-                        .entry(value.clone())
-                        .or_insert(0) += 1;
-                }
+            for (field, value) in record.value.enum_values() {
+                *stats
+                    .values
+                    .entry(collection.folder.clone())
+                    .or_default()
+                    .entry(field.to_string())
+                    .or_default()
+                    .entry(value.to_string())
+                    .or_insert(0) += 1;
             }
         }
         for edge in graph.graph.edge_weights() {

@@ -236,6 +236,35 @@ fn refs_lists_references_and_backlinks() {
 }
 
 #[test]
+fn a_file_that_holds_no_record_moves_no_reference() {
+    // Records are numbered as they load, before every file ahead of them is known to hold
+    // one: a broken file that sorts first renumbers every record after it, and the
+    // references drawn from them must follow, or each backlink names the record before.
+    let corpus = tempfile::tempdir().unwrap();
+    common::copy_dir(&fixture("graph"), corpus.path());
+    let views = |root: &Path| {
+        [
+            run_in(root, &["refs", "engines/vllm", "--format", "json"]).stdout,
+            run_in(root, &["stats", "--format", "json"]).stdout,
+            run_in(root, &["graph", "--format", "json"]).stdout,
+        ]
+    };
+    let before = views(corpus.path());
+    std::fs::write(
+        corpus.path().join("records/engines/0-broken.yaml"),
+        "name: [unclosed\n",
+    )
+    .unwrap();
+    let run = run_in(corpus.path(), &["refs", "engines/vllm"]);
+    assert!(
+        run.stderr.contains("problems while loading"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(views(corpus.path()), before);
+}
+
+#[test]
 fn stats_counts_the_corpus() {
     let root = fixture("graph");
     let human = run_in(&root, &["stats"]);

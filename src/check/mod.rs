@@ -22,7 +22,7 @@ use crate::config::Config;
 use crate::corpus::{Corpus, Renumber};
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::Named;
-use crate::index::{Cites, Edge, IdIndex, Source, Unresolved, Written};
+use crate::index::{Cites, Edge, IdIndex, Unresolved, Written, renumber};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
@@ -69,12 +69,7 @@ impl Cites for Drawn {
 
 impl Renumber for Drawn {
     fn renumber(&mut self, index: usize) {
-        for reference in &mut self.written {
-            match &mut reference.source {
-                Source::Field { record, .. } | Source::FieldLink { record, .. } => *record = index,
-                Source::Link { .. } => {}
-            }
-        }
+        renumber(&mut self.written, index);
     }
 }
 

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{Cli, fatal};
 use crate::corpus::Corpus;
-use crate::graph::{CorpusGraph, export};
+use crate::graph::{CorpusGraph, Linked, export};
 use crate::index::{IdIndex, Resolved};
 use crate::project::Project;
 use crate::stats::Stats;
@@ -76,14 +76,14 @@ enum TextOrJson {
 /// The loaded corpus and its web.
 struct Web {
     project: Project,
-    corpus: Corpus,
+    corpus: Corpus<Linked>,
 }
 
 impl Web {
     fn load(cli: &Cli, styled: bool) -> Result<Web, ExitCode> {
         let project = Project::open(&cli.root, cli.config.as_deref())
             .map_err(|errors| fatal(&cli.root, &errors, styled))?;
-        let corpus = project.load();
+        let corpus = project.load_linked();
         if !corpus.diagnostics.is_empty() {
             eprintln!(
                 "note: {} problems while loading; the graph shows what loaded (run `gotchas check`)",

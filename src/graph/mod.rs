@@ -6,6 +6,7 @@
 //! kept once, so every export and every analysis is deterministic.
 
 pub mod export;
+mod linked;
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 
@@ -17,6 +18,8 @@ use crate::config::SiteConfig;
 use crate::corpus::Corpus;
 use crate::index::{Resolved, Source, Target};
 use crate::schema::Schemas;
+
+pub use linked::Linked;
 
 /// The field name of edges that come from links in prose.
 pub const LINK_FIELD: &str = "link";

@@ -109,7 +109,8 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         );
         return ExitCode::from(2);
     }
-    let corpus = project.load();
+    // Only ids are looked at: the corpus is loaded as the graph commands load it.
+    let corpus = project.load_linked();
     let index = IdIndex::new(&corpus, schemas);
     let source_targets = collection
         .references

@@ -1,5 +1,5 @@
 //! How loud `check` is and how it exits: `--quiet`, `--verbose`, `--max-warnings`,
-//! `--exit-zero`.
+//! `--exit-zero`; and the process it runs in, without transparent huge pages.
 
 mod common;
 
@@ -115,4 +115,47 @@ fn verbose_times_each_stage_on_stderr_and_changes_nothing_else() {
         2,
         "they conflict"
     );
+}
+
+/// Whether transparent huge pages were on for `gotchas check --staged` (see src/main.rs),
+/// with `MIMALLOC_ALLOW_THP` set to `allow` if given: the setting is the process's, and the
+/// `git` it runs inherits it, so a `git` first on the PATH reports its own and fails.
+#[cfg(target_os = "linux")]
+fn huge_pages_in_check(allow: Option<&str>) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("thp");
+    let git = dir.path().join("git");
+    std::fs::write(
+        &git,
+        format!(
+            "#!/bin/sh\ngrep THP_enabled /proc/self/status > '{}'\nexit 1\n",
+            report.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&git, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(std::iter::once(dir.path().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let mut command = assert_cmd::Command::cargo_bin("gotchas").unwrap();
+    command
+        .current_dir(fixture("ci"))
+        .env("PATH", path)
+        .env_remove("MIMALLOC_ALLOW_THP")
+        .args(["check", "--staged"]);
+    if let Some(allow) = allow {
+        command.env("MIMALLOC_ALLOW_THP", allow);
+    }
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "git failed, so the run did");
+    std::fs::read_to_string(report).unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_check_runs_without_huge_pages_unless_told() {
+    assert_eq!(huge_pages_in_check(None), "THP_enabled:\t0\n");
+    assert_eq!(huge_pages_in_check(Some("1")), "THP_enabled:\t1\n");
 }

@@ -120,6 +120,12 @@ impl Cli {
         matches!(self.command, Command::Serve(_) | Command::Lsp)
     }
 
+    /// Whether the command builds the static site: the one that holds every record's fields
+    /// while it writes a file per record, and the one the binary lets use huge pages.
+    pub fn builds_a_site(&self) -> bool {
+        matches!(self.command, Command::Build(_))
+    }
+
     /// Runs the command and returns the process exit code.
     pub fn run(&self) -> ExitCode {
         let styled = match self.color {

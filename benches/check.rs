@@ -73,6 +73,11 @@ fn stages(c: &mut Criterion) {
         group.bench_function(format!("load_for_check/{format}"), |b| {
             b.iter(|| black_box(project.load_for_check()))
         });
+        // What `gotchas graph`, `refs`, `stats` and `new` load: references, names, enum
+        // values.
+        group.bench_function(format!("load_linked/{format}"), |b| {
+            b.iter(|| black_box(project.load_linked()))
+        });
         let drawn = project.load_for_check();
         // A repeated check's load, recalling from the cache a first check left: every file
         // read and none parsed, when the cache keeps no stamps (as for files written just

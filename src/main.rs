@@ -45,13 +45,13 @@ fn keep_freed_memory() {
 /// memory it reserves (`madvise`), so the first touch anywhere in a 2 MiB stretch of the heap
 /// has the kernel find and zero a whole 2 MiB page, and a run uses its heap in many stretches
 /// left part empty: without huge pages a `check` of 1,000 records holds 22 MB instead of 36,
-/// of 10,000 records 41 MB instead of 69. On the development machine, a virtual machine where
-/// memory touched for the first time is dear, that was also time in its slow spells (medians
-/// of ten alternated runs: 10,000 JSON records 0.10 s instead of 0.21, YAML 0.15 s instead of
-/// 0.20; `query search` on 100,000 records 2.3 s instead of 3.9) and none in its fast ones.
-/// `build` keeps them: its heap passes a gigabyte at 100,000 records, and it was the one
-/// command measured slower without them (medians of seven, 13.9 s against 11.3). A run with
-/// `MIMALLOC_ALLOW_THP` set is left as mimalloc reads it.
+/// of 10,000 records 41 MB instead of 68, of 100,000 records 204 MB instead of 220. On the
+/// development machine, a virtual machine where memory touched for the first time is dear,
+/// that is time too when the machine is slow (medians of ten runs in ABBA order: 10,000 JSON
+/// records 0.08 s against 0.125, 100,000 records 0.88 s against 1.2) and none when it is
+/// fast. `build` keeps them: its heap passes a gigabyte at 100,000 records, and it was the one
+/// command measured slower without them (medians of six, 11.4 s against 9.8).
+/// A run with `MIMALLOC_ALLOW_THP` set is left as mimalloc reads it.
 fn without_huge_pages() {
     #[cfg(target_os = "linux")]
     if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {

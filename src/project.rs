@@ -64,14 +64,25 @@ impl Project {
         Corpus::load_for_site(&self.root, &self.config, &self.schemas)
     }
 
+    /// Discovers and loads every record's fields, without the files' texts (see
+    /// [`Corpus::load_without_texts`]).
+    pub fn load_without_texts(&self) -> Corpus {
+        Corpus::load_without_texts(&self.root, &self.config, &self.schemas)
+    }
+
     /// Discovers and loads every record for the graph commands: of each record, its
     /// references, name and enum values (see [`Linked`]).
     pub fn load_linked(&self) -> Corpus<Linked> {
-        let enum_fields: Vec<Vec<String>> = self
+        let enum_fields: Vec<Vec<std::sync::Arc<str>>> = self
             .schemas
             .collections
             .iter()
-            .map(|collection| crate::schema::enum_fields(&collection.schema))
+            .map(|collection| {
+                crate::schema::enum_fields(&collection.schema)
+                    .into_iter()
+                    .map(std::sync::Arc::from)
+                    .collect()
+            })
             .collect();
         Corpus::load_with(
             &self.root,

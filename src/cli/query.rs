@@ -107,7 +107,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
         Ok(project) => project,
         Err(code) => return code,
     };
-    let corpus = project.load();
+    let corpus = project.load_without_texts();
     let schemas = &project.schemas;
     let qualified = |record: usize| {
         let r = &corpus.records[record];
@@ -247,7 +247,7 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         Ok(project) => project,
         Err(code) => return code,
     };
-    let corpus = project.load();
+    let corpus = project.load_without_texts();
     let text = catalog::render(&corpus, &project.schemas);
     let target = args
         .out

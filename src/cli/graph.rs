@@ -160,15 +160,31 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Wr
             Err(code) => return code,
         },
     };
-    let graph = full.filter(around, &args.collection, &args.field);
+    // The whole graph is exported as it is; a filtered one is a copy.
+    let filtered;
+    let graph = if around.is_none() && args.collection.is_empty() && args.field.is_empty() {
+        &full
+    } else {
+        filtered = full.filter(around, &args.collection, &args.field);
+        &filtered
+    };
     let site = &web.project.config.site;
     let text = match args.format {
-        GraphFormat::Dot => export::dot(&graph, site),
-        GraphFormat::Json => export::json(&graph, site),
-        GraphFormat::Mermaid => export::mermaid(&graph),
+        GraphFormat::Dot => export::dot(graph, site),
+        GraphFormat::Json => {
+            // Streamed: at 100,000 records the document is 75 MB.
+            let mut buffered = std::io::BufWriter::new(out);
+            return match export::write_json(graph, site, &mut buffered)
+                .and_then(|()| buffered.flush())
+            {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::from(2),
+            };
+        }
+        GraphFormat::Mermaid => export::mermaid(graph),
         GraphFormat::Svg => {
             let center = around.and_then(|(node, _)| graph.find(&full.graph[node].id));
-            match export::svg(&graph, site, center) {
+            match export::svg(graph, site, center) {
                 Ok(svg) => svg,
                 Err(err) => {
                     eprintln!("error: {}", err.0);

@@ -131,16 +131,8 @@ struct JsonEdge<'a> {
     field: &'a str,
 }
 
-/// `{nodes: [{id, collection, name, url}], edges: [{from, to, field}]}`.
-pub fn json(graph: &CorpusGraph, site: &SiteConfig) -> String {
-    let mut text = Vec::new();
-    // Writing into memory fails only if serializing does, which these types cannot.
-    let _ = write_json(graph, site, &mut text);
-    String::from_utf8(text).unwrap_or_default()
-}
-
-/// [`json`], written to `out` as it is serialized: for a large corpus the graph is tens of
-/// megabytes.
+/// Writes `{nodes: [{id, collection, name, url}], edges: [{from, to, field}]}` to `out` as it
+/// is serialized: for a large corpus the graph is tens of megabytes.
 pub fn write_json(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -> io::Result<()> {
     let document = JsonGraph {
         nodes: graph

@@ -357,12 +357,13 @@ impl Corpus {
         Corpus::load_fields(root, config, schemas, Texts::Kept)
     }
 
-    /// Discovers and loads every record for the site, which renders fields and Markdown
-    /// bodies but no other text of a record file: the other texts are let go as they are
-    /// parsed ([`SourceFile::let_go`]). Of a corpus of JSON records that is as much memory as
-    /// the corpus on disk, a quarter of a build's peak, which the kernel would have to zero
-    /// before handing it out.
-    pub fn load_for_site(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
+    /// Discovers and loads every record's fields, keeping the text of a record file only
+    /// when its record has a Markdown body: for the site, which renders fields and bodies,
+    /// and `convert`, which reads a body to tell whether it holds prose outside the field
+    /// sections. The other texts are let go as they are parsed ([`SourceFile::let_go`]). Of
+    /// a corpus of JSON records that is as much memory as the corpus on disk, a quarter of a
+    /// build's peak, which the kernel would have to zero before handing it out.
+    pub fn load_with_bodies(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
         Corpus::load_fields(root, config, schemas, Texts::Bodies)
     }
 
@@ -663,7 +664,7 @@ mod tests {
     fn the_site_keeps_only_the_texts_of_markdown_bodies() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let project = crate::project::Project::open(root, None).unwrap();
-        let corpus = project.load_for_site();
+        let corpus = project.load_with_bodies();
         let kept = |name: &str| {
             let file = corpus.files.iter().find(|f| f.display.ends_with(name));
             file.unwrap_or_else(|| panic!("{name} not loaded"))

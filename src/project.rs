@@ -59,9 +59,10 @@ impl Project {
         Corpus::load(&self.root, &self.config, &self.schemas)
     }
 
-    /// Discovers and loads every record for the site (see [`Corpus::load_for_site`]).
-    pub fn load_for_site(&self) -> Corpus {
-        Corpus::load_for_site(&self.root, &self.config, &self.schemas)
+    /// Discovers and loads every record's fields, with the texts of Markdown bodies alone
+    /// (see [`Corpus::load_with_bodies`]).
+    pub fn load_with_bodies(&self) -> Corpus {
+        Corpus::load_with_bodies(&self.root, &self.config, &self.schemas)
     }
 
     /// Discovers and loads every record's fields, without the files' texts (see

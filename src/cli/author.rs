@@ -203,7 +203,8 @@ pub(crate) fn convert(
         Ok(project) => project,
         Err(code) => return code,
     };
-    let corpus = project.load();
+    // A record's text is read only for a Markdown body (see `convert::convert`).
+    let corpus = project.load_with_bodies();
     let records: Vec<usize> = if args.all {
         (0..corpus.records.len()).collect()
     } else {

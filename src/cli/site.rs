@@ -46,7 +46,7 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
         Ok(project) => project,
         Err(errors) => return fatal(&cli.root, &errors, styled),
     };
-    let corpus = project.load_for_site();
+    let corpus = project.load_with_bodies();
     let site = match Site::new(&project, &corpus, args.base_url.as_deref()) {
         Ok(site) => site,
         Err(errors) => return fatal(&cli.root, &errors, styled),
@@ -217,7 +217,7 @@ fn build_in_memory(
     let started = Instant::now();
     let project = Project::open(&cli.root, cli.config.as_deref())
         .map_err(|errors| fatal(&cli.root, &errors, styled))?;
-    let corpus = project.load_for_site();
+    let corpus = project.load_with_bodies();
     let site = Site::new(&project, &corpus, Some(url))
         .map_err(|errors| fatal(&cli.root, &errors, styled))?;
     let memory = Memory::default();

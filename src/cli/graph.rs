@@ -160,14 +160,8 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Wr
             Err(code) => return code,
         },
     };
-    // The whole graph is exported as it is; a filtered one is a copy.
-    let filtered;
-    let graph = if around.is_none() && args.collection.is_empty() && args.field.is_empty() {
-        &full
-    } else {
-        filtered = full.filter(around, &args.collection, &args.field);
-        &filtered
-    };
+    let filtered = full.filter(around, &args.collection, &args.field);
+    let graph = &*filtered;
     let site = &web.project.config.site;
     let text = match args.format {
         GraphFormat::Dot => export::dot(graph, site),

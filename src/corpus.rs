@@ -528,18 +528,23 @@ impl<F> Corpus<F> {
 
 // File and record indices are the corpus's own: it makes them, and callers get them from it.
 #[allow(clippy::indexing_slicing)]
-impl Corpus {
-    /// Replaces one file's text with `text` (an editor's buffer, or the file re-read after a
-    /// save) and re-parses that file alone: its load diagnostics and its record are replaced,
-    /// and no other file is read. Prose files only take the text; their links are found
-    /// when references are resolved.
-    pub fn set_text(
+impl<F: Renumber> Corpus<F> {
+    /// Replaces one file's text with `text` (the file with fixes applied) and re-parses that
+    /// file alone, keeping of its record what `draw` makes of it (as [`Corpus::load_with`]
+    /// does): its load diagnostics and its record are replaced, and no other file is read.
+    /// Prose files only take the text; their links are found when references are resolved.
+    /// When the file's record appears or goes, the records after it are renumbered.
+    pub fn set_text_with<D>(
         &mut self,
         file: usize,
         text: String,
         schemas: &Schemas,
         config: &Config,
-    ) -> RecordChange {
+        draw: D,
+    ) -> RecordChange
+    where
+        D: Fn(Record, usize, &SourceFile) -> Record<F>,
+    {
         let display = self.files[file].display.clone();
         self.diagnostics.retain(|d| d.file != display);
         let Some(collection) = self.file_collections[file] else {
@@ -566,22 +571,49 @@ impl Corpus {
         self.files[file].text = Some(text);
         let at = self.records.partition_point(|r| r.file < file);
         let existing = self.records.get(at).is_some_and(|r| r.file == file);
-        match (parsed, existing) {
-            (Some(parsed), true) => {
-                self.records[at] = Record::new(parsed, collection, stem, file);
-                RecordChange::Replaced(at)
+        let record = parsed.map(|parsed| {
+            draw(
+                Record::new(parsed, collection, stem, file),
+                at,
+                &self.files[file],
+            )
+        });
+        let change = match (record, existing) {
+            (Some(record), true) => {
+                self.records[at] = record;
+                return RecordChange::Replaced(at);
             }
-            (Some(parsed), false) => {
-                self.records
-                    .insert(at, Record::new(parsed, collection, stem, file));
+            (Some(record), false) => {
+                self.records.insert(at, record);
                 RecordChange::Inserted(at)
             }
             (None, true) => {
                 self.records.remove(at);
                 RecordChange::Removed(at)
             }
-            (None, false) => RecordChange::None,
+            (None, false) => return RecordChange::None,
+        };
+        for (index, record) in self.records.iter_mut().enumerate().skip(at) {
+            record.value.renumber(index);
         }
+        change
+    }
+}
+
+// File and record indices are the corpus's own: it makes them, and callers get them from it.
+#[allow(clippy::indexing_slicing)]
+impl Corpus {
+    /// Replaces one file's text with `text` (an editor's buffer, or the file re-read after a
+    /// save) and re-parses that file alone, keeping its record's fields (see
+    /// [`Corpus::set_text_with`]).
+    pub fn set_text(
+        &mut self,
+        file: usize,
+        text: String,
+        schemas: &Schemas,
+        config: &Config,
+    ) -> RecordChange {
+        self.set_text_with(file, text, schemas, config, |record, _, _| record)
     }
 
     /// Adds a record file that was not there when the corpus was loaded (a record created
@@ -677,6 +709,49 @@ mod tests {
             project.load().files.iter().all(|f| f.text.is_some()),
             "a plain load keeps every text"
         );
+    }
+
+    /// What a record keeps in [`a_record_that_appears_or_goes_renumbers_the_ones_after`]:
+    /// the index it was drawn with or renumbered to.
+    struct Index(usize);
+
+    impl Renumber for Index {
+        fn renumber(&mut self, index: usize) {
+            self.0 = index;
+        }
+    }
+
+    #[test]
+    fn a_record_that_appears_or_goes_renumbers_the_ones_after() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let project = crate::project::Project::open(root, None).unwrap();
+        let (config, schemas) = (&project.config, &project.schemas);
+        let draw = |record: Record, index: usize, _: &SourceFile| record.keeping(Index(index));
+        let mut corpus = Corpus::load_with(root, config, schemas, draw, None);
+        let numbered = |corpus: &Corpus<Index>| {
+            corpus
+                .records
+                .iter()
+                .enumerate()
+                .all(|(index, record)| record.value.0 == index)
+        };
+        assert!(numbered(&corpus));
+        let first = corpus.records[0].file;
+        let text = std::fs::read_to_string(&corpus.files[first].path).unwrap();
+        let count = corpus.records.len();
+
+        let change = corpus.set_text_with(first, "id: [".into(), schemas, config, draw);
+        assert_eq!(change, RecordChange::Removed(0));
+        assert_eq!(corpus.records.len(), count - 1);
+        assert!(
+            numbered(&corpus),
+            "the records after the one gone move down"
+        );
+
+        let change = corpus.set_text_with(first, text, schemas, config, draw);
+        assert_eq!(change, RecordChange::Inserted(0));
+        assert_eq!(corpus.records.len(), count);
+        assert!(numbered(&corpus), "the records after the one back move up");
     }
 
     #[test]

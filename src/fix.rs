@@ -11,10 +11,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use crate::config::Config;
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Renumber};
 use crate::diagnostic::{Anchor, Applicability, Diagnostic};
+use crate::load::Record;
 use crate::schema::Schemas;
-use crate::source::Span;
+use crate::source::{SourceFile, Span};
 
 /// The certain edits of a set of diagnostics, by file (as displayed), in file order.
 pub fn plan(diagnostics: &[Diagnostic]) -> BTreeMap<String, Vec<(Span, String)>> {
@@ -112,13 +113,23 @@ pub struct Settled {
 /// `check`, and repeats until no certain fix is left, so that one `--fix` leaves nothing for
 /// the next. Nothing is written: the caller writes [`Settled::files`], or shows them as
 /// diffs.
-pub fn settle(
-    corpus: &mut Corpus,
+///
+/// A fixed file is parsed again and its record kept as `draw` makes of it, as the corpus was
+/// loaded (see [`Corpus::set_text_with`]). A file whose text the corpus let go is read again
+/// to be fixed, and left alone if it changed since it was loaded: its fixes were found in
+/// what it held then, and writing them over what it holds now would lose the change.
+pub fn settle<F, D>(
+    corpus: &mut Corpus<F>,
     mut diagnostics: Vec<Diagnostic>,
     schemas: &Schemas,
     config: &Config,
-    mut check: impl FnMut(&Corpus) -> Vec<Diagnostic>,
-) -> Settled {
+    draw: D,
+    mut check: impl FnMut(&Corpus<F>) -> Vec<Diagnostic>,
+) -> Settled
+where
+    F: Renumber,
+    D: Fn(Record, usize, &SourceFile) -> Record<F>,
+{
     let by_display: HashMap<String, usize> = corpus
         .files
         .iter()
@@ -135,24 +146,24 @@ pub fn settle(
             let Some(file) = corpus.files.get(index) else {
                 continue;
             };
-            let Some(old) = file.text.as_deref() else {
+            let Some(old) = file.text_again() else {
                 continue;
             };
-            let (new, applied) = apply(old, &edits);
+            let (new, applied) = apply(&old, &edits);
             if applied == 0 || new == old {
                 continue;
             }
             let entry = fixed.entry(index).or_insert_with(|| FixedFile {
                 path: file.path.clone(),
                 display: display.clone(),
-                old: old.to_string(),
+                old: old.into_owned(),
                 new: String::new(),
                 applied: 0,
                 had_bom: file.had_bom,
             });
             entry.applied += applied;
             entry.new.clone_from(&new);
-            corpus.set_text(index, new, schemas, config);
+            corpus.set_text_with(index, new, schemas, config, &draw);
             changed = true;
         }
         if !changed {

@@ -9,6 +9,7 @@ mod common;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use gotchas::check::{self, Drawn};
 use gotchas::corpus::Corpus;
 use gotchas::diagnostic::{Applicability, Diagnostic};
 use gotchas::load::{self, json, markdown, yaml};
@@ -367,12 +368,13 @@ fn write_records(
 
 /// Does what `gotchas check --fix` does: fixes the corpus in memory until no certain fix is
 /// left, then writes the files that changed. Returns how many it wrote.
-fn fix_all(project: &Project, mut corpus: Corpus, diagnostics: Vec<Diagnostic>) -> usize {
+fn fix_all(project: &Project, mut corpus: Corpus<Drawn>, diagnostics: Vec<Diagnostic>) -> usize {
     let settled = fix::settle(
         &mut corpus,
         diagnostics,
         &project.schemas,
         &project.config,
+        |record, index, file| check::draw(record, index, file, &project.schemas),
         |corpus| project.check(corpus),
     );
     for file in &settled.files {
@@ -382,7 +384,7 @@ fn fix_all(project: &Project, mut corpus: Corpus, diagnostics: Vec<Diagnostic>) 
 }
 
 /// What went wrong reading the files: duplicate keys, syntax errors.
-fn load_problems(corpus: &Corpus) -> Vec<String> {
+fn load_problems<F>(corpus: &Corpus<F>) -> Vec<String> {
     corpus
         .diagnostics
         .iter()
@@ -418,12 +420,12 @@ fn fixing_leaves_nothing_to_fix() {
     runner
         .run(&corpus_with_slips(), |corpus| {
             write_records(dir.path(), &corpus, text_fields);
-            let before = project.load();
+            let before = project.load_for_check();
             let problems_before = load_problems(&before);
             let diagnostics = project.check(&before);
             fix_all(&project, before, diagnostics);
 
-            let fixed = project.load();
+            let fixed = project.load_for_check();
             prop_assert_eq!(
                 load_problems(&fixed),
                 problems_before,

@@ -126,3 +126,43 @@ fn a_failed_write_leaves_the_original_and_names_the_file() {
         .collect();
     assert!(leftovers.is_empty(), "no temporary file is left behind");
 }
+
+/// `--fix` reads a file again to fix it (a check lets the texts go) and fixes only what it
+/// checked: a file saved in between keeps what was saved, and a file that did not change is
+/// fixed as usual. Driven through the library, as the binary gives no moment to save in.
+#[test]
+fn a_file_saved_after_the_check_is_not_fixed_over() {
+    let dir = bundled_copy();
+    let saved = dir.path().join(RECORD);
+    let untouched = dir.path().join("records/engines/mooncake.yaml");
+    let mut broken = Vec::new();
+    for (path, right, wrong) in [
+        (&saved, "nixl, mooncake,", "nixl, mooncache,"),
+        (&untouched, "- pd-mooncake-repo", "- pd-mooncache-repo"),
+    ] {
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(text.contains(right), "{}", path.display());
+        broken.push(text.replace(right, wrong));
+        std::fs::write(path, broken.last().unwrap()).unwrap();
+    }
+    let project = gotchas::Project::open(dir.path(), None).unwrap();
+    let mut corpus = project.load_for_check();
+    let diagnostics = project.check(&corpus);
+    let in_the_meantime = format!("{}\nSaved while the check ran.\n", broken[0]);
+    replace(&saved, &in_the_meantime);
+    let settled = gotchas::fix::settle(
+        &mut corpus,
+        diagnostics,
+        &project.schemas,
+        &project.config,
+        |record, index, file| gotchas::check::draw(record, index, file, &project.schemas),
+        |corpus| project.check(corpus),
+    );
+    let fixed: Vec<&str> = settled.files.iter().map(|f| f.display.as_str()).collect();
+    assert_eq!(fixed, ["records/engines/mooncake.yaml"]);
+    assert_eq!(
+        settled.files[0].new,
+        broken[1].replace("- pd-mooncache-repo", "- pd-mooncake-repo")
+    );
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), in_the_meantime);
+}

@@ -115,7 +115,8 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         staged: staged.as_ref(),
     };
     if !(args.fix || args.diff) {
-        // Nothing will be edited, so the fields need not outlive the rules that read them.
+        // Nothing will be edited, so what an earlier run drew from unchanged files is
+        // recalled (see `crate::cache`).
         let cache = (!args.no_cache).then(|| {
             let fingerprint = project.cache_fingerprint();
             (fingerprint, Memo::open(&project.root, fingerprint))
@@ -158,7 +159,10 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         };
         return report(&project, args, checked, stages, styled, out);
     }
-    let mut corpus = project.load();
+    // The corpus is loaded as for a plain check: the few files a fix edits are read and
+    // parsed again (`fix::settle`). Not through the cache, which does not read the files it
+    // recalls unread, so whether one starts with a byte-order mark would not be known.
+    let mut corpus = project.load_for_check();
     stages.done("load");
     let (mut diagnostics, mut scope) = scoped.check(&corpus, &mut stages);
     let mut text = String::new();
@@ -167,6 +171,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         diagnostics,
         &project.schemas,
         &project.config,
+        |record, index, file| crate::check::draw(record, index, file, &project.schemas),
         |corpus| {
             let (diagnostics, narrowed) = scoped.check(corpus, &mut stages);
             scope = narrowed;
@@ -178,7 +183,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     text.push_str(&outcome.diffs);
     // The fixes were made in memory; the report is of the files as they are on disk.
     if !settled.files.is_empty() && (args.diff || !outcome.failures.is_empty()) {
-        corpus = project.load();
+        corpus = project.load_for_check();
         (diagnostics, scope) = scoped.check(&corpus, &mut stages);
     }
     diagnostics.extend(outcome.failures);

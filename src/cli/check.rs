@@ -181,8 +181,10 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     diagnostics = settled.diagnostics;
     let outcome = write_fixes(&settled.files, args.diff);
     text.push_str(&outcome.diffs);
-    // The fixes were made in memory; the report is of the files as they are on disk.
+    // The fixes were made in memory; the report is of the files as they are on disk. The
+    // corpus fixed in memory goes first, so that two are never held at once.
     if !settled.files.is_empty() && (args.diff || !outcome.failures.is_empty()) {
+        drop(std::mem::take(&mut corpus));
         corpus = project.load_for_check();
         (diagnostics, scope) = scoped.check(&corpus, &mut stages);
     }

@@ -251,6 +251,41 @@ fn convert_prints_without_in_place_and_refuses_lossy_markdown() {
     assert_eq!(refused.code, 1);
     assert!(refused.stderr.contains("prose outside the field sections"));
     assert!(record.exists(), "a refused record is left as it was");
+    let named = run(
+        dir.path(),
+        &[
+            "convert",
+            "--to",
+            "yaml",
+            "pd-batch-invariant-mode-absent-from-kv-namespace",
+        ],
+    );
+    assert_eq!(named.code, 1);
+    assert!(named.stderr.contains("prose outside the field sections"));
+}
+
+#[test]
+fn convert_prints_named_records_in_the_order_named() {
+    let dir = bundled_copy();
+    let printed = run(
+        dir.path(),
+        &["convert", "--to", "json", "vllm", "mooncake", "vllm"],
+    );
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    let headers: Vec<&str> = printed
+        .stdout
+        .lines()
+        .filter(|line| line.starts_with("==> "))
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            "==> records/engines/vllm.json <==",
+            "==> records/engines/mooncake.json <==",
+            "==> records/engines/vllm.json <==",
+        ]
+    );
+    assert!(printed.stdout.contains("\"id\": \"mooncake\""));
 }
 
 #[test]

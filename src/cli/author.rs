@@ -7,6 +7,8 @@ use clap::ValueEnum;
 
 use super::{Cli, fatal};
 use crate::convert;
+use crate::corpus::Corpus;
+use crate::discover::Candidate;
 use crate::index::IdIndex;
 use crate::project::Project;
 use crate::serialize;
@@ -203,25 +205,16 @@ pub(crate) fn convert(
         Ok(project) => project,
         Err(code) => return code,
     };
-    // A record's text is read only for a Markdown body (see `convert::convert`).
-    let corpus = project.load_with_bodies();
-    let records: Vec<usize> = if args.all {
-        (0..corpus.records.len()).collect()
+    let (corpus, records) = if args.all {
+        // A record's text is read only for a Markdown body (see `convert::convert`).
+        let corpus = project.load_with_bodies();
+        let records = (0..corpus.records.len()).collect();
+        (corpus, records)
     } else {
-        let index = IdIndex::new(&corpus, &project.schemas);
-        let every: Vec<usize> = (0..project.schemas.collections.len()).collect();
-        let mut found = Vec::new();
-        for id in &args.ids {
-            match index.resolve(id, &every) {
-                Ok(record) => found.push(record),
-                Err(_) => {
-                    let help = index.help_line(id, &every);
-                    eprintln!("error: `{id}` names no single record{help}");
-                    return ExitCode::from(2);
-                }
-            }
+        match named_records(&project, &args.ids) {
+            Ok(named) => named,
+            Err(code) => return code,
         }
-        found
     };
     if records.is_empty() {
         eprintln!("error: name records to convert, or pass --all");
@@ -281,4 +274,66 @@ pub(crate) fn convert(
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// The records `ids` name, as a corpus of their files alone, and their indices in it in the
+/// order named. The ids are looked up in the corpus loaded as `graph` loads it (ids,
+/// references and names), and only the files they name are parsed again for their fields:
+/// converting one record of a large corpus holds one record's fields, not every record's.
+// Record and file indices come from the corpus they index.
+#[allow(clippy::indexing_slicing)]
+fn named_records(project: &Project, ids: &[String]) -> Result<(Corpus, Vec<usize>), ExitCode> {
+    let corpus = project.load_linked();
+    let index = IdIndex::new(&corpus, &project.schemas);
+    let every: Vec<usize> = (0..project.schemas.collections.len()).collect();
+    let mut found = Vec::new();
+    for id in ids {
+        match index.resolve(id, &every) {
+            Ok(record) => found.push(record),
+            Err(_) => {
+                let help = index.help_line(id, &every);
+                eprintln!("error: `{id}` names no single record{help}");
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
+    let mut distinct = found.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut named = Corpus::default();
+    for &record in &distinct {
+        let record = &corpus.records[record];
+        let file = &corpus.files[record.file];
+        let Some(text) = file.text_again() else {
+            eprintln!(
+                "error: {} changed or went while it was read; run the conversion again",
+                file.display
+            );
+            return Err(ExitCode::from(2));
+        };
+        let candidate = Candidate {
+            path: file.path.clone(),
+            display: file.display.clone(),
+            collection: record.collection,
+            format: record.format,
+            stem: record.stem.clone(),
+        };
+        named.insert_file(
+            candidate,
+            text.into_owned(),
+            &project.schemas,
+            &project.config,
+        );
+    }
+    // Files are inserted in path order, as `distinct` is, and each text is the one that
+    // parsed before: the named record at `distinct[i]` is record `i` of the new corpus.
+    if named.records.len() != distinct.len() {
+        eprintln!("error: a record named no longer parses; run the conversion again");
+        return Err(ExitCode::from(2));
+    }
+    let order = found
+        .iter()
+        .filter_map(|record| distinct.binary_search(record).ok())
+        .collect();
+    Ok((named, order))
 }

@@ -117,14 +117,16 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let mut map = Map::new();
         while let Some(key) = access.next_key::<String>()? {
-            if map.contains_key(&key) {
-                *self.duplicates += 1;
-                access.next_value::<IgnoredAny>()?;
-            } else {
-                let value = access.next_value_seed(StrictValue {
-                    duplicates: &mut *self.duplicates,
-                })?;
-                map.insert(key, value);
+            match map.entry(key) {
+                serde_json::map::Entry::Occupied(_) => {
+                    *self.duplicates += 1;
+                    access.next_value::<IgnoredAny>()?;
+                }
+                serde_json::map::Entry::Vacant(slot) => {
+                    slot.insert(access.next_value_seed(StrictValue {
+                        duplicates: &mut *self.duplicates,
+                    })?);
+                }
             }
         }
         Ok(Value::Object(map))

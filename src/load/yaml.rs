@@ -347,22 +347,26 @@ impl<'t> Builder<'t> {
                     *pending = Some((key, span));
                 }
                 Some((key, key_span)) => {
-                    if map.contains_key(&key) {
-                        let first = map
-                            .keys()
-                            .position(|existing| *existing == key)
-                            .and_then(|at| key_spans.get(at))
-                            .cloned()
-                            .unwrap_or_else(|| key_span.clone());
-                        self.duplicates.push(DuplicateKey {
-                            key,
-                            span: key_span,
-                            first,
-                        });
-                        return Ok(());
-                    }
+                    let slot = match map.entry(key) {
+                        serde_json::map::Entry::Vacant(slot) => slot,
+                        serde_json::map::Entry::Occupied(taken) => {
+                            let key = taken.key().clone();
+                            let first = map
+                                .keys()
+                                .position(|existing| *existing == key)
+                                .and_then(|at| key_spans.get(at))
+                                .cloned()
+                                .unwrap_or_else(|| key_span.clone());
+                            self.duplicates.push(DuplicateKey {
+                                key,
+                                span: key_span,
+                                first,
+                            });
+                            return Ok(());
+                        }
+                    };
+                    slot.insert(value);
                     key_spans.push(key_span.clone());
-                    map.insert(key, value);
                     if let (Some(source_map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
                         source_map.insert(
                             pointer,

@@ -34,6 +34,7 @@
 //! title = "gotchas"
 //! repo_url = "https://github.com/org/kb"
 //! enum_pages = ["severity", "status"]
+//! paginate_by = 1000
 //! ```
 
 use std::collections::BTreeMap;
@@ -143,7 +144,16 @@ pub struct SiteConfig {
     /// written in the config so that an unknown field can be pointed at. `None`: the
     /// default, `severity` and `status` where the schemas have them.
     pub enum_pages: Option<Vec<(String, Range<usize>)>>,
+    /// The most records a list page (a collection's table, an enum value's records) shows:
+    /// a longer list is split into pages of this many, the first at the list's path and the
+    /// others at `page/2/`, `page/3/` below it. 0 never splits a list.
+    pub paginate_by: usize,
 }
+
+/// How many records a list page shows by default: a corpus of a few hundred records keeps
+/// its lists whole, and a list of a hundred thousand (40 MB of HTML, which no browser
+/// shows in good time) becomes pages of a few hundred kilobytes.
+pub const DEFAULT_PAGINATE_BY: usize = 1000;
 
 impl Default for SiteConfig {
     fn default() -> Self {
@@ -152,6 +162,7 @@ impl Default for SiteConfig {
             title: "gotchas".into(),
             repo_url: None,
             enum_pages: None,
+            paginate_by: DEFAULT_PAGINATE_BY,
         }
     }
 }
@@ -421,7 +432,7 @@ impl Reader<'_> {
     }
 
     fn site(&mut self, table: &DeTable<'_>) -> SiteConfig {
-        const KEYS: &[&str] = &["base_url", "title", "repo_url", "enum_pages"];
+        const KEYS: &[&str] = &["base_url", "title", "repo_url", "enum_pages", "paginate_by"];
         let mut site = SiteConfig::default();
         for (key, value) in table.iter() {
             match key.get_ref().as_ref() {
@@ -441,6 +452,11 @@ impl Reader<'_> {
                 }
                 "repo_url" => site.repo_url = self.string(value),
                 "enum_pages" => site.enum_pages = Some(self.spanned_strings(value)),
+                "paginate_by" => {
+                    if let Some(count) = self.integer(value) {
+                        site.paginate_by = usize::try_from(count).unwrap_or(usize::MAX);
+                    }
+                }
                 _ => self.unknown_key(key, KEYS, "[site]"),
             }
         }

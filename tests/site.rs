@@ -580,3 +580,65 @@ fn a_string_field_is_markdown_only_when_it_holds_a_link() {
         "a string with a link is Markdown, its link resolved as `check` resolves it"
     );
 }
+
+/// `[site] paginate_by` splits a long list into pages that link to each other, every record
+/// on exactly one of them; the count is the whole list's, and every page is in the sitemap.
+#[test]
+fn long_lists_are_split_into_pages() {
+    let corpus = bundled_copy();
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "[site]\npaginate_by = 2\n",
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(crawl(&out, "/"), Vec::<String>::new());
+    let listed = |page: &str| -> Vec<String> {
+        let row = regex::Regex::new(r#"<td><a href="[^"]*"><code>([^<]*)</code>"#).unwrap();
+        row.captures_iter(&text(&out, page))
+            .map(|c| c[1].to_string())
+            .collect()
+    };
+    let first = text(&out, "engines/index.html");
+    assert!(first.contains("<span class=\"count\">4</span>"), "{first}");
+    assert!(
+        first.contains("Page 1 of 2: records 1 to 2 of 4"),
+        "{first}"
+    );
+    assert!(first.contains(r#"<a rel="next" href="../engines/page/2/index.html">"#));
+    let second = text(&out, "engines/page/2/index.html");
+    assert!(second.contains(r#"<a rel="prev" href="../../../engines/index.html">"#));
+    assert!(
+        !second.contains("rel=\"next\""),
+        "the last page has no next"
+    );
+    assert!(second.contains("<title>engines, page 2 of 2 · gotchas</title>"));
+    let mut engines = listed("engines/index.html");
+    engines.extend(listed("engines/page/2/index.html"));
+    assert_eq!(engines, ["mooncake", "nixl", "nvidia-dynamo", "vllm"]);
+    assert!(!out.join("engines/page/3").exists());
+    assert!(
+        !out.join("gotchas/page").exists(),
+        "a list that fits on one page is not split"
+    );
+    let last = text(&out, "status/verified/page/5/index.html");
+    assert!(
+        last.contains("Page 5 of 5: records 9 to 10 of 10"),
+        "{last}"
+    );
+    assert_eq!(last.matches("<a class=\"record-name\"").count(), 2);
+    let sitemap = text(&out, "sitemap.xml");
+    assert!(sitemap.contains("<loc>/engines/page/2/</loc>"), "{sitemap}");
+
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "[site]\npaginate_by = 0\n",
+    )
+    .unwrap();
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!out.join("engines/page").exists(), "0 never splits a list");
+    assert_eq!(listed("engines/index.html").len(), 4);
+}

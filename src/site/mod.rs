@@ -80,10 +80,12 @@ fn list(broken: &[(String, String)]) -> String {
 #[derive(Clone, Debug)]
 enum Item {
     Home,
-    Collection(usize),
+    /// A collection's table: the collection, and the page of it (from 0).
+    Collection(usize, usize),
     Record(usize),
     Field(usize),
-    Value(usize, usize),
+    /// An enum value's records: the field, the value, and the page of them (from 0).
+    Value(usize, usize, usize),
     Doc(usize),
     Graph,
     Search,
@@ -103,7 +105,7 @@ impl Item {
     fn what(&self) -> &'static str {
         match self {
             Item::Home => "the home page",
-            Item::Collection(_) => "a collection page",
+            Item::Collection(..) => "a collection page",
             Item::Record(_) => "a record page",
             Item::Field(_) => "an enum field page",
             Item::Value(..) => "an enum value page",
@@ -124,7 +126,7 @@ impl Item {
         matches!(
             self,
             Item::Home
-                | Item::Collection(_)
+                | Item::Collection(..)
                 | Item::Record(_)
                 | Item::Field(_)
                 | Item::Value(..)
@@ -300,10 +302,10 @@ impl<'c> Site<'c> {
         let content = &self.content;
         let html = match item {
             Item::Home => frame.home(file),
-            Item::Collection(c) => frame.collection(file, *c),
+            Item::Collection(c, number) => frame.collection(file, *c, *number),
             Item::Record(p) => frame.record(file, *p),
             Item::Field(f) => frame.field(file, *f),
-            Item::Value(f, v) => frame.value(file, *f, *v),
+            Item::Value(f, v, number) => frame.value(file, *f, *v, *number),
             Item::Doc(d) => frame.doc(file, *d),
             Item::Graph => frame.plain("graph.html", file, "graph/", "Graph"),
             Item::Search => frame.plain("search.html", file, "search/", "Search"),
@@ -364,9 +366,13 @@ impl<'s> Rendered<'s> {
 /// Every file of the site but the sitemaps, with its path.
 fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
     let page = |folder: &str| format!("{folder}index.html");
+    let per_page = content.site.paginate_by;
     let mut files = vec![(page(""), Item::Home)];
     for (index, collection) in content.collections.iter().enumerate() {
-        files.push((page(&collection.page), Item::Collection(index)));
+        files.extend(
+            list_files(&collection.page, collection.records.len(), per_page)
+                .map(|(file, number)| (file, Item::Collection(index, number))),
+        );
     }
     for (index, record) in content.records.iter().enumerate() {
         files.push((page(&record.page), Item::Record(index)));
@@ -375,7 +381,10 @@ fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
     for (index, field) in content.enums.iter().enumerate() {
         files.push((page(&field.page), Item::Field(index)));
         for (value, entry) in field.values.iter().enumerate() {
-            files.push((page(&entry.page), Item::Value(index, value)));
+            files.extend(
+                list_files(&entry.page, entry.records.len(), per_page)
+                    .map(|(file, number)| (file, Item::Value(index, value, number))),
+            );
         }
     }
     for (index, doc) in content.docs.iter().enumerate() {
@@ -395,6 +404,17 @@ fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
         files.push((format!("assets/{name}"), Item::Asset(name.clone())));
     }
     files
+}
+
+/// The files of the pages of the list of `len` records at `list`, each with its number (from
+/// 0), at `per_page` records a page.
+fn list_files(list: &str, len: usize, per_page: usize) -> impl Iterator<Item = (String, usize)> {
+    (0..urls::page_count(len, per_page)).map(move |number| {
+        (
+            format!("{}index.html", urls::list_page(list, number)),
+            number,
+        )
+    })
 }
 
 /// Two files at one path would overwrite each other: a collection folder named like an enum

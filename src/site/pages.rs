@@ -306,14 +306,20 @@ impl<'a, 'c> Frame<'a, 'c> {
         self.render("home.html", file, "", "", page)
     }
 
-    /// A collection's table.
-    pub fn collection(&self, file: &str, index: usize) -> Result<String, minijinja::Error> {
+    /// Page `number` (from 0) of a collection's table.
+    pub fn collection(
+        &self,
+        file: &str,
+        index: usize,
+        number: usize,
+    ) -> Result<String, minijinja::Error> {
         #[derive(Serialize)]
         struct CollectionPage<'a> {
             collection: Info<'a>,
             columns: Vec<Column<'a>>,
             has_updated: bool,
             rows: Vec<Row<'a>>,
+            pager: Pager,
         }
         #[derive(Serialize)]
         struct Info<'a> {
@@ -329,6 +335,7 @@ impl<'a, 'c> Frame<'a, 'c> {
         let content = self.content;
         let page = &content.collections[index];
         let schema = &content.schemas.collections[page.collection];
+        let (records, pager) = self.paginate(&page.page, &page.records, number);
         let has_updated = schema.properties.iter().any(|p| p == "updated")
             || page
                 .records
@@ -349,13 +356,45 @@ impl<'a, 'c> Frame<'a, 'c> {
                 })
                 .collect(),
             has_updated,
-            rows: page
-                .records
+            rows: records
                 .iter()
                 .map(|&p| self.row(p, &page.enum_fields))
                 .collect(),
+            pager,
         };
-        self.render("collection.html", file, &page.page, &schema.folder, view)
+        let title = view.pager.title(&schema.folder);
+        let path = urls::list_page(&page.page, number);
+        self.render("collection.html", file, &path, &title, view)
+    }
+
+    /// The records of page `number` (from 0) of the list of `records` at `path`, and where
+    /// that page is among the list's pages (`[site] paginate_by`).
+    fn paginate<'r>(
+        &self,
+        path: &str,
+        records: &'r [usize],
+        number: usize,
+    ) -> (&'r [usize], Pager) {
+        let per_page = self.content.site.paginate_by;
+        let count = urls::page_count(records.len(), per_page);
+        let (start, end) = match per_page {
+            0 => (0, records.len()),
+            _ => {
+                let start = number.saturating_mul(per_page).min(records.len());
+                (start, start.saturating_add(per_page).min(records.len()))
+            }
+        };
+        let shown = records.get(start..end).unwrap_or_default();
+        let pager = Pager {
+            number: number + 1,
+            count,
+            total: records.len(),
+            first: start + 1,
+            last: end,
+            previous: (number > 0).then(|| urls::list_page(path, number - 1)),
+            next: (number + 1 < count).then(|| urls::list_page(path, number + 1)),
+        };
+        (shown, pager)
     }
 
     /// A record's page.
@@ -524,12 +563,14 @@ impl<'a, 'c> Frame<'a, 'c> {
         file: &str,
         index: usize,
         value: usize,
+        number: usize,
     ) -> Result<String, minijinja::Error> {
         #[derive(Serialize)]
         struct ValuePage<'a> {
             field: FieldInfo<'a>,
             value: ValueInfo<'a>,
             rows: Vec<Row<'a>>,
+            pager: Pager,
         }
         #[derive(Serialize)]
         struct ValueInfo<'a> {
@@ -538,21 +579,21 @@ impl<'a, 'c> Frame<'a, 'c> {
         }
         let page = &self.content.enums[index];
         let entry = &page.values[value];
+        let (records, pager) = self.paginate(&entry.page, &entry.records, number);
         let view = ValuePage {
             field: self.field_info(index),
             value: ValueInfo {
                 value: &entry.value,
                 class: badge_class(&page.field, &entry.value),
             },
-            rows: entry.records.iter().map(|&p| self.row(p, &[])).collect(),
+            rows: records.iter().map(|&p| self.row(p, &[])).collect(),
+            pager,
         };
-        self.render(
-            "value.html",
-            file,
-            &entry.page,
-            &format!("{}: {}", label(&page.field), entry.value),
-            view,
-        )
+        let title = view
+            .pager
+            .title(&format!("{}: {}", label(&page.field), entry.value));
+        let path = urls::list_page(&entry.page, number);
+        self.render("value.html", file, &path, &title, view)
     }
 
     /// A prose page.
@@ -606,6 +647,30 @@ impl<'a, 'c> Frame<'a, 'c> {
         #[derive(Serialize)]
         struct Nothing {}
         self.render(template, file, path, title, Nothing {})
+    }
+}
+
+/// Where a page of a list is among the list's pages, for the templates: `number` (from 1)
+/// of `count`, the list's `total` records, the places of the page's `first` and `last`
+/// records in it (from 1), and the site paths of the `previous` and `next` pages, if any.
+#[derive(Serialize)]
+struct Pager {
+    number: usize,
+    count: usize,
+    total: usize,
+    first: usize,
+    last: usize,
+    previous: Option<String>,
+    next: Option<String>,
+}
+
+impl Pager {
+    /// The title of the page of a list titled `list`: the list's own for its first page.
+    fn title(&self, list: &str) -> String {
+        match self.number {
+            1 => list.to_string(),
+            number => format!("{list}, page {number} of {}", self.count),
+        }
     }
 }
 

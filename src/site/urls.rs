@@ -30,6 +30,25 @@ const SEGMENT: &AsciiSet = &CONTROLS
     .add(b'{')
     .add(b'}');
 
+/// The site path of page `number` (from 0) of the list at `list` (a path ending in `/`):
+/// the list's own path for the first, `page/2/`, `page/3/` below it for the others (as Zola
+/// numbers its pages).
+pub fn list_page(list: &str, number: usize) -> String {
+    match number {
+        0 => list.to_string(),
+        _ => format!("{list}page/{}/", number + 1),
+    }
+}
+
+/// How many pages a list of `len` records takes at `per_page` a page (0: one page, however
+/// long), an empty list included.
+pub fn page_count(len: usize, per_page: usize) -> usize {
+    match per_page {
+        0 => 1,
+        _ => len.div_ceil(per_page).max(1),
+    }
+}
+
 /// The way from a file back to the site root: `""` for `index.html`, `"../../"` for
 /// `engines/vllm/index.html`.
 pub fn root_of(file: &str) -> String {

@@ -2,8 +2,8 @@
 # Compares two commands run in turn, in ABBA order (A B, then B A, round after round), and
 # prints each one's median wall time, system time and peak memory, with every wall time
 # sorted. On the development machine the second run of a pair meets the memory the first
-# one freed and wins, by 15-25% (bench/HISTORY.md, the session of 2026-12-04 evening): alternating
-# A B A B favours B, and ABBA cancels that.
+# one freed and wins, by 15-25% (bench/HISTORY.md, the session of 2026-12-04 evening):
+# alternating A B A B favours B, and ABBA cancels that.
 #
 #   bench/compare.sh 'target/release/gotchas check --root /tmp/c --no-cache' \
 #                    '/tmp/old/gotchas check --root /tmp/c --no-cache'

@@ -608,6 +608,7 @@ fn long_lists_are_split_into_pages() {
         "{first}"
     );
     assert!(first.contains(r#"<a rel="next" href="../engines/page/2/index.html">"#));
+    assert!(first.contains("Type to filter this page by any column"));
     let second = text(&out, "engines/page/2/index.html");
     assert!(second.contains(r#"<a rel="prev" href="../../../engines/index.html">"#));
     assert!(

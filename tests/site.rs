@@ -23,6 +23,11 @@ fn build(root: &Path, out: &Path, extra: &[&str]) -> common::Run {
     gotchas(&args)
 }
 
+/// Writes `toml` as the corpus's `gotchas.toml`.
+fn configure(root: &Path, toml: &str) {
+    std::fs::write(root.join("gotchas.toml"), toml).unwrap();
+}
+
 /// Every file under `dir`, by path relative to it with `/` separators.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut found = BTreeMap::new();
@@ -495,11 +500,10 @@ fn a_template_that_links_nowhere_fails_the_build_and_keeps_the_old_site() {
 #[test]
 fn unknown_enum_page_field_gets_did_you_mean() {
     let corpus = bundled_copy();
-    std::fs::write(
-        corpus.path().join("gotchas.toml"),
+    configure(
+        corpus.path(),
         "[site]\nenum_pages = [\"severity\", \"clas\"]\n",
-    )
-    .unwrap();
+    );
     let run = build(corpus.path(), &corpus.path().join("out"), &[]);
     assert_eq!(run.code, 2);
     insta::assert_snapshot!("site-unknown-enum-page", run.stderr);
@@ -508,11 +512,10 @@ fn unknown_enum_page_field_gets_did_you_mean() {
 #[test]
 fn configured_enum_pages_and_repository_links() {
     let corpus = bundled_copy();
-    std::fs::write(
-        corpus.path().join("gotchas.toml"),
+    configure(
+        corpus.path(),
         "[site]\ntitle = \"KB\"\nenum_pages = [\"class\"]\nrepo_url = \"https://example.org/kb/-/blob/main/{path}\"\n",
-    )
-    .unwrap();
+    );
     let out = corpus.path().join("out");
     let run = build(corpus.path(), &out, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -586,11 +589,7 @@ fn a_string_field_is_markdown_only_when_it_holds_a_link() {
 #[test]
 fn long_lists_are_split_into_pages() {
     let corpus = bundled_copy();
-    std::fs::write(
-        corpus.path().join("gotchas.toml"),
-        "[site]\npaginate_by = 2\n",
-    )
-    .unwrap();
+    configure(corpus.path(), "[site]\npaginate_by = 2\n");
     let out = corpus.path().join("out");
     let run = build(corpus.path(), &out, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -633,11 +632,7 @@ fn long_lists_are_split_into_pages() {
     let sitemap = text(&out, "sitemap.xml");
     assert!(sitemap.contains("<loc>/engines/page/2/</loc>"), "{sitemap}");
 
-    std::fs::write(
-        corpus.path().join("gotchas.toml"),
-        "[site]\npaginate_by = 0\n",
-    )
-    .unwrap();
+    configure(corpus.path(), "[site]\npaginate_by = 0\n");
     let run = build(corpus.path(), &out, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!out.join("engines/page").exists(), "0 never splits a list");

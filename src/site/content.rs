@@ -68,6 +68,9 @@ pub struct CollectionPage {
     pub records: Vec<usize>,
     /// Its enum fields, in schema order: the table's columns.
     pub enum_fields: Vec<String>,
+    /// Whether the table has an `updated` column: the schema has the field, or a record
+    /// does. Worked out once for every page of the table.
+    pub has_updated: bool,
 }
 
 /// The pages of one enum field (`severity/`) and of each of its values (`severity/major/`).
@@ -287,11 +290,14 @@ impl<'c> Content<'c> {
             .map(|(collection, mut records)| {
                 records.sort_by(|&a, &b| self.records[a].qid.cmp(&self.records[b].qid));
                 let schema = &self.schemas.collections[collection];
+                let has_updated = schema.properties.iter().any(|p| p == "updated")
+                    || records.iter().any(|&p| self.text(p, "updated").is_some());
                 CollectionPage {
                     collection,
                     page: format!("{}/", schema.folder),
                     records,
                     enum_fields: enum_fields(&schema.schema),
+                    has_updated,
                 }
             })
             .collect()

@@ -336,11 +336,6 @@ impl<'a, 'c> Frame<'a, 'c> {
         let page = &content.collections[index];
         let schema = &content.schemas.collections[page.collection];
         let (records, pager) = self.paginate(&page.page, &page.records, number);
-        let has_updated = schema.properties.iter().any(|p| p == "updated")
-            || page
-                .records
-                .iter()
-                .any(|&p| content.text(p, "updated").is_some());
         let view = CollectionPage {
             collection: Info {
                 folder: &schema.folder,
@@ -355,7 +350,7 @@ impl<'a, 'c> Frame<'a, 'c> {
                     label: label(field),
                 })
                 .collect(),
-            has_updated,
+            has_updated: page.has_updated,
             rows: records
                 .iter()
                 .map(|&p| self.row(p, &page.enum_fields))

@@ -38,55 +38,76 @@ impl Stats {
         resolved: &Resolved,
         graph: &CorpusGraph,
     ) -> Stats {
-        let mut stats = Stats {
-            pages: corpus.docs.len(),
-            dangling: resolved.unresolved.len(),
-            ..Stats::default()
-        };
-        for collection in &schemas.collections {
-            stats.records.insert(collection.folder.clone(), 0);
-        }
+        // Counted under borrowed names, and copied once per name at the end: a copy of the
+        // collection, field and value per record was most of the counting.
+        let mut records = vec![0; schemas.collections.len()];
+        let mut values: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, usize>>> = BTreeMap::new();
         for record in &corpus.records {
             #[allow(clippy::indexing_slicing)]
             // Record, file and collection indices come from the corpus and schemas they index.
-            let collection = &schemas.collections[record.collection];
-            *stats.records.entry(collection.folder.clone()).or_insert(0) += 1;
+            let folder = schemas.collections[record.collection].folder.as_str();
+            if let Some(count) = records.get_mut(record.collection) {
+                *count += 1;
+            }
             for (field, value) in record.value.enum_values() {
-                *stats
-                    .values
-                    .entry(collection.folder.clone())
+                *values
+                    .entry(folder)
                     .or_default()
-                    .entry(field.to_string())
+                    .entry(field)
                     .or_default()
-                    .entry(value.to_string())
+                    .entry(value)
                     .or_insert(0) += 1;
             }
         }
+        let mut references: BTreeMap<&str, usize> = BTreeMap::new();
         for edge in graph.graph.edge_weights() {
-            // Fields are few and edges many: the name is copied once per field.
-            match stats.references.get_mut(edge.field()) {
-                Some(count) => *count += 1,
-                None => {
-                    stats.references.insert(edge.field().to_string(), 1);
-                }
-            }
+            *references.entry(edge.field()).or_insert(0) += 1;
         }
-        let mut cited: Vec<(String, usize)> = graph
+        // Each node's citing nodes, counted once however many references each writes; the
+        // ids of the few listed alone are copied.
+        let mut citing = Vec::new();
+        let mut cited: Vec<(&str, usize)> = graph
             .graph
             .node_indices()
-            .map(|n| {
-                let citing: std::collections::BTreeSet<_> = graph
-                    .graph
-                    .neighbors_directed(n, Direction::Incoming)
-                    .collect();
-                (graph.graph[n].id.clone(), citing.len())
+            .filter_map(|n| {
+                citing.clear();
+                citing.extend(graph.graph.neighbors_directed(n, Direction::Incoming));
+                citing.sort_unstable();
+                citing.dedup();
+                (!citing.is_empty()).then(|| (graph.graph[n].id.as_str(), citing.len()))
             })
-            .filter(|(_, count)| *count > 0)
             .collect();
-        cited.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        cited.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         cited.truncate(MOST_REFERENCED);
-        stats.most_referenced = cited;
-        stats
+        let owned = |map: BTreeMap<&str, usize>| {
+            map.into_iter()
+                .map(|(name, count)| (name.to_string(), count))
+                .collect::<BTreeMap<String, usize>>()
+        };
+        let mut per_folder: BTreeMap<&str, usize> = BTreeMap::new();
+        for (collection, count) in schemas.collections.iter().zip(records) {
+            *per_folder.entry(&collection.folder).or_insert(0) += count;
+        }
+        Stats {
+            records: owned(per_folder),
+            pages: corpus.docs.len(),
+            values: values
+                .into_iter()
+                .map(|(folder, fields)| {
+                    let fields = fields
+                        .into_iter()
+                        .map(|(field, values)| (field.to_string(), owned(values)))
+                        .collect();
+                    (folder.to_string(), fields)
+                })
+                .collect(),
+            references: owned(references),
+            dangling: resolved.unresolved.len(),
+            most_referenced: cited
+                .into_iter()
+                .map(|(id, count)| (id.to_string(), count))
+                .collect(),
+        }
     }
 
     /// A short text report.

@@ -637,4 +637,13 @@ fn long_lists_are_split_into_pages() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!out.join("engines/page").exists(), "0 never splits a list");
     assert_eq!(listed("engines/index.html").len(), 4);
+
+    configure(corpus.path(), "[site]\npaginate_by = -1\n");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("expected a non-negative integer") && run.stderr.contains(":2:15"),
+        "{}",
+        run.stderr
+    );
 }

@@ -40,20 +40,33 @@ pub fn split_front_matter(text: &str) -> Result<FrontMatter, FrontMatterError> {
     if first != "---" {
         return Err(FrontMatterError::Missing(0..first.len()));
     }
-    let mut line_start = first_end;
-    while let Some(rest) = text.get(line_start..).filter(|rest| !rest.is_empty()) {
-        let line_end = rest.find('\n').map_or(text.len(), |i| line_start + i + 1);
-        let line = text
-            .get(line_start..line_end)
-            .unwrap_or_default()
-            .trim_end();
-        if line == "---" || line == "..." {
-            return Ok(FrontMatter {
-                yaml: first_end..line_start,
-                body: line_end..text.len(),
-            });
-        }
-        line_start = line_end;
+    // The closing fence is the first line that is `---` or `...`: each is looked for
+    // after a line break with `memmem`, and the earlier kept, rather than every line of
+    // the YAML cut out and trimmed.
+    let bytes = text.as_bytes();
+    let opening_break = first_end
+        .checked_sub(1)
+        .filter(|&at| bytes.get(at) == Some(&b'\n'));
+    let closing = |fence: &[u8]| {
+        let from = opening_break?;
+        memchr::memmem::find_iter(bytes.get(from..)?, fence)
+            .map(|at| from + at + 1)
+            .find_map(|line_start| {
+                let line_end = memchr::memchr(b'\n', bytes.get(line_start..)?)
+                    .map_or(text.len(), |at| line_start + at + 1);
+                let line = text.get(line_start..line_end)?.trim_end();
+                (line.as_bytes() == fence.get(1..)?).then_some((line_start, line_end))
+            })
+    };
+    if let Some((line_start, line_end)) = [closing(b"\n---"), closing(b"\n...")]
+        .into_iter()
+        .flatten()
+        .min()
+    {
+        return Ok(FrontMatter {
+            yaml: first_end..line_start,
+            body: line_end..text.len(),
+        });
     }
     Err(FrontMatterError::Unterminated(0..3))
 }
@@ -210,6 +223,57 @@ mod tests {
         let fm = split_front_matter(text).unwrap();
         assert_eq!(&text[fm.yaml], "id: x\r\n");
         assert_eq!(&text[fm.body], "\r\n## Notes\r\n");
+    }
+
+    /// The closing fence as the first version found it, a line at a time: the definition
+    /// the fast search is held to.
+    fn closing_fence_line_by_line(text: &str) -> Result<FrontMatter, FrontMatterError> {
+        let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
+        if text.get(..first_end).unwrap_or_default().trim_end() != "---" {
+            return split_front_matter(text);
+        }
+        let mut line_start = first_end;
+        while let Some(rest) = text.get(line_start..).filter(|rest| !rest.is_empty()) {
+            let line_end = rest.find('\n').map_or(text.len(), |i| line_start + i + 1);
+            let line = text
+                .get(line_start..line_end)
+                .unwrap_or_default()
+                .trim_end();
+            if line == "---" || line == "..." {
+                return Ok(FrontMatter {
+                    yaml: first_end..line_start,
+                    body: line_end..text.len(),
+                });
+            }
+            line_start = line_end;
+        }
+        Err(FrontMatterError::Unterminated(0..3))
+    }
+
+    proptest::proptest! {
+        /// Lines near a fence (`--`, `---x`, ` ---`, `...`, trailing blanks, CRLF) end the
+        /// front matter where the line-by-line search ends it, and nowhere else.
+        #[test]
+        fn the_closing_fence_is_found_as_line_by_line(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "---", "--- ", "---\r", "...", "..", "--", "---x", " ---", "-", ".",
+                    "a: 1", "", "µ: é", "- x",
+                ]),
+                0..12,
+            ),
+            last_newline in proptest::bool::ANY,
+        ) {
+            let mut text = String::from("---\n");
+            text.push_str(&lines.join("\n"));
+            if last_newline {
+                text.push('\n');
+            }
+            proptest::prop_assert_eq!(
+                split_front_matter(&text),
+                closing_fence_line_by_line(&text)
+            );
+        }
     }
 
     #[test]

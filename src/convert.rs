@@ -7,11 +7,11 @@
 
 use std::path::PathBuf;
 
-use crate::corpus::Corpus;
-use crate::load::markdown;
+use crate::corpus::{Corpus, Renumber};
+use crate::load::{Record, markdown};
 use crate::schema::Schemas;
 use crate::serialize;
-use crate::source::Format;
+use crate::source::{Format, SourceFile};
 
 /// One converted record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,8 +44,8 @@ pub fn extension(format: Format) -> &'static str {
     }
 }
 
-/// Converts the given records to `to`.
-// Record, file and collection indices come from the corpus and schemas they index.
+/// Converts the given records of `corpus` to `to`.
+// Record and file indices come from the corpus they index.
 #[allow(clippy::indexing_slicing)]
 pub fn convert(
     corpus: &Corpus,
@@ -57,29 +57,54 @@ pub fn convert(
         .iter()
         .map(|&index| {
             let record = &corpus.records[index];
-            let file = &corpus.files[record.file];
-            let collection = &schemas.collections[record.collection];
-            if let (Some(body), Some(text), true) = (&record.body, file.text.as_deref(), to != Format::Markdown)
-                && has_free_prose(text, body, &collection.text_fields)
-            {
-                return Err(Refused {
-                    file: file.display.clone(),
-                    reason: "its Markdown body has prose outside the field sections, which JSON and YAML cannot hold".into(),
-                });
-            }
-            let text = match to {
-                Format::Json => serialize::to_json(&record.value),
-                Format::Yaml => serialize::to_yaml(&record.value),
-                Format::Markdown => serialize::to_markdown(&record.value, &collection.text_fields),
-            };
-            Ok(Converted {
-                record: index,
-                from: file.path.clone(),
-                to: file.path.with_extension(extension(to)),
-                text,
-            })
+            convert_record(record, index, &corpus.files[record.file], schemas, to)
         })
         .collect()
+}
+
+/// Converts one record, the record at `index` of its corpus, read from `file` (whose text
+/// is needed only for a Markdown body), to `to`. As the corpus is loaded, this lets a
+/// whole corpus be converted keeping only the converted texts, not every record's fields.
+// Collection indices come from the schemas they index.
+#[allow(clippy::indexing_slicing)]
+pub fn convert_record(
+    record: &Record,
+    index: usize,
+    file: &SourceFile,
+    schemas: &Schemas,
+    to: Format,
+) -> Result<Converted, Refused> {
+    let collection = &schemas.collections[record.collection];
+    if let (Some(body), Some(text), true) =
+        (&record.body, file.text.as_deref(), to != Format::Markdown)
+        && has_free_prose(text, body, &collection.text_fields)
+    {
+        return Err(Refused {
+            file: file.display.clone(),
+            reason: "its Markdown body has prose outside the field sections, which JSON and YAML cannot hold".into(),
+        });
+    }
+    let text = match to {
+        Format::Json => serialize::to_json(&record.value),
+        Format::Yaml => serialize::to_yaml(&record.value),
+        Format::Markdown => serialize::to_markdown(&record.value, &collection.text_fields),
+    };
+    Ok(Converted {
+        record: index,
+        from: file.path.clone(),
+        to: file.path.with_extension(extension(to)),
+        text,
+    })
+}
+
+/// A conversion kept as a corpus is loaded names its record by index, which loading may
+/// correct (see [`Renumber`]).
+impl Renumber for Result<Converted, Refused> {
+    fn renumber(&mut self, index: usize) {
+        if let Ok(converted) = self {
+            converted.record = index;
+        }
+    }
 }
 
 /// Whether a Markdown body has text that is not inside a field section.

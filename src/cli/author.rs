@@ -205,25 +205,39 @@ pub(crate) fn convert(
         Ok(project) => project,
         Err(code) => return code,
     };
-    let (corpus, records) = if args.all {
-        // A record's text is read only for a Markdown body (see `convert::convert`).
-        let corpus = project.load_with_bodies();
-        let records = (0..corpus.records.len()).collect();
-        (corpus, records)
+    let to = args.to.format();
+    let outcomes: Vec<Result<convert::Converted, convert::Refused>> = if args.all {
+        // Each record is converted as it is loaded, and only its new text kept.
+        let schemas = &project.schemas;
+        Corpus::load_with(
+            &project.root,
+            &project.config,
+            schemas,
+            |record, index, file| {
+                let converted = convert::convert_record(&record, index, file, schemas, to);
+                record.keeping(converted)
+            },
+            None,
+        )
+        .records
+        .into_iter()
+        .map(|record| record.value)
+        .collect()
     } else {
         match named_records(&project, &args.ids) {
-            Ok(named) => named,
+            Ok((corpus, records)) => convert::convert(&corpus, &project.schemas, &records, to),
             Err(code) => return code,
         }
     };
-    if records.is_empty() {
+    if outcomes.is_empty() {
         eprintln!("error: name records to convert, or pass --all");
         return ExitCode::from(2);
     }
     let mut failed = false;
     let mut converted = 0;
-    let several = records.len() > 1;
-    for outcome in convert::convert(&corpus, &project.schemas, &records, args.to.format()) {
+    let several = outcomes.len() > 1;
+    let count = outcomes.len();
+    for outcome in outcomes {
         let item = match outcome {
             Ok(item) => item,
             Err(refused) => {
@@ -267,7 +281,7 @@ pub(crate) fn convert(
         }
     }
     if args.in_place {
-        let _ = writeln!(out, "converted {converted} of {} records", records.len());
+        let _ = writeln!(out, "converted {converted} of {count} records");
     }
     if failed {
         ExitCode::from(1)

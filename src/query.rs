@@ -8,7 +8,8 @@ use std::cmp::Ordering;
 
 use serde_json::Value;
 
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Renumber};
+use crate::load::Record;
 use crate::schema::Schemas;
 
 /// Every value at a dotted path; arrays met on the way (and at the end) are looked through.
@@ -130,38 +131,60 @@ pub struct Hit {
     pub excerpt: String,
 }
 
-/// Records mentioning `text` (case-insensitive), ranked: id and name matches first, then any
-/// text field; ties by id.
-// Record, file and collection indices come from the corpus and schemas they index.
+/// What a search keeps of a record, matched as the record is loaded: how it matched, if it
+/// did, and then its name. A search of a large corpus so holds its hits, not every record's
+/// fields.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Matched {
+    /// The rank, field and excerpt of [`Hit`], when the record mentions the text.
+    pub hit: Option<(u8, String, String)>,
+    /// The record's `name`, when it matched and has one.
+    pub name: Option<String>,
+}
+
+impl Renumber for Matched {
+    /// A match does not name its record.
+    fn renumber(&mut self, _: usize) {}
+}
+
+/// Matches `record` against `needle` (lowercase): id and name first, then any text field.
+pub fn match_record(record: &Record, needle: &str) -> Matched {
+    let id = record.id.to_lowercase();
+    let name = record.value.get("name").and_then(Value::as_str);
+    let hit = if id == needle {
+        Some((0, "id".to_string(), record.id.clone()))
+    } else if id.contains(needle) {
+        Some((1, "id".to_string(), record.id.clone()))
+    } else if let Some(name) = name.filter(|name| name.to_lowercase().contains(needle)) {
+        Some((2, "name".to_string(), name.to_string()))
+    } else {
+        first_text_match(&record.value, "", needle).map(|(field, excerpt)| (3, field, excerpt))
+    };
+    Matched {
+        name: hit.as_ref().and(name).map(str::to_string),
+        hit,
+    }
+}
+
+/// The records that mentioned the text they were matched against ([`match_record`]),
+/// ranked: id and name matches first, then any text field; ties by collection and id.
+// Record and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-pub fn search(corpus: &Corpus, schemas: &Schemas, text: &str) -> Vec<Hit> {
-    let needle = text.to_lowercase();
-    let mut hits: Vec<Hit> = Vec::new();
-    for (index, record) in corpus.records.iter().enumerate() {
-        let id = record.id.to_lowercase();
-        let name = record
-            .value
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let hit = if id == needle {
-            Some((0, "id".to_string(), record.id.clone()))
-        } else if id.contains(&needle) {
-            Some((1, "id".to_string(), record.id.clone()))
-        } else if name.to_lowercase().contains(&needle) {
-            Some((2, "name".to_string(), name.to_string()))
-        } else {
-            first_text_match(&record.value, "", &needle).map(|(field, excerpt)| (3, field, excerpt))
-        };
-        if let Some((rank, field, excerpt)) = hit {
-            hits.push(Hit {
+pub fn search(corpus: &Corpus<Matched>, schemas: &Schemas) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = corpus
+        .records
+        .iter()
+        .enumerate()
+        .filter_map(|(index, record)| {
+            let (rank, field, excerpt) = record.value.hit.clone()?;
+            Some(Hit {
                 record: index,
                 rank,
                 field,
                 excerpt,
-            });
-        }
-    }
+            })
+        })
+        .collect();
     hits.sort_by(|a, b| {
         a.rank.cmp(&b.rank).then_with(|| {
             let qualified = |h: &Hit| {

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::{Cli, emit, fatal, json_text};
 use crate::catalog;
+use crate::corpus::Corpus;
 use crate::fix::unified_diff;
 use crate::index::IdIndex;
 use crate::project::Project;
@@ -107,21 +108,16 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
         Ok(project) => project,
         Err(code) => return code,
     };
-    let corpus = project.load_without_texts();
     let schemas = &project.schemas;
+    // Loaded when `list` or `get` first asks: `search` loads the corpus its own way.
+    let corpus = std::cell::LazyCell::new(|| project.load_without_texts());
     let qualified = |record: usize| {
         let r = &corpus.records[record];
         format!("{}/{}", schemas.collections[r.collection].folder, r.id)
     };
     let name_of = |record: usize| {
         let r = &corpus.records[record];
-        let name = r.value.get("name").and_then(Value::as_str).unwrap_or(&r.id);
-        // Names can be sentences; a table column stays readable at fifty characters.
-        if name.chars().count() > 50 {
-            format!("{}…", name.chars().take(49).collect::<String>())
-        } else {
-            name.to_string()
-        }
+        short_name(r.value.get("name").and_then(Value::as_str).unwrap_or(&r.id))
     };
     match &args.command {
         QueryCommand::List {
@@ -210,34 +206,69 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 }
             }
         }
-        QueryCommand::Search { text } => {
-            let hits = query::search(&corpus, schemas, text);
-            match args.format {
-                Output::Json => {
-                    let items: Vec<Value> = hits
-                        .iter()
-                        .map(|h| json!({"id": qualified(h.record), "name": name_of(h.record), "field": h.field, "excerpt": h.excerpt}))
-                        .collect();
-                    emit(out, json_text(&items).as_bytes())
-                }
-                Output::Table => {
-                    let rows: Vec<Vec<String>> = hits
-                        .iter()
-                        .map(|h| {
-                            vec![
-                                qualified(h.record),
-                                name_of(h.record),
-                                h.field.clone(),
-                                h.excerpt.clone(),
-                            ]
-                        })
-                        .collect();
-                    emit(
-                        out,
-                        table(&["id", "name", "field", "match"], &rows).as_bytes(),
-                    )
-                }
-            }
+        QueryCommand::Search { text } => search(&project, text, args.format, out),
+    }
+}
+
+/// A record's name for a table column: names can be sentences, and a column stays readable
+/// at fifty characters.
+fn short_name(name: &str) -> String {
+    if name.chars().count() > 50 {
+        format!("{}…", name.chars().take(49).collect::<String>())
+    } else {
+        name.to_string()
+    }
+}
+
+/// `query search TEXT`: each record is matched as it is loaded, and only the hits are kept.
+// Record and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
+fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -> ExitCode {
+    let needle = text.to_lowercase();
+    let schemas = &project.schemas;
+    let corpus = Corpus::load_with(
+        &project.root,
+        &project.config,
+        schemas,
+        |record, _, _| {
+            let matched = query::match_record(&record, &needle);
+            record.keeping(matched)
+        },
+        None,
+    );
+    let hits = query::search(&corpus, schemas);
+    let qualified = |record: usize| {
+        let r = &corpus.records[record];
+        format!("{}/{}", schemas.collections[r.collection].folder, r.id)
+    };
+    let name_of = |record: usize| {
+        let r = &corpus.records[record];
+        short_name(r.value.name.as_deref().unwrap_or(&r.id))
+    };
+    match format {
+        Output::Json => {
+            let items: Vec<Value> = hits
+                .iter()
+                .map(|h| json!({"id": qualified(h.record), "name": name_of(h.record), "field": h.field, "excerpt": h.excerpt}))
+                .collect();
+            emit(out, json_text(&items).as_bytes())
+        }
+        Output::Table => {
+            let rows: Vec<Vec<String>> = hits
+                .iter()
+                .map(|h| {
+                    vec![
+                        qualified(h.record),
+                        name_of(h.record),
+                        h.field.clone(),
+                        h.excerpt.clone(),
+                    ]
+                })
+                .collect();
+            emit(
+                out,
+                table(&["id", "name", "field", "match"], &rows).as_bytes(),
+            )
         }
     }
 }

@@ -291,12 +291,16 @@ pub(crate) fn convert(
 }
 
 /// The records `ids` name, as a corpus of their files alone, and their indices in it in the
-/// order named. The ids are looked up in the corpus loaded as `graph` loads it (ids,
-/// references and names), and only the files they name are parsed again for their fields:
-/// converting one record of a large corpus holds one record's fields, not every record's.
+/// order named; an id that names no single record is reported with a did-you-mean. The ids
+/// are looked up in the corpus loaded as `graph` loads it (ids, references and names), and
+/// only the files they name are parsed again for their fields: converting or showing one
+/// record of a large corpus holds one record's fields, not every record's.
 // Record and file indices come from the corpus they index.
 #[allow(clippy::indexing_slicing)]
-fn named_records(project: &Project, ids: &[String]) -> Result<(Corpus, Vec<usize>), ExitCode> {
+pub(super) fn named_records(
+    project: &Project,
+    ids: &[String],
+) -> Result<(Corpus, Vec<usize>), ExitCode> {
     let corpus = project.load_linked();
     let index = IdIndex::new(&corpus, &project.schemas);
     let every: Vec<usize> = (0..project.schemas.collections.len()).collect();

@@ -10,7 +10,6 @@ use super::{Cli, emit, fatal, json_text};
 use crate::catalog;
 use crate::corpus::Corpus;
 use crate::fix::unified_diff;
-use crate::index::IdIndex;
 use crate::project::Project;
 use crate::query::{self, Condition};
 use crate::serialize;
@@ -109,7 +108,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
         Err(code) => return code,
     };
     let schemas = &project.schemas;
-    // Loaded when `list` or `get` first asks: `search` loads the corpus its own way.
+    // Loaded when `list` first asks: `get` and `search` load the corpus their own ways.
     let corpus = std::cell::LazyCell::new(|| project.load_without_texts());
     let qualified = |record: usize| {
         let r = &corpus.records[record];
@@ -184,26 +183,27 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
             }
         }
         QueryCommand::Get { id } => {
-            let index = IdIndex::new(&corpus, schemas);
-            let every: Vec<usize> = (0..schemas.collections.len()).collect();
-            match index.resolve(id, &every) {
-                Ok(record) => match args.format {
-                    Output::Json => emit(out, json_text(&corpus.records[record].value).as_bytes()),
-                    Output::Table => emit(
-                        out,
-                        format!(
-                            "# {}\n{}",
-                            qualified(record),
-                            serialize::to_yaml(&corpus.records[record].value)
-                        )
-                        .as_bytes(),
-                    ),
-                },
-                Err(_) => {
-                    let help = index.help_line(id, &every);
-                    eprintln!("error: `{id}` names no single record{help}");
-                    ExitCode::from(2)
-                }
+            let (named, order) =
+                match super::author::named_records(&project, std::slice::from_ref(id)) {
+                    Ok(named) => named,
+                    Err(code) => return code,
+                };
+            let Some(record) = order.first().and_then(|&at| named.records.get(at)) else {
+                eprintln!("error: `{id}` names no single record");
+                return ExitCode::from(2);
+            };
+            match args.format {
+                Output::Json => emit(out, json_text(&record.value).as_bytes()),
+                Output::Table => emit(
+                    out,
+                    format!(
+                        "# {}/{}\n{}",
+                        schemas.collections[record.collection].folder,
+                        record.id,
+                        serialize::to_yaml(&record.value)
+                    )
+                    .as_bytes(),
+                ),
             }
         }
         QueryCommand::Search { text } => search(&project, text, args.format, out),

@@ -73,30 +73,38 @@ impl Condition {
     }
 }
 
-/// The records of a collection matching every condition, sorted by `sort` (then id).
-// Record, file and collection indices come from the corpus and schemas they index.
+/// What `query list` keeps of `record` as the corpus is loaded: its fields when it is in
+/// `collection` and meets every condition, else nothing. A list of one collection of a
+/// large corpus so holds the records it shows, not every record's fields.
+pub fn listed(mut record: Record, collection: usize, conditions: &[Condition]) -> Record<Listed> {
+    let value = std::mem::take(&mut record.value);
+    let wanted = record.collection == collection && conditions.iter().all(|c| c.matches(&value));
+    record.keeping(Listed(wanted.then_some(value)))
+}
+
+/// The fields of a record [`listed`] keeps, if it keeps them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed(pub Option<Value>);
+
+impl Renumber for Listed {
+    /// Fields do not name their record.
+    fn renumber(&mut self, _: usize) {}
+}
+
+/// The records [`listed`] kept, sorted by `sort` (then id).
+// Record indices come from the corpus they index.
 #[allow(clippy::indexing_slicing)]
-pub fn list(
-    corpus: &Corpus,
-    collection: usize,
-    conditions: &[Condition],
-    sort: Option<&str>,
-) -> Vec<usize> {
+pub fn list(corpus: &Corpus<Listed>, sort: Option<&str>) -> Vec<usize> {
     let mut found: Vec<usize> = corpus
         .records
         .iter()
         .enumerate()
-        .filter(|(_, r)| {
-            r.collection == collection && conditions.iter().all(|c| c.matches(&r.value))
-        })
+        .filter(|(_, r)| r.value.0.is_some())
         .map(|(i, _)| i)
         .collect();
     let key = |index: &usize| -> Option<String> {
-        sort.and_then(|field| {
-            values_at(&corpus.records[*index].value, field)
-                .first()
-                .map(|v| text_of(v))
-        })
+        let value = corpus.records[*index].value.0.as_ref()?;
+        sort.and_then(|field| values_at(value, field).first().map(|v| text_of(v)))
     };
     found.sort_by(|a, b| {
         let by_field = match (key(a), key(b)) {

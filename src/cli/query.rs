@@ -108,16 +108,6 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
         Err(code) => return code,
     };
     let schemas = &project.schemas;
-    // Loaded when `list` first asks: `get` and `search` load the corpus their own ways.
-    let corpus = std::cell::LazyCell::new(|| project.load_without_texts());
-    let qualified = |record: usize| {
-        let r = &corpus.records[record];
-        format!("{}/{}", schemas.collections[r.collection].folder, r.id)
-    };
-    let name_of = |record: usize| {
-        let r = &corpus.records[record];
-        short_name(r.value.get("name").and_then(Value::as_str).unwrap_or(&r.id))
-    };
     match &args.command {
         QueryCommand::List {
             collection,
@@ -145,7 +135,24 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                     return ExitCode::from(2);
                 }
             };
-            let found = query::list(&corpus, index, &conditions, sort.as_deref());
+            let corpus = Corpus::load_with(
+                &project.root,
+                &project.config,
+                schemas,
+                |record, _, _| query::listed(record, index, &conditions),
+                None,
+            );
+            let found = query::list(&corpus, sort.as_deref());
+            let fields = |record: usize| corpus.records[record].value.0.as_ref();
+            let qualified = |record: usize| {
+                let r = &corpus.records[record];
+                format!("{}/{}", schemas.collections[r.collection].folder, r.id)
+            };
+            let name_of = |record: usize| {
+                let r = &corpus.records[record];
+                let name = fields(record).and_then(|value| value.get("name"));
+                short_name(name.and_then(Value::as_str).unwrap_or(&r.id))
+            };
             let mut columns: Vec<&str> = conditions.iter().map(|c| c.field.as_str()).collect();
             if let Some(sort) = sort
                 && !columns.contains(&sort.as_str())
@@ -153,7 +160,9 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 columns.push(sort);
             }
             let cell = |record: usize, field: &str| -> String {
-                query::values_at(&corpus.records[record].value, field)
+                fields(record)
+                    .map(|value| query::values_at(value, field))
+                    .unwrap_or_default()
                     .into_iter()
                     .map(query::text_of)
                     .collect::<Vec<_>>()
@@ -163,7 +172,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 Output::Json => {
                     let items: Vec<Value> = found
                         .iter()
-                        .map(|&r| json!({"id": qualified(r), "record": corpus.records[r].value}))
+                        .map(|&r| json!({"id": qualified(r), "record": fields(r)}))
                         .collect();
                     emit(out, json_text(&items).as_bytes())
                 }

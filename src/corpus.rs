@@ -367,13 +367,6 @@ impl Corpus {
         Corpus::load_fields(root, config, schemas, Texts::Bodies)
     }
 
-    /// Discovers and loads every record's fields and lets every record file's text go, for
-    /// commands that read fields alone (`query`, `index`): [`Corpus::load`] keeps the texts,
-    /// as much memory again as the corpus on disk.
-    pub fn load_without_texts(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
-        Corpus::load_fields(root, config, schemas, Texts::LetGo)
-    }
-
     /// Loads every record with its fields, keeping the texts `texts` says.
     fn load_fields(root: &Path, config: &Config, schemas: &Schemas, texts: Texts) -> Corpus {
         Corpus::load_chunks(root, config, schemas, |record, _, _| record, None, texts)

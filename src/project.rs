@@ -65,12 +65,6 @@ impl Project {
         Corpus::load_with_bodies(&self.root, &self.config, &self.schemas)
     }
 
-    /// Discovers and loads every record's fields, without the files' texts (see
-    /// [`Corpus::load_without_texts`]).
-    pub fn load_without_texts(&self) -> Corpus {
-        Corpus::load_without_texts(&self.root, &self.config, &self.schemas)
-    }
-
     /// Discovers and loads every record for the graph commands: of each record, its
     /// references, name and enum values (see [`Linked`]).
     pub fn load_linked(&self) -> Corpus<Linked> {

@@ -287,8 +287,20 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         Ok(project) => project,
         Err(code) => return code,
     };
-    let corpus = project.load_without_texts();
-    let text = catalog::render(&corpus, &project.schemas);
+    let schemas = &project.schemas;
+    let enums = catalog::enum_fields(schemas);
+    let corpus = Corpus::load_with(
+        &project.root,
+        &project.config,
+        schemas,
+        |record, _, _| {
+            let enums = enums.get(record.collection).map_or(&[][..], Vec::as_slice);
+            let card = catalog::card(&record, schemas, enums);
+            record.keeping(card)
+        },
+        None,
+    );
+    let text = catalog::render(&corpus, schemas);
     let target = args
         .out
         .clone()

@@ -6,6 +6,8 @@
 //! many records fill each field the schema declares. No dates or counts of anything but the
 //! records, so regenerating an unchanged corpus gives the same bytes.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::corpus::{Corpus, Renumber};
@@ -28,20 +30,11 @@ impl Renumber for Card {
     fn renumber(&mut self, _: usize) {}
 }
 
-/// The enum fields of each collection, in schema order, for [`card`]: worked out once, not
-/// for every record.
-pub fn enum_fields(schemas: &Schemas) -> Vec<Vec<String>> {
-    schemas
-        .collections
-        .iter()
-        .map(|collection| crate::schema::enum_fields(&collection.schema))
-        .collect()
-}
-
-/// The card of `record`, whose collection's enum fields (from [`enum_fields`]) are `enums`.
+/// The card of `record`, whose collection's enum fields are `enums` (from
+/// [`Schemas::enum_fields_by_collection`]).
 // Collection indices come from the schemas they index.
 #[allow(clippy::indexing_slicing)]
-pub fn card(record: &Record, schemas: &Schemas, enums: &[String]) -> Card {
+pub fn card(record: &Record, schemas: &Schemas, enums: &[Arc<str>]) -> Card {
     let name = record
         .value
         .get("name")
@@ -53,7 +46,7 @@ pub fn card(record: &Record, schemas: &Schemas, enums: &[String]) -> Card {
         .filter_map(|field| {
             record
                 .value
-                .get(field)
+                .get(&**field)
                 .and_then(Value::as_str)
                 .map(|v| format!("{field}: {v}"))
         })

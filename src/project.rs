@@ -17,12 +17,12 @@ use rayon::prelude::*;
 
 use crate::check;
 use crate::config::{self, Config, Level};
-use crate::corpus::{Corpus, Recall};
+use crate::corpus::{Corpus, Recall, Renumber};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::graph::Linked;
-use crate::load;
+use crate::load::{self, Record};
 use crate::schema::Schemas;
-use crate::source::{display_path, first_line};
+use crate::source::{SourceFile, display_path, first_line};
 use crate::sourcemap::SourceMap;
 
 /// A corpus root with its configuration and schemas, ready to load and check.
@@ -68,29 +68,24 @@ impl Project {
     /// Discovers and loads every record for the graph commands: of each record, its
     /// references, name and enum values (see [`Linked`]).
     pub fn load_linked(&self) -> Corpus<Linked> {
-        let enum_fields: Vec<Vec<std::sync::Arc<str>>> = self
-            .schemas
-            .collections
-            .iter()
-            .map(|collection| {
-                crate::schema::enum_fields(&collection.schema)
-                    .into_iter()
-                    .map(std::sync::Arc::from)
-                    .collect()
-            })
-            .collect();
-        Corpus::load_with(
-            &self.root,
-            &self.config,
-            &self.schemas,
-            |record, index, _| {
-                let fields = enum_fields
-                    .get(record.collection)
-                    .map_or(&[][..], Vec::as_slice);
-                Linked::draw(record, index, &self.schemas, fields)
-            },
-            None,
-        )
+        let enum_fields = self.schemas.enum_fields_by_collection();
+        self.load_with(|record, index, _| {
+            let fields = enum_fields
+                .get(record.collection)
+                .map_or(&[][..], Vec::as_slice);
+            Linked::draw(record, index, &self.schemas, fields)
+        })
+    }
+
+    /// Discovers and loads every record, keeping of each what `draw` makes of it as it is
+    /// loaded (see [`Corpus::load_with`]): for a command that needs a little of every record,
+    /// or the fields of a few.
+    pub fn load_with<F, D>(&self, draw: D) -> Corpus<F>
+    where
+        F: Send + Renumber,
+        D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
+    {
+        Corpus::load_with(&self.root, &self.config, &self.schemas, draw, None)
     }
 
     /// Discovers and loads every record for [`Project::check`] alone: the rules that look at

@@ -69,6 +69,20 @@ impl Schemas {
         self.documents_hash
     }
 
+    /// Each collection's [`enum_fields`], by collection index, each name shared: worked out
+    /// once for a load that draws them from every record (`graph`, `stats`, `index`).
+    pub fn enum_fields_by_collection(&self) -> Vec<Vec<Arc<str>>> {
+        self.collections
+            .iter()
+            .map(|collection| {
+                enum_fields(&collection.schema)
+                    .into_iter()
+                    .map(Arc::from)
+                    .collect()
+            })
+            .collect()
+    }
+
     /// The collection whose records live in `folder`.
     pub fn by_folder(&self, folder: &str) -> Option<usize> {
         self.collections.iter().position(|c| c.folder == folder)

@@ -208,21 +208,15 @@ pub(crate) fn convert(
     let to = args.to.format();
     let outcomes: Vec<Result<convert::Converted, convert::Refused>> = if args.all {
         // Each record is converted as it is loaded, and only its new text kept.
-        let schemas = &project.schemas;
-        Corpus::load_with(
-            &project.root,
-            &project.config,
-            schemas,
-            |record, index, file| {
-                let converted = convert::convert_record(&record, index, file, schemas, to);
+        project
+            .load_with(|record, index, file| {
+                let converted = convert::convert_record(&record, index, file, &project.schemas, to);
                 record.keeping(converted)
-            },
-            None,
-        )
-        .records
-        .into_iter()
-        .map(|record| record.value)
-        .collect()
+            })
+            .records
+            .into_iter()
+            .map(|record| record.value)
+            .collect()
     } else {
         match named_records(&project, &args.ids) {
             Ok((corpus, records)) => convert::convert(&corpus, &project.schemas, &records, to),

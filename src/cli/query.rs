@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 
 use super::{Cli, emit, fatal, json_text};
 use crate::catalog;
-use crate::corpus::Corpus;
 use crate::fix::unified_diff;
 use crate::project::Project;
 use crate::query::{self, Condition};
@@ -135,13 +134,8 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                     return ExitCode::from(2);
                 }
             };
-            let corpus = Corpus::load_with(
-                &project.root,
-                &project.config,
-                schemas,
-                |record, _, _| query::listed(record, index, &conditions),
-                None,
-            );
+            let corpus =
+                project.load_with(|record, _, _| query::listed(record, index, &conditions));
             let found = query::list(&corpus, sort.as_deref());
             let fields = |record: usize| corpus.records[record].value.0.as_ref();
             let qualified = |record: usize| {
@@ -235,16 +229,10 @@ fn short_name(name: &str) -> String {
 fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -> ExitCode {
     let needle = text.to_lowercase();
     let schemas = &project.schemas;
-    let corpus = Corpus::load_with(
-        &project.root,
-        &project.config,
-        schemas,
-        |record, _, _| {
-            let matched = query::match_record(&record, &needle);
-            record.keeping(matched)
-        },
-        None,
-    );
+    let corpus = project.load_with(|record, _, _| {
+        let matched = query::match_record(&record, &needle);
+        record.keeping(matched)
+    });
     let hits = query::search(&corpus, schemas);
     let qualified = |record: usize| {
         let r = &corpus.records[record];
@@ -288,18 +276,12 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         Err(code) => return code,
     };
     let schemas = &project.schemas;
-    let enums = catalog::enum_fields(schemas);
-    let corpus = Corpus::load_with(
-        &project.root,
-        &project.config,
-        schemas,
-        |record, _, _| {
-            let enums = enums.get(record.collection).map_or(&[][..], Vec::as_slice);
-            let card = catalog::card(&record, schemas, enums);
-            record.keeping(card)
-        },
-        None,
-    );
+    let enums = schemas.enum_fields_by_collection();
+    let corpus = project.load_with(|record, _, _| {
+        let enums = enums.get(record.collection).map_or(&[][..], Vec::as_slice);
+        let card = catalog::card(&record, schemas, enums);
+        record.keeping(card)
+    });
     let text = catalog::render(&corpus, schemas);
     let target = args
         .out

@@ -269,11 +269,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
 
     /// The qualified id of a record: `engines/vllm`.
     pub fn qualified_id(&self, record: usize) -> String {
-        let record = &self.corpus.records[record];
-        format!(
-            "{}/{}",
-            self.schemas.collections[record.collection].folder, record.id
-        )
+        self.schemas.qualified_id(&self.corpus.records[record])
     }
 
     /// The index of every bare id that [`IdIndex::suggest`] searches, built on the first call.

@@ -83,6 +83,16 @@ impl Schemas {
             .collect()
     }
 
+    /// The qualified id of a record of these collections: `engines/vllm`.
+    // Collection indices come from these schemas.
+    #[allow(clippy::indexing_slicing)]
+    pub fn qualified_id<F>(&self, record: &crate::load::Record<F>) -> String {
+        format!(
+            "{}/{}",
+            self.collections[record.collection].folder, record.id
+        )
+    }
+
     /// The collection whose records live in `folder`.
     pub fn by_folder(&self, folder: &str) -> Option<usize> {
         self.collections.iter().position(|c| c.folder == folder)

@@ -138,10 +138,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 project.load_with(|record, _, _| query::listed(record, index, &conditions));
             let found = query::list(&corpus, sort.as_deref());
             let fields = |record: usize| corpus.records[record].value.0.as_ref();
-            let qualified = |record: usize| {
-                let r = &corpus.records[record];
-                format!("{}/{}", schemas.collections[r.collection].folder, r.id)
-            };
+            let qualified = |record: usize| schemas.qualified_id(&corpus.records[record]);
             let name_of = |record: usize| {
                 let r = &corpus.records[record];
                 let name = fields(record).and_then(|value| value.get("name"));
@@ -200,9 +197,8 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 Output::Table => emit(
                     out,
                     format!(
-                        "# {}/{}\n{}",
-                        schemas.collections[record.collection].folder,
-                        record.id,
+                        "# {}\n{}",
+                        schemas.qualified_id(record),
                         serialize::to_yaml(&record.value)
                     )
                     .as_bytes(),
@@ -234,10 +230,7 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
         record.keeping(matched)
     });
     let hits = query::search(&corpus, schemas);
-    let qualified = |record: usize| {
-        let r = &corpus.records[record];
-        format!("{}/{}", schemas.collections[r.collection].folder, r.id)
-    };
+    let qualified = |record: usize| schemas.qualified_id(&corpus.records[record]);
     let name_of = |record: usize| {
         let r = &corpus.records[record];
         short_name(r.value.name.as_deref().unwrap_or(&r.id))

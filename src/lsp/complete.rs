@@ -154,10 +154,7 @@ fn wiki_candidates(workspace: &Workspace) -> Vec<Candidate> {
         .records
         .iter()
         .map(|record| Candidate {
-            insert: format!(
-                "{}/{}",
-                schemas.collections[record.collection].folder, record.id
-            ),
+            insert: schemas.qualified_id(record),
             detail: name(record),
             kind: CompletionItemKind::REFERENCE,
         })
@@ -203,10 +200,7 @@ fn field_candidates(workspace: &Workspace, collection: usize, path: &[String]) -
                 insert: if seen.get(record.id.as_str()) == Some(&1) {
                     record.id.clone()
                 } else {
-                    format!(
-                        "{}/{}",
-                        schemas.collections[record.collection].folder, record.id
-                    )
+                    schemas.qualified_id(record)
                 },
                 detail: name(record),
                 kind: CompletionItemKind::REFERENCE,

@@ -16,8 +16,6 @@ use crate::source::{Format, SourceFile};
 /// One converted record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Converted {
-    /// The record's index.
-    pub record: usize,
     /// Its file now.
     pub from: PathBuf,
     /// Its file in the new format (same folder and id, new extension).
@@ -57,19 +55,18 @@ pub fn convert(
         .iter()
         .map(|&index| {
             let record = &corpus.records[index];
-            convert_record(record, index, &corpus.files[record.file], schemas, to)
+            convert_record(record, &corpus.files[record.file], schemas, to)
         })
         .collect()
 }
 
-/// Converts one record, the record at `index` of its corpus, read from `file` (whose text
-/// is needed only for a Markdown body), to `to`. As the corpus is loaded, this lets a
+/// Converts one record, read from `file` (whose text is needed only for a Markdown body), to
+/// `to`. As the corpus is loaded, this lets a
 /// whole corpus be converted keeping only the converted texts, not every record's fields.
 // Collection indices come from the schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub fn convert_record(
     record: &Record,
-    index: usize,
     file: &SourceFile,
     schemas: &Schemas,
     to: Format,
@@ -90,21 +87,15 @@ pub fn convert_record(
         Format::Markdown => serialize::to_markdown(&record.value, &collection.text_fields),
     };
     Ok(Converted {
-        record: index,
         from: file.path.clone(),
         to: file.path.with_extension(extension(to)),
         text,
     })
 }
 
-/// A conversion kept as a corpus is loaded names its record by index, which loading may
-/// correct (see [`Renumber`]).
 impl Renumber for Result<Converted, Refused> {
-    fn renumber(&mut self, index: usize) {
-        if let Ok(converted) = self {
-            converted.record = index;
-        }
-    }
+    /// A conversion does not name its record.
+    fn renumber(&mut self, _: usize) {}
 }
 
 /// Whether a Markdown body has text that is not inside a field section.

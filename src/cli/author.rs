@@ -209,8 +209,8 @@ pub(crate) fn convert(
     let outcomes: Vec<Result<convert::Converted, convert::Refused>> = if args.all {
         // Each record is converted as it is loaded, and only its new text kept.
         project
-            .load_with(|record, index, file| {
-                let converted = convert::convert_record(&record, index, file, &project.schemas, to);
+            .load_with(|record, _, file| {
+                let converted = convert::convert_record(&record, file, &project.schemas, to);
                 record.keeping(converted)
             })
             .records
@@ -318,7 +318,7 @@ pub(super) fn named_records(
         let file = &corpus.files[record.file];
         let Some(text) = file.text_again() else {
             eprintln!(
-                "error: {} changed or went while it was read; run the conversion again",
+                "error: {} changed or went while it was read; run the command again",
                 file.display
             );
             return Err(ExitCode::from(2));
@@ -340,7 +340,7 @@ pub(super) fn named_records(
     // Files are inserted in path order, as `distinct` is, and each text is the one that
     // parsed before: the named record at `distinct[i]` is record `i` of the new corpus.
     if named.records.len() != distinct.len() {
-        eprintln!("error: a record named no longer parses; run the conversion again");
+        eprintln!("error: a record named no longer parses; run the command again");
         return Err(ExitCode::from(2));
     }
     let order = found

@@ -39,16 +39,19 @@ impl Stats {
         graph: &CorpusGraph,
     ) -> Stats {
         // Counted under borrowed names, and copied once per name at the end: a copy of the
-        // collection, field and value per record was most of the counting.
-        let mut records = vec![0; schemas.collections.len()];
+        // collection, field and value per record was most of the counting. Every collection
+        // is listed, empty ones too.
+        let mut records: BTreeMap<&str, usize> = schemas
+            .collections
+            .iter()
+            .map(|collection| (collection.folder.as_str(), 0))
+            .collect();
         let mut values: BTreeMap<&str, BTreeMap<&str, BTreeMap<&str, usize>>> = BTreeMap::new();
         for record in &corpus.records {
             #[allow(clippy::indexing_slicing)]
             // Record, file and collection indices come from the corpus and schemas they index.
             let folder = schemas.collections[record.collection].folder.as_str();
-            if let Some(count) = records.get_mut(record.collection) {
-                *count += 1;
-            }
+            *records.entry(folder).or_insert(0) += 1;
             for (field, value) in record.value.enum_values() {
                 *values
                     .entry(folder)
@@ -84,12 +87,8 @@ impl Stats {
                 .map(|(name, count)| (name.to_string(), count))
                 .collect::<BTreeMap<String, usize>>()
         };
-        let mut per_folder: BTreeMap<&str, usize> = BTreeMap::new();
-        for (collection, count) in schemas.collections.iter().zip(records) {
-            *per_folder.entry(&collection.folder).or_insert(0) += count;
-        }
         Stats {
-            records: owned(per_folder),
+            records: owned(records),
             pages: corpus.docs.len(),
             values: values
                 .into_iter()

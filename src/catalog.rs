@@ -25,10 +25,7 @@ pub struct Card {
     filled: Vec<bool>,
 }
 
-impl Renumber for Card {
-    /// A card does not name its record.
-    fn renumber(&mut self, _: usize) {}
-}
+impl Renumber for Card {}
 
 /// The card of `record`, whose collection's enum fields are `enums` (from
 /// [`Schemas::enum_fields_by_collection`]).

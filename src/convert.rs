@@ -93,10 +93,7 @@ pub fn convert_record(
     })
 }
 
-impl Renumber for Result<Converted, Refused> {
-    /// A conversion does not name its record.
-    fn renumber(&mut self, _: usize) {}
-}
+impl Renumber for Result<Converted, Refused> {}
 
 /// Whether a Markdown body has text that is not inside a field section.
 fn has_free_prose(

@@ -177,16 +177,17 @@ const CHUNK: usize = 1024;
 
 /// What a record keeps of its fields ([`Corpus::load_with`]), which may name the record by
 /// its index in [`Corpus::records`]: the index it was drawn with is a guess, made before the
-/// files before it were all known to hold records.
+/// files before it were all known to hold records. Most of what is kept (the fields
+/// themselves, a card, a match, a conversion) does not name its record, and takes the
+/// default, which changes nothing; what holds references written in the record does.
 pub trait Renumber {
     /// The record's index is `index`, not the one it was drawn with.
-    fn renumber(&mut self, index: usize);
+    fn renumber(&mut self, index: usize) {
+        let _ = index;
+    }
 }
 
-impl Renumber for Value {
-    /// Fields do not name their record.
-    fn renumber(&mut self, _: usize) {}
-}
+impl Renumber for Value {}
 
 /// What an earlier run drew from record files whose text has not changed (see
 /// [`crate::cache`]), recalled instead of parsing and drawing from them again, and for a

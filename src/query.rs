@@ -86,10 +86,7 @@ pub fn listed(mut record: Record, collection: usize, conditions: &[Condition]) -
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listed(pub Option<Value>);
 
-impl Renumber for Listed {
-    /// Fields do not name their record.
-    fn renumber(&mut self, _: usize) {}
-}
+impl Renumber for Listed {}
 
 /// The records [`listed`] kept, sorted by `sort` (then id).
 // Record indices come from the corpus they index.
@@ -150,10 +147,7 @@ pub struct Matched {
     pub name: Option<String>,
 }
 
-impl Renumber for Matched {
-    /// A match does not name its record.
-    fn renumber(&mut self, _: usize) {}
-}
+impl Renumber for Matched {}
 
 /// Matches `record` against `needle` (lowercase): id and name first, then any text field.
 pub fn match_record(record: &Record, needle: &str) -> Matched {

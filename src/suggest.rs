@@ -41,9 +41,9 @@ pub fn typo_budget(len: usize) -> usize {
     (len / 3).clamp(1, MAX_TYPO_BUDGET)
 }
 
-/// An unknown name, prepared once for scoring many candidates: its characters, letter
-/// counts and words, which scoring would otherwise work out again for every candidate (a
-/// did-you-mean in a large corpus scores about a thousand).
+/// An unknown name, prepared once for scoring many candidates: its characters, where each
+/// one is, letter counts and words, which scoring would otherwise work out again for every
+/// candidate (a did-you-mean in a large corpus scores about a thousand).
 pub struct Unknown<'u> {
     name: &'u str,
     chars: Vec<char>,
@@ -51,6 +51,10 @@ pub struct Unknown<'u> {
     counts: [i32; 128],
     /// The dash- or underscore-separated words, as [`words`] gives them.
     words: Vec<&'u str>,
+    /// Where each ASCII character is in it, a bit per position, for
+    /// [`Unknown::subsequence_bound`]; `None` when the name is not ASCII or is longer than a
+    /// word of bits.
+    places: Option<Box<[u64; 128]>>,
 }
 
 impl<'u> Unknown<'u> {
@@ -68,6 +72,7 @@ impl<'u> Unknown<'u> {
             chars,
             counts,
             words: words(name).collect(),
+            places: places(name),
         }
     }
 
@@ -93,8 +98,9 @@ impl<'u> Unknown<'u> {
     }
 
     /// Scores a candidate as a typo within `budget` edits, or `None`. Cheap bounds (length,
-    /// letter counts) rule out most candidates before the edit distance, which is worked out
-    /// only as far as `budget`. Two ASCII names, as ids are, are compared byte by byte,
+    /// then the longest common subsequence, or letter counts for a name too long or not
+    /// ASCII) rule out most candidates before the edit distance, which is worked out only
+    /// as far as `budget`. Two ASCII names, as ids are, are compared byte by byte,
     /// without decoding or copying the candidate's characters.
     pub fn score_typo<'a>(&self, candidate: &'a str, budget: usize) -> Option<Suggestion<'a>> {
         if self.name == candidate {
@@ -106,9 +112,16 @@ impl<'u> Unknown<'u> {
         } else {
             candidate.chars().count()
         };
-        if self.chars.len().abs_diff(length) > budget
-            || self.histogram_bound(candidate, length, ascii) > budget
-        {
+        if self.chars.len().abs_diff(length) > budget {
+            return None;
+        }
+        let bound = match (ascii, &self.places) {
+            (true, Some(places)) => {
+                subsequence_bound(places, self.name.len(), candidate.as_bytes())
+            }
+            _ => self.histogram_bound(candidate, length, ascii),
+        };
+        if bound > budget {
             return None;
         }
         let distance = if ascii {
@@ -165,6 +178,43 @@ impl<'u> Unknown<'u> {
             _ => false,
         }
     }
+}
+
+/// Where each ASCII character is in `name`, a bit per position, or `None` when it is not
+/// ASCII or is longer than 64 characters.
+fn places(name: &str) -> Option<Box<[u64; 128]>> {
+    if !name.is_ascii() || name.len() > 64 {
+        return None;
+    }
+    let mut places = Box::new([0u64; 128]);
+    for (position, byte) in name.bytes().enumerate() {
+        if let Some(bits) = places.get_mut(usize::from(byte)) {
+            *bits |= 1 << position;
+        }
+    }
+    Some(places)
+}
+
+/// A lower bound of the edit distance of an ASCII name of `length` characters (at most 64),
+/// whose characters are at `places`, and `other`, from their longest common subsequence:
+/// half the characters outside it, as an edit, transpositions included, costs at most two
+/// insertions or deletions. Letter counts give the same bound with the characters of any
+/// order in common, so this one is never weaker, and names of the same words in another
+/// order, which ids of a few dozen words often are, it turns down. The subsequence is
+/// counted 64 positions at a time (Hyyrö's bit-vector algorithm): a few operations per
+/// character of `other`.
+fn subsequence_bound(places: &[u64; 128], length: usize, other: &[u8]) -> usize {
+    // Bit `i` of `unmatched` is clear when a character of the name at or before `i` is
+    // the end of one more character of the longest common subsequence so far.
+    let mut unmatched = u64::MAX;
+    for &byte in other {
+        let matches = places.get(usize::from(byte)).copied().unwrap_or_default();
+        let starts = unmatched & matches;
+        unmatched = unmatched.wrapping_add(starts) | (unmatched ^ starts);
+    }
+    let within = u64::MAX >> (64 - length.clamp(1, 64));
+    let common = (!unmatched & within).count_ones() as usize;
+    (length + other.len() - 2 * common).div_ceil(2)
 }
 
 /// A character's slot in [`Unknown::histogram_bound`]'s counts: one per ASCII character, so
@@ -497,6 +547,70 @@ mod tests {
             let scored = Unknown::new(&a).score_typo(&b, budget).map(|s| s.distance);
             prop_assert_eq!(scored, (a != b && exact <= budget).then_some(exact));
         }
+
+        /// The subsequence bound is half the characters outside a longest common
+        /// subsequence, worked out here by the textbook table.
+        #[test]
+        fn the_subsequence_bound_counts_the_longest_common_subsequence(
+            a in "[abc-]{0,64}",
+            b in "[abcd-]{0,70}",
+        ) {
+            let (a, b) = (a.as_bytes(), b.as_bytes());
+            let mut table = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+            for (i, x) in a.iter().enumerate() {
+                for (j, y) in b.iter().enumerate() {
+                    table[i + 1][j + 1] = if x == y {
+                        table[i][j] + 1
+                    } else {
+                        table[i][j + 1].max(table[i + 1][j])
+                    };
+                }
+            }
+            let common = table[a.len()][b.len()];
+            let places = places(std::str::from_utf8(a).unwrap_or_default());
+            prop_assert!(places.is_some());
+            let bound = places.map(|places| subsequence_bound(&places, a.len(), b));
+            prop_assert_eq!(bound, Some((a.len() + b.len() - 2 * common).div_ceil(2)));
+        }
+
+        /// No bound turns down a name within the budget: names long enough to need the
+        /// bounds, and a second made from the first by a few edits of every kind, so that
+        /// most pairs are within the budget and many just within it.
+        #[test]
+        fn near_names_are_scored_exactly_when_within_the_budget(
+            a in "[abc-]{0,64}",
+            edits in prop::collection::vec((0u8..4, any::<prop::sample::Index>(), b'a'..=b'd'), 0..7),
+            budget in 0usize..8,
+        ) {
+            let mut b = a.clone().into_bytes();
+            for (kind, at, byte) in edits {
+                let at = at.index(b.len() + 1);
+                match kind {
+                    0 if at < b.len() => b[at] = byte,
+                    1 if at < b.len() => { b.remove(at); }
+                    2 => b.insert(at, byte),
+                    _ if at + 1 < b.len() => b.swap(at, at + 1),
+                    _ => {}
+                }
+            }
+            let b = String::from_utf8(b).unwrap_or_default();
+            let exact = strsim::damerau_levenshtein(&a, &b);
+            let scored = Unknown::new(&a).score_typo(&b, budget).map(|s| s.distance);
+            prop_assert_eq!(scored, (a != b && exact <= budget).then_some(exact));
+        }
+    }
+
+    #[test]
+    fn the_same_words_in_another_order_are_turned_down_before_the_edit_distance() {
+        let name = "review-canary-socket-latency";
+        let reordered = "socket-latency-review-canary";
+        let unknown = Unknown::new(name);
+        // The letters are the same, so their counts cannot tell the two apart.
+        assert_eq!(unknown.histogram_bound(reordered, reordered.len(), true), 0);
+        let bound = |other: &[u8]| places(name).map(|p| subsequence_bound(&p, name.len(), other));
+        assert!(bound(reordered.as_bytes()).is_some_and(|bound| bound > 5));
+        assert_eq!(bound(b"review-canary-sockets-latncy"), Some(1));
+        assert_eq!(unknown.score_typo(reordered, 5), None);
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //!   found by length instead.
 //!
 //!   The count reads the postings of every bigram of the unknown name among the names of a
-//!   length within `k`. Common bigrams (`ca`, `he`) are in a fixed share of the names
+//!   length within `k` in the groups asked for (the collections a field may cite: the index
+//!   keeps each group's names together). Common bigrams (`ca`, `he`) are in a fixed share of the names
 //!   however many there are, so this work grows with the corpus: it is kept small by
 //!   holding a common bigram's postings as a row of bits and adding a row to the counts 64
 //!   names at a time (`SharedCounts`), in a third of the instructions of adding each
@@ -45,12 +46,17 @@ type Postings = Vec<u64>;
 
 /// Known names, indexed for [`NameIndex::candidates`].
 pub struct NameIndex<'n> {
-    /// The names, distinct, sorted by length in characters and then by name: the names of
-    /// a range of lengths are a range of positions, which every posting list (positions,
-    /// ascending) narrows to by two binary searches.
+    /// The names, distinct, sorted by their groups, then by length in characters and then
+    /// by name: the names of some groups and a range of lengths are a range of positions,
+    /// which every posting list (positions, ascending) narrows to by two binary searches.
     names: Vec<&'n str>,
-    /// Each name's length in characters, by position (so ascending).
+    /// Each name's length in characters, by position (so ascending within a run).
     lengths: Vec<usize>,
+    /// The names of each distinct set of groups, as a run of positions, in position order:
+    /// a caller that wants names of some groups counts shared bigrams over those groups'
+    /// runs only. A corpus's did-you-mean for a field that cites one collection of three
+    /// counts over that collection's ids, not every id.
+    runs: Runs,
     /// Each name's characters as a set of 64 bits (see [`char_mask`]), by position.
     masks: Vec<u64>,
     /// Each name's groups (see [`NameIndex::with_groups`]), by position.
@@ -85,10 +91,10 @@ impl<'n> NameIndex<'n> {
         NameIndex::with_groups(names.into_iter().map(|name| (name, u64::MAX)))
     }
 
-    /// Indexes `names`, each with the groups it is in as a set of 64 bits, which
-    /// [`NameIndex::candidates`] hands back with it: a caller that wants names of some
-    /// groups only tells the others apart without looking each up. A name given twice is
-    /// indexed once, in the groups of both.
+    /// Indexes `names`, each with the groups it is in as a set of 64 bits: a caller asks
+    /// for the names of some groups (see [`NameIndex::candidates`]), and each comes with its
+    /// groups, so that it tells the others apart without looking each up. A name given
+    /// twice is indexed once, in the groups of both.
     pub fn with_groups(names: impl IntoIterator<Item = (&'n str, u64)>) -> Self {
         let mut names: Vec<(usize, &'n str, u64)> = names
             .into_iter()
@@ -96,6 +102,7 @@ impl<'n> NameIndex<'n> {
             .collect();
         names.par_sort_unstable();
         dedup_merging(&mut names, |a| (a.0, a.1), |kept, later| kept.2 |= later.2);
+        let (names, runs) = by_groups(names);
         let lengths = names.iter().map(|&(length, _, _)| length).collect();
         let groups = names.iter().map(|&(_, _, groups)| groups).collect();
         let names: Vec<&'n str> = names.into_iter().map(|(_, name, _)| name).collect();
@@ -113,6 +120,7 @@ impl<'n> NameIndex<'n> {
         NameIndex {
             names,
             lengths,
+            runs,
             masks,
             groups,
             by_bigram,
@@ -121,10 +129,10 @@ impl<'n> NameIndex<'n> {
         }
     }
 
-    /// Every known name that may be within `budget` edits of `unknown`, or share all the
-    /// words of one of the two with the other; distinct, by length and then by name. A
-    /// superset: the caller scores each.
-    pub fn candidates(&self, unknown: &str, budget: usize) -> Vec<Candidate<'n>> {
+    /// Every known name in any of `groups` that may be within `budget` edits of `unknown`,
+    /// or share all the words of one of the two with the other; distinct, in position
+    /// order. A superset: the caller scores each.
+    pub fn candidates(&self, unknown: &str, budget: usize, groups: u64) -> Vec<Candidate<'n>> {
         let mut words = Vec::new();
         word_hashes(unknown, &mut words);
         let mut by_words = if words.len() >= 2 || suggest::words(unknown).count() >= 2 {
@@ -141,7 +149,7 @@ impl<'n> NameIndex<'n> {
         };
         let mut found: Vec<u64> = by_words.iter().map(|&p| tagged(p, true)).collect();
         found.extend(
-            self.typo_candidates(unknown, budget)
+            self.typo_candidates(unknown, budget, groups)
                 .into_iter()
                 .map(|p| tagged(p, !every_set)),
         );
@@ -161,16 +169,18 @@ impl<'n> NameIndex<'n> {
                     may_share_words: entry & 1 == 1,
                 })
             })
+            .filter(|candidate| candidate.groups & groups != 0)
             .collect()
     }
 
-    /// The names within `budget` edits' reach of `unknown`: for a name with enough
-    /// bigrams, those that share all but `3 * budget` of them (counted over the postings of
-    /// every bigram of the unknown name, see [`SharedCounts`]); for a shorter name, those of
-    /// a length within `budget`. Either way a name must also lack at most `budget` of the
-    /// unknown's characters and have at most `budget` it lacks, as an edit adds or removes
-    /// at most one character: one test on two bit sets, before any string is read.
-    fn typo_candidates(&self, unknown: &str, budget: usize) -> Vec<u32> {
+    /// The names in any of `groups` within `budget` edits' reach of `unknown`, ascending:
+    /// for a name with enough bigrams, those that share all but `3 * budget` of them
+    /// (counted over the postings of every bigram of the unknown name, see
+    /// [`SharedCounts`]); for a shorter name, those of a length within `budget`. Either way
+    /// a name must also lack at most `budget` of the unknown's characters and have at most
+    /// `budget` it lacks, as an edit adds or removes at most one character: one test on two
+    /// bit sets, before any string is read.
+    fn typo_candidates(&self, unknown: &str, budget: usize, groups: u64) -> Vec<u32> {
         let length = unknown.chars().count();
         let mask = char_mask(unknown);
         let reachable = |position: &u32| {
@@ -179,31 +189,37 @@ impl<'n> NameIndex<'n> {
                     && (other & !mask).count_ones() as usize <= budget
             })
         };
-        let first = self
-            .lengths
-            .partition_point(|&l| l < length.saturating_sub(budget));
-        let end = self.lengths.partition_point(|&l| l <= length + budget);
-        let (Ok(first), Ok(end)) = (u32::try_from(first), u32::try_from(end)) else {
-            return Vec::new();
-        };
         let bigrams = bigrams(unknown);
-        let Some(needed) = bigrams.len().checked_sub(3 * budget).filter(|&n| n > 0) else {
-            return (first..end).filter(reachable).collect();
-        };
-        let mut shared = SharedCounts::new(first..end, bigrams.len());
-        for bigram in &bigrams {
-            match self.by_bigram.get(*bigram) {
-                Posting::Positions(list) => {
-                    let within =
-                        list.partition_point(|&p| p < first)..list.partition_point(|&p| p < end);
-                    for &position in list.get(within).unwrap_or_default() {
-                        shared.add_one(position);
+        let needed = bigrams.len().checked_sub(3 * budget).filter(|&n| n > 0);
+        let mut found = Vec::new();
+        for (_, run) in self.runs.iter().filter(|(of, _)| of & groups != 0) {
+            let lengths = self
+                .lengths
+                .get(run.start as usize..run.end as usize)
+                .unwrap_or_default();
+            let in_run = |offset: usize| u32::try_from(offset).map_or(run.end, |o| run.start + o);
+            let first = in_run(lengths.partition_point(|&l| l < length.saturating_sub(budget)));
+            let end = in_run(lengths.partition_point(|&l| l <= length + budget));
+            let Some(needed) = needed else {
+                found.extend((first..end).filter(reachable));
+                continue;
+            };
+            let mut shared = SharedCounts::new(first..end, bigrams.len());
+            for bigram in &bigrams {
+                match self.by_bigram.get(*bigram) {
+                    Posting::Positions(list) => {
+                        let within = list.partition_point(|&p| p < first)
+                            ..list.partition_point(|&p| p < end);
+                        for &position in list.get(within).unwrap_or_default() {
+                            shared.add_one(position);
+                        }
                     }
+                    Posting::Bits(row) => shared.add_row(row),
                 }
-                Posting::Bits(row) => shared.add_row(row),
             }
+            found.extend(shared.at_least(needed).filter(reachable));
         }
-        shared.at_least(needed).filter(reachable).collect()
+        found
     }
 
     /// The names that have every one of `words`: the intersection of their postings,
@@ -261,6 +277,45 @@ impl<'n> NameIndex<'n> {
         }
         true
     }
+}
+
+/// The run of positions of each set of groups (see [`NameIndex::runs`]).
+type Runs = Vec<(u64, std::ops::Range<u32>)>;
+
+/// Names (length, name, groups) in order of their groups, each set of groups' names kept in
+/// the order given, and the run of positions of each set. A counting sort: there are few
+/// sets (one per collection, and one per mix of collections that share an id), where a
+/// second sort of every name cost a twentieth of building the index.
+fn by_groups(names: Vec<(usize, &str, u64)>) -> (Vec<(usize, &str, u64)>, Runs) {
+    // Each set of groups and how many names it has, then where its run starts.
+    let mut sets: Vec<(u64, usize)> = Vec::new();
+    for &(_, _, groups) in &names {
+        match sets.iter_mut().find(|(set, _)| *set == groups) {
+            Some((_, count)) => *count += 1,
+            None => sets.push((groups, 1)),
+        }
+    }
+    sets.sort_unstable();
+    let mut runs = Runs::with_capacity(sets.len());
+    let mut next: Vec<usize> = Vec::with_capacity(sets.len());
+    let mut start = 0;
+    for &(groups, count) in &sets {
+        next.push(start);
+        let [from, to] = [start, start + count].map(|p| u32::try_from(p).unwrap_or(u32::MAX));
+        runs.push((groups, from..to));
+        start += count;
+    }
+    let mut ordered = vec![(0, "", 0); names.len()];
+    for name in names {
+        let set = sets.partition_point(|&(set, _)| set < name.2);
+        if let Some(at) = next.get_mut(set)
+            && let Some(slot) = ordered.get_mut(*at)
+        {
+            *slot = name;
+            *at += 1;
+        }
+    }
+    (ordered, runs)
 }
 
 /// Removes each run of entries with the same `key` but its first, merging the others into
@@ -771,7 +826,7 @@ mod tests {
     fn candidates_missed(names: &[&str], unknown: &str) -> Option<String> {
         let index = NameIndex::new(names.iter().copied());
         let budget = suggest::typo_budget(unknown.chars().count());
-        let candidates = index.candidates(unknown, budget);
+        let candidates = index.candidates(unknown, budget, u64::MAX);
         let scoring = suggest::Unknown::new(unknown);
         names.iter().find_map(|&known| {
             let found = candidates.iter().find(|c| c.name == known);
@@ -811,14 +866,14 @@ mod tests {
         // have missed a name and scoring must compare words for every candidate.
         let unknown = "a-b-c-d-e-f-g-h-i-j-k-l-m";
         let index = NameIndex::new(["a-b-c-d-e-f-g-h-i-j-k-l-n", "zzz"]);
-        let candidates = index.candidates(unknown, suggest::typo_budget(unknown.len()));
+        let candidates = index.candidates(unknown, suggest::typo_budget(unknown.len()), u64::MAX);
         assert!(!candidates.is_empty());
         assert!(
             candidates.iter().all(|c| c.may_share_words),
             "{candidates:?}"
         );
         let few = NameIndex::new(["kv-cache-offload"]);
-        let candidates = few.candidates("kv-cache-offlaod", 5);
+        let candidates = few.candidates("kv-cache-offlaod", 5, u64::MAX);
         assert_eq!(
             candidates
                 .iter()
@@ -875,13 +930,19 @@ mod tests {
     /// [`NameIndex::typo_candidates`] worked out the slow way: every name of a length within
     /// `budget` that shares enough of the unknown's bigrams, counted from both names'
     /// bigram sets, and passes the character test.
-    fn typo_candidates_by_hand(index: &NameIndex<'_>, unknown: &str, budget: usize) -> Vec<u32> {
+    fn typo_candidates_by_hand(
+        index: &NameIndex<'_>,
+        unknown: &str,
+        budget: usize,
+        groups: u64,
+    ) -> Vec<u32> {
         let length = unknown.chars().count();
         let wanted = bigrams(unknown);
         let needed = wanted.len().checked_sub(3 * budget).filter(|&n| n > 0);
         let mask = char_mask(unknown);
         (0u32..)
             .zip(&index.names)
+            .filter(|&(position, _)| index.groups[position as usize] & groups != 0)
             .filter(|(_, name)| name.chars().count().abs_diff(length) <= budget)
             .filter(|(_, name)| {
                 let theirs = bigrams(name);
@@ -906,7 +967,7 @@ mod tests {
             Posting::Positions([_])
         ));
         let found: Vec<&str> = index
-            .typo_candidates("cache-17", 2)
+            .typo_candidates("cache-17", 2, u64::MAX)
             .into_iter()
             .map(|at| index.names[at as usize])
             .collect();
@@ -915,8 +976,8 @@ mod tests {
             "{found:?}"
         );
         assert_eq!(
-            index.typo_candidates("cache-17", 2),
-            typo_candidates_by_hand(&index, "cache-17", 2)
+            index.typo_candidates("cache-17", 2, u64::MAX),
+            typo_candidates_by_hand(&index, "cache-17", 2, u64::MAX)
         );
     }
 
@@ -934,9 +995,34 @@ mod tests {
         ) {
             let index = NameIndex::new(names.iter().map(String::as_str));
             prop_assert_eq!(
-                index.typo_candidates(&unknown, budget),
-                typo_candidates_by_hand(&index, &unknown, budget)
+                index.typo_candidates(&unknown, budget, u64::MAX),
+                typo_candidates_by_hand(&index, &unknown, budget, u64::MAX)
             );
+        }
+
+        /// Asked for some groups, the index counts over their runs only and finds what it
+        /// would find over every name, less the names of no group asked for: names in one
+        /// or two of three groups, some given twice in different groups.
+        #[test]
+        fn typo_candidates_of_some_groups_are_those_of_every_group_in_them(
+            names in prop::collection::vec((name(), 1u64..8), 1..300),
+            unknown in name(),
+            budget in 0usize..4,
+            groups in 1u64..8,
+        ) {
+            let index = NameIndex::with_groups(names.iter().map(|(name, groups)| (name.as_str(), *groups)));
+            let every: Vec<u32> = index
+                .typo_candidates(&unknown, budget, u64::MAX)
+                .into_iter()
+                .filter(|&at| index.groups[at as usize] & groups != 0)
+                .collect();
+            prop_assert_eq!(index.typo_candidates(&unknown, budget, groups), every);
+            prop_assert_eq!(
+                index.typo_candidates(&unknown, budget, groups),
+                typo_candidates_by_hand(&index, &unknown, budget, groups)
+            );
+            let found = index.candidates(&unknown, budget, groups);
+            prop_assert!(found.iter().all(|c| c.groups & groups != 0));
         }
     }
 

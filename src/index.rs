@@ -299,25 +299,21 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         };
         let unknown = suggest::Unknown::new(id);
         let budget = unknown.budget();
-        let candidates = self.names().candidates(id, budget);
         let owners = |candidate: &str| {
             self.owners(candidate)
                 .iter()
                 .filter(move |owner| folder.is_none_or(|f| f == owner.collection))
         };
-        // A candidate none of whose records is in an allowed collection is not scored: its
-        // groups, the collections of its records, say so without looking it up. The others
-        // are scored before their owners are looked up: scoring turns nearly every one down,
+        // Only names of the allowed collections are candidates: the index keeps each
+        // collection's ids apart, so the others are not even counted. Candidates are
+        // scored before their owners are looked up: scoring turns nearly every one down,
         // and it reads two short strings where the look-up hashes one and probes a map of
         // every id.
         let wanted = allowed
             .iter()
             .fold(0, |groups, &collection| groups | collection_bit(collection));
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
-        for candidate in &candidates {
-            if candidate.groups & wanted == 0 {
-                continue;
-            }
+        for candidate in self.names().candidates(id, budget, wanted) {
             let found = unknown.score_typo(candidate.name, budget).or_else(|| {
                 candidate
                     .may_share_words
@@ -333,12 +329,13 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             }
         }
         // Outside the allowed collections only close typos are worth showing (a record of the
-        // wrong collection, misspelt); a shared word with a record the field cannot point at
-        // is noise. The tighter distance also keeps this fallback cheap.
+        // wrong collection, misspelt): at most two edits, and within the name's budget. A
+        // shared word with a record the field cannot point at is noise. The tighter distance
+        // also keeps this fallback cheap.
         if best.is_empty() {
-            for candidate in &candidates {
-                let Some(found) = unknown.score_typo(candidate.name, suggest::MAX_CERTAIN_DISTANCE)
-                else {
+            let close = budget.min(suggest::MAX_CERTAIN_DISTANCE);
+            for candidate in self.names().candidates(id, close, !wanted) {
+                let Some(found) = unknown.score_typo(candidate.name, close) else {
                     continue;
                 };
                 best.extend(owners(candidate.name).map(|owner| (found.clone(), owner.record)));

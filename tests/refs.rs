@@ -138,6 +138,36 @@ fn mooncache_is_reported_suggested_and_fixed() {
     );
 }
 
+/// A field that cites engines, given the misspelt id of a record of another collection:
+/// only a close typo of it is suggested, named with its collection so that the author sees
+/// the field cannot point at it; a name that only shares words with it is not.
+#[test]
+fn a_close_typo_of_another_collections_record_is_suggested() {
+    let (dir, record, original) = corpus_with_mooncache();
+    let cites = |affects: &str| {
+        let text = original.replace(
+            "affects: [vllm, nixl, mooncake, nvidia-dynamo]",
+            &format!("affects: [vllm, nixl, mooncake, {affects}]"),
+        );
+        std::fs::write(&record, text).unwrap();
+        check(dir.path(), &[]).stdout
+    };
+    let typo = cites("pd-nixl-rep");
+    assert!(
+        typo.contains("help: did you mean pd-nixl-repo (sources/pd-nixl-repo)?"),
+        "{typo}"
+    );
+    assert!(typo.contains("`pd-nixl-rep` in `affects` names no record"));
+    let shared_words = cites("nixl-repo-pd");
+    assert!(shared_words.contains("`nixl-repo-pd` in `affects` names no record"));
+    assert!(
+        !shared_words.contains("sources/pd-nixl-repo"),
+        "{shared_words}"
+    );
+    let far = cites("pd-nixl-rxpxx");
+    assert!(!far.contains("sources/pd-nixl-repo"), "three edits: {far}");
+}
+
 #[test]
 fn fixes_keep_json_quotes_and_yaml_comments() {
     let dir = tempfile::tempdir().unwrap();

@@ -202,6 +202,42 @@ fn data_files_are_whole_documents_with_every_record() {
     assert_eq!(search["entries"].as_array().unwrap().len(), 10);
 }
 
+/// Every record page's picture colours a collection alike, though a source's neighbourhood
+/// has no engine and a gotcha's has all three collections: a collection took its colour
+/// from its place among the collections of the picture at hand.
+#[test]
+fn a_collection_has_one_colour_in_every_neighbourhood() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("out");
+    assert_eq!(build(corpus.path(), &out, &[]).code, 0);
+    let mut colours: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (path, bytes) in files(&out) {
+        if !path.ends_with("/index.html") {
+            continue;
+        }
+        let page = String::from_utf8(bytes).unwrap();
+        // Each node: `<title>collection/id: name</title><rect ... fill="#..."`.
+        for node in page.split("<g class=\"node\"><title>").skip(1) {
+            let collection = node.split('/').next().unwrap().to_string();
+            let fill = node.split("fill=\"").nth(1).unwrap();
+            let fill = fill[..fill.find('"').unwrap()].to_string();
+            colours
+                .entry(collection)
+                .or_default()
+                .entry(fill)
+                .or_default()
+                .push(path.clone());
+        }
+    }
+    assert_eq!(
+        colours.keys().collect::<Vec<_>>(),
+        ["engines", "gotchas", "sources"]
+    );
+    for (collection, fills) in &colours {
+        assert_eq!(fills.len(), 1, "{collection}: {fills:?}");
+    }
+}
+
 #[test]
 fn a_record_page_shows_fields_backlinks_and_its_neighbourhood() {
     let corpus = bundled_copy();

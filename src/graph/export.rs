@@ -25,12 +25,13 @@ const PALETTE: &[&str] = &[
 ];
 const PAGE_COLOUR: &str = "#f3f4f6";
 
-/// The fill colour of each collection (by name order in the graph at hand), and of pages.
-struct Colours<'g>(Vec<&'g str>);
+/// The fill colour of each collection (by name order among the corpus's collections, so
+/// the same in a picture of any part of its graph), and of pages.
+struct Colours<'g>(&'g [String]);
 
 impl<'g> Colours<'g> {
     fn of(graph: &'g CorpusGraph) -> Self {
-        Colours(groups(graph).into_iter().flatten().collect())
+        Colours(&graph.collections)
     }
 
     fn get(&self, node: &Node) -> &'static str {

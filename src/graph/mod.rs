@@ -10,6 +10,7 @@ mod linked;
 
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashSet, VecDeque};
+use std::sync::Arc;
 
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
@@ -86,6 +87,11 @@ pub struct CorpusGraph {
     /// The graph itself.
     pub graph: DiGraph<Node, Edge>,
     by_id: foldhash::HashMap<String, NodeIndex>,
+    /// The collections of the corpus's graph, in name order, kept by every part of it
+    /// ([`CorpusGraph::neighbourhood`], [`CorpusGraph::filter`]): a picture colours a
+    /// collection by its place here, so that it has one colour in every picture of the
+    /// corpus, whichever collections the part at hand shows.
+    collections: Arc<[String]>,
 }
 
 /// What a record keeps that its node's name can be read from.
@@ -120,6 +126,7 @@ impl CorpusGraph {
                 corpus.records.len() + corpus.docs.len(),
                 foldhash::fast::RandomState::default(),
             ),
+            collections: Arc::default(),
         };
         let mut record_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.records.len()];
         let mut page_nodes: Vec<Option<NodeIndex>> = vec![None; corpus.docs.len()];
@@ -202,6 +209,12 @@ impl CorpusGraph {
                 );
             }
         }
+        let collections: BTreeSet<&str> = built
+            .graph
+            .node_weights()
+            .filter_map(|node| node.collection.as_deref())
+            .collect();
+        built.collections = collections.into_iter().map(str::to_string).collect();
         built
     }
 
@@ -248,7 +261,10 @@ impl CorpusGraph {
             .neighbors_undirected(center)
             .filter(|&n| n != center)
             .collect();
-        let mut sub = CorpusGraph::default();
+        let mut sub = CorpusGraph {
+            collections: Arc::clone(&self.collections),
+            ..CorpusGraph::default()
+        };
         let mut mapping: foldhash::HashMap<NodeIndex, NodeIndex> = foldhash::HashMap::default();
         for node in std::iter::once(center).chain(neighbours.iter().copied()) {
             if mapping.len() == limit.max(1) {
@@ -328,7 +344,10 @@ impl CorpusGraph {
             }
             keep = reached;
         }
-        let mut filtered = CorpusGraph::default();
+        let mut filtered = CorpusGraph {
+            collections: Arc::clone(&self.collections),
+            ..CorpusGraph::default()
+        };
         let mut mapping: foldhash::HashMap<NodeIndex, NodeIndex> = foldhash::HashMap::default();
         for node in self.graph.node_indices().filter(|n| keep.contains(n)) {
             mapping.insert(node, filtered.add(self.graph[node].clone()));

@@ -90,9 +90,10 @@ fn stages(c: &mut Criterion) {
         ] {
             let keeping = memo::to_keep(&drawn, &project.schemas, 0, nothing, started)
                 .expect("records to keep");
-            cache::save(&root, fingerprint, keeping.len(), keeping.batches())
+            let folder = cache::folder(&root, None);
+            cache::save(&folder, fingerprint, keeping.len(), keeping.batches())
                 .expect("the cache is written");
-            let cached = Memo::open(&root, fingerprint);
+            let cached = Memo::open(&folder, fingerprint);
             group.bench_function(format!("load_for_check_{name}/{format}"), |b| {
                 b.iter(|| {
                     let recaller = Recaller::new(&cached, &project.schemas);

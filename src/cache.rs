@@ -1,5 +1,6 @@
 //! The check cache: what `gotchas check` drew from each record file (see
-//! [`crate::check::draw`]), kept between runs in `.gotchas-cache/` under the corpus root, so
+//! [`crate::check::draw`]), kept between runs in a folder (`.gotchas-cache/` under the corpus
+//! root unless `--cache-dir` or `GOTCHAS_CACHE_DIR` names another, see [`folder`]), so
 //! that a file whose text has not changed is not parsed or validated again, nor read when
 //! its [`Stamp`] has not changed either.
 //!
@@ -33,10 +34,17 @@ use foldhash::{HashMap, HashMapExt};
 
 use crate::stamp::Stamp;
 
-/// The cache's folder, under the corpus root.
+/// The cache's folder under the corpus root, unless another is named.
 pub const FOLDER: &str = ".gotchas-cache";
 
-/// The cache file in [`FOLDER`].
+/// The folder the cache of the corpus at `root` is kept in: `chosen` (from `--cache-dir` or
+/// `GOTCHAS_CACHE_DIR`, as ruff's `--cache-dir`: a read-only checkout, a CI cache restored
+/// elsewhere) or [`FOLDER`] under the root.
+pub fn folder(root: &Path, chosen: Option<&Path>) -> PathBuf {
+    chosen.map_or_else(|| root.join(FOLDER), Path::to_path_buf)
+}
+
+/// The cache file in its folder.
 const FILE: &str = "check-v1.bin";
 
 /// The start of every cache file, so that another file of that name, or one of another
@@ -90,10 +98,10 @@ struct Entry {
 }
 
 impl Memo {
-    /// Reads the cache under `root` made with `fingerprint`; an empty one when there is none,
+    /// Reads the cache in `folder` made with `fingerprint`; an empty one when there is none,
     /// or it was made with another fingerprint, or it does not read whole.
-    pub fn open(root: &Path, fingerprint: u64) -> Memo {
-        std::fs::read(root.join(FOLDER).join(FILE))
+    pub fn open(folder: &Path, fingerprint: u64) -> Memo {
+        std::fs::read(folder.join(FILE))
             .ok()
             .and_then(|bytes| Memo::parse(bytes, fingerprint))
             .unwrap_or_default()
@@ -178,7 +186,7 @@ pub struct Kept {
     pub payload: Vec<u8>,
 }
 
-/// Writes the cache under `root`: `count` entries, made with `fingerprint`, which
+/// Writes the cache in `folder`, made if missing: `count` entries, made with `fingerprint`, which
 /// `batches` yields a batch at a time, replace whatever it held. A batch is written before
 /// the next is asked for, so a caller that makes each on demand holds one at a time.
 /// Written to a temporary file beside it and renamed over it, so a reader finds the old
@@ -186,13 +194,12 @@ pub struct Kept {
 /// (its closing hash does not match). Fails, leaving the old cache, when the batches do not
 /// hold `count` entries.
 pub fn save(
-    root: &Path,
+    folder: &Path,
     fingerprint: u64,
     count: usize,
     batches: impl IntoIterator<Item = Vec<Kept>>,
 ) -> std::io::Result<PathBuf> {
-    let folder = root.join(FOLDER);
-    std::fs::create_dir_all(&folder)?;
+    std::fs::create_dir_all(folder)?;
     let ignore = folder.join(".gitignore");
     if !ignore.is_file() {
         crate::write::write_atomic(
@@ -203,7 +210,7 @@ pub fn save(
     let mut temporary = tempfile::Builder::new()
         .prefix(".check-")
         .suffix(".tmp")
-        .tempfile_in(&folder)?;
+        .tempfile_in(folder)?;
     // Streamed to the file, where a buffer of the whole file, grown as it filled, took
     // three times its size in fresh memory, which the kernel zeroes: at 100,000 records a
     // first check's peak memory rose by half, and its time by a quarter.
@@ -454,7 +461,7 @@ mod tests {
 
     #[test]
     fn a_stamp_is_read_back_with_its_entry() {
-        let root = tempfile::tempdir().unwrap();
+        let folder = tempfile::tempdir().unwrap();
         let entries = [
             Kept {
                 stamp: Some(stamp(4)),
@@ -462,8 +469,8 @@ mod tests {
             },
             kept("records/b.json", 2, b"second"),
         ];
-        save(root.path(), 7, 2, [Vec::from(entries)]).unwrap();
-        let memo = Memo::open(root.path(), 7);
+        save(folder.path(), 7, 2, [Vec::from(entries)]).unwrap();
+        let memo = Memo::open(folder.path(), 7);
         assert_eq!(
             memo.recall_stamped("records/a.json"),
             Some((stamp(4), 1, &b"first"[..]))
@@ -475,39 +482,53 @@ mod tests {
 
     #[test]
     fn entries_are_recalled_only_for_the_same_text_and_fingerprint() {
-        let root = tempfile::tempdir().unwrap();
+        let folder = tempfile::tempdir().unwrap();
         let entries = [
             kept("records/a.json", 1, b"first"),
             kept("records/b.json", 2, b""),
         ];
         // In batches, as a check saves it; an empty batch is no entry.
         save(
-            root.path(),
+            folder.path(),
             7,
             2,
             entries.map(|entry| vec![entry]).into_iter().chain([vec![]]),
         )
         .unwrap();
-        let memo = Memo::open(root.path(), 7);
+        let memo = Memo::open(folder.path(), 7);
         assert_eq!(memo.len(), 2);
         assert_eq!(memo.recall("records/a.json", 1), Some(&b"first"[..]));
         assert_eq!(memo.recall("records/b.json", 2), Some(&b""[..]));
         assert_eq!(memo.recall("records/a.json", 2), None, "the text changed");
         assert_eq!(memo.recall("records/c.json", 1), None);
-        assert!(Memo::open(root.path(), 8).is_empty(), "another fingerprint");
-        let ignore = std::fs::read_to_string(root.path().join(FOLDER).join(".gitignore"));
+        assert!(
+            Memo::open(folder.path(), 8).is_empty(),
+            "another fingerprint"
+        );
+        let ignore = std::fs::read_to_string(folder.path().join(".gitignore"));
         assert!(ignore.unwrap().lines().any(|line| line == "*"));
     }
 
     #[test]
     fn fewer_entries_than_announced_leave_the_old_cache() {
-        let root = tempfile::tempdir().unwrap();
-        save(root.path(), 7, 1, [vec![kept("records/a.json", 1, b"old")]]).unwrap();
-        let short = save(root.path(), 7, 2, [vec![kept("records/a.json", 1, b"new")]]);
+        let folder = tempfile::tempdir().unwrap();
+        save(
+            folder.path(),
+            7,
+            1,
+            [vec![kept("records/a.json", 1, b"old")]],
+        )
+        .unwrap();
+        let short = save(
+            folder.path(),
+            7,
+            2,
+            [vec![kept("records/a.json", 1, b"new")]],
+        );
         assert!(short.is_err());
-        let memo = Memo::open(root.path(), 7);
+        let memo = Memo::open(folder.path(), 7);
         assert_eq!(memo.recall("records/a.json", 1), Some(&b"old"[..]));
-        let files = std::fs::read_dir(root.path().join(FOLDER)).unwrap().count();
+        let files = std::fs::read_dir(folder.path()).unwrap().count();
         assert_eq!(
             files, 2,
             "the cache and its .gitignore, no temporary file left"
@@ -516,9 +537,9 @@ mod tests {
 
     #[test]
     fn a_damaged_cache_reads_as_none() {
-        let root = tempfile::tempdir().unwrap();
+        let folder = tempfile::tempdir().unwrap();
         let path = save(
-            root.path(),
+            folder.path(),
             7,
             1,
             [vec![kept("records/a.json", 1, b"payload")]],
@@ -536,23 +557,21 @@ mod tests {
             },
         ] {
             std::fs::write(&path, &damaged).unwrap();
-            assert!(Memo::open(root.path(), 7).is_empty(), "{damaged:?}");
+            assert!(Memo::open(folder.path(), 7).is_empty(), "{damaged:?}");
         }
     }
 
     #[test]
     fn a_count_beyond_the_bytes_reserves_nothing_and_reads_as_none() {
-        let root = tempfile::tempdir().unwrap();
+        let folder = tempfile::tempdir().unwrap();
         let mut writer = Writer::default();
         writer.bytes.extend_from_slice(MAGIC);
         writer.u64(7);
         writer.u64(u64::MAX);
         let sum = checksum(&writer.bytes);
         writer.u64(sum);
-        let folder = root.path().join(FOLDER);
-        std::fs::create_dir_all(&folder).unwrap();
-        std::fs::write(folder.join(FILE), &writer.bytes).unwrap();
-        assert!(Memo::open(root.path(), 7).is_empty());
+        std::fs::write(folder.path().join(FILE), &writer.bytes).unwrap();
+        assert!(Memo::open(folder.path(), 7).is_empty());
     }
 
     proptest::proptest! {

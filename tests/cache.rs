@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{bundled_copy, check};
+use common::{bundled_copy, check_keeping_cache as check};
 
 /// How many records the run says it recalled, and how many it loaded.
 fn recalled(run: &common::Run) -> (usize, usize) {
@@ -189,6 +189,32 @@ fn no_cache_neither_reads_nor_writes_it() {
     let corpus = bundled_copy();
     let run = check(corpus.path(), &["--no-cache", "--verbose"]);
     assert!(!run.stderr.contains("cache: recalled"), "{}", run.stderr);
+    assert!(!corpus.path().join(".gotchas-cache").exists());
+}
+
+/// `--cache-dir` and `GOTCHAS_CACHE_DIR` keep the cache elsewhere (a read-only checkout, a
+/// CI cache restored to another path): nothing is written under the root, and the next
+/// check recalls from there.
+#[test]
+fn the_cache_can_be_kept_in_another_folder() {
+    let corpus = bundled_copy();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let folder = elsewhere.path().join("gotchas");
+    let folder_arg = folder.to_str().unwrap();
+    let first = check(corpus.path(), &["--verbose", "--cache-dir", folder_arg]);
+    assert_eq!(recalled(&first), (0, 10));
+    assert!(!corpus.path().join(".gotchas-cache").exists());
+    assert!(folder.join(".gitignore").is_file());
+    let second = check(corpus.path(), &["--verbose", "--cache-dir", folder_arg]);
+    assert_eq!(recalled(&second), (10, 10));
+    assert_eq!(second.stdout, first.stdout);
+    let root = corpus.path().to_str().unwrap();
+    let by_environment = common::run(
+        corpus.path(),
+        &["check", "--root", root, "--verbose"],
+        Some(&folder),
+    );
+    assert_eq!(recalled(&by_environment), (10, 10));
     assert!(!corpus.path().join(".gotchas-cache").exists());
 }
 

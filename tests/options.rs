@@ -139,9 +139,11 @@ fn huge_pages_in_check(allow: Option<&str>) -> String {
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
+    let cache = tempfile::tempdir().unwrap();
     let mut command = assert_cmd::Command::cargo_bin("gotchas").unwrap();
     command
         .current_dir(fixture("ci"))
+        .env("GOTCHAS_CACHE_DIR", cache.path())
         .env("PATH", path)
         .env_remove("MIMALLOC_ALLOW_THP")
         .args(["check", "--staged"]);

@@ -63,6 +63,10 @@ pub(crate) struct CheckArgs {
     /// earlier runs drew from unchanged files: parse and validate every file.
     #[arg(long)]
     no_cache: bool,
+    /// Keep the cache in DIR instead of `.gotchas-cache/` under the corpus root: for a
+    /// read-only checkout, or a CI cache restored elsewhere. Made if missing.
+    #[arg(long, value_name = "DIR", env = "GOTCHAS_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
     /// Exit 1 when there are more than N warnings, as for an error.
     #[arg(long, value_name = "N")]
     max_warnings: Option<usize>,
@@ -119,17 +123,18 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         // recalled (see `crate::cache`).
         let cache = (!args.no_cache).then(|| {
             let fingerprint = project.cache_fingerprint();
-            (fingerprint, Memo::open(&project.root, fingerprint))
+            let folder = cache::folder(&project.root, args.cache_dir.as_deref());
+            (fingerprint, Memo::open(&folder, fingerprint), folder)
         });
         let recaller = cache
             .as_ref()
-            .map(|(_, memo)| Recaller::new(memo, &project.schemas));
+            .map(|(_, memo, _)| Recaller::new(memo, &project.schemas));
         let started = SystemTime::now();
         let corpus =
             project.load_for_check_recalling(recaller.as_ref().map(|r| r as &dyn Recall<Drawn>));
         let recalled = recaller.map_or_else(Recalled::default, |recaller| recaller.recalled());
         // Past loading the cache is only counted: its bytes are freed for the check to reuse.
-        let cache = cache.map(|(fingerprint, memo)| (fingerprint, memo.len()));
+        let cache = cache.map(|(fingerprint, memo, folder)| (fingerprint, memo.len(), folder));
         stages.done("load");
         if args.verbose && cache.is_some() {
             eprintln!(
@@ -140,11 +145,11 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             );
         }
         let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
-        if let Some((fingerprint, held)) = cache {
+        if let Some((fingerprint, held, folder)) = cache {
             let keeping = memo::to_keep(&corpus, &project.schemas, held, recalled, started);
             if let Some(keeping) = keeping
                 && let Err(err) =
-                    cache::save(&project.root, fingerprint, keeping.len(), keeping.batches())
+                    cache::save(&folder, fingerprint, keeping.len(), keeping.batches())
                 && args.verbose
             {
                 eprintln!("note: the cache was not written: {err}");

@@ -25,15 +25,34 @@ pub fn gotchas(args: &[&str]) -> Run {
     gotchas_in(Path::new(env!("CARGO_MANIFEST_DIR")), args)
 }
 
-/// Runs `gotchas ARGS` in the folder `dir`, with `NO_COLOR` cleared.
+/// Runs `gotchas ARGS` in the folder `dir`, with `NO_COLOR` cleared and the check cache in
+/// a folder of its own, deleted after the run: a check of a fixture under `tests/` leaves
+/// nothing in the source tree, and no run recalls what another drew. The cache's own tests
+/// keep it where a user's would be ([`check_keeping_cache`]).
 pub fn gotchas_in(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::cargo_bin("gotchas")
-        .expect("the binary is built")
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .args(args)
-        .output()
-        .expect("the binary runs");
+    let cache = tempfile::tempdir().expect("a temporary folder");
+    run(dir, args, Some(cache.path()))
+}
+
+/// Runs `gotchas check --root ROOT --color never [EXTRA...]` with the cache where it goes by
+/// default, `.gotchas-cache/` under the root (or where `--cache-dir` in EXTRA says).
+pub fn check_keeping_cache(root: &Path, extra: &[&str]) -> Run {
+    let root = root.to_str().expect("UTF-8 path");
+    let mut args = vec!["check", "--root", root, "--color", "never"];
+    args.extend_from_slice(extra);
+    run(Path::new(env!("CARGO_MANIFEST_DIR")), &args, None)
+}
+
+/// Runs `gotchas ARGS` in `dir` with `NO_COLOR` cleared and `GOTCHAS_CACHE_DIR` set to
+/// `cache`, or cleared.
+pub fn run(dir: &Path, args: &[&str], cache: Option<&Path>) -> Run {
+    let mut command = Command::cargo_bin("gotchas").expect("the binary is built");
+    command.current_dir(dir).env_remove("NO_COLOR").args(args);
+    match cache {
+        Some(folder) => command.env("GOTCHAS_CACHE_DIR", folder),
+        None => command.env_remove("GOTCHAS_CACHE_DIR"),
+    };
+    let output = command.output().expect("the binary runs");
     Run {
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),

@@ -52,7 +52,7 @@ pub struct Unknown<'u> {
     /// The dash- or underscore-separated words, as [`words`] gives them.
     words: Vec<&'u str>,
     /// Where each ASCII character is in it, a bit per position, for
-    /// [`Unknown::subsequence_bound`]; `None` when the name is not ASCII or is longer than a
+    /// [`subsequence_bound`]; `None` when the name is not ASCII or is longer than a
     /// word of bits.
     places: Option<Box<[u64; 128]>>,
 }

@@ -370,6 +370,10 @@ pub fn layout_svg(
         out.push_str(after);
     }
     out.push_str("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" fill=\"#6b7280\"/></marker></defs>\n");
+    // What every edge, and every node's label, draws alike is said once, on a group whose
+    // elements inherit it: a site draws a picture on each record's page, and spelt out on
+    // each element it was a tenth of the picture.
+    out.push_str("<g stroke=\"#9ca3af\" marker-end=\"url(#arrow)\">\n");
     for edge in graph.graph.edge_references() {
         let (x1, y1) = placed[edge.source().index()];
         let (x2, y2) = placed[edge.target().index()];
@@ -388,8 +392,9 @@ pub fn layout_svg(
         push_fixed(&mut out, x2, 1);
         out.push_str("\" y2=\"");
         push_fixed(&mut out, y2, 1);
-        out.push_str("\" stroke=\"#9ca3af\" marker-end=\"url(#arrow)\"/></g>\n");
+        out.push_str("\"/></g>\n");
     }
+    out.push_str("</g>\n<g text-anchor=\"middle\">\n");
     for node in graph.graph.node_indices() {
         let weight = &graph.graph[node];
         let (x, y) = placed[node.index()];
@@ -420,13 +425,13 @@ pub fn layout_svg(
         push_fixed(&mut out, x, 1);
         out.push_str("\" y=\"");
         push_fixed(&mut out, y + 4.0, 1);
-        out.push_str("\" text-anchor=\"middle\">");
+        out.push_str("\">");
         let (label, ellipsis) = short(&weight.name);
         out.push_str(&escaped(label));
         out.push_str(ellipsis);
         out.push_str("</text></g></a>\n");
     }
-    out.push_str("</svg>\n");
+    out.push_str("</g>\n</svg>\n");
     out
 }
 

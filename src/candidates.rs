@@ -13,11 +13,11 @@
 //!
 //!   The count reads the postings of every bigram of the unknown name among the names of a
 //!   length within `k` in the groups asked for (the collections a field may cite: the index
-//!   keeps each group's names together). Common bigrams (`ca`, `he`) are in a fixed share of the names
-//!   however many there are, so this work grows with the corpus: it is kept small by
-//!   holding a common bigram's postings as a row of bits and adding a row to the counts 64
-//!   names at a time (`SharedCounts`), in a third of the instructions of adding each
-//!   posting alone.
+//!   keeps each group's names together). Common bigrams (`ca`, `he`) are in a fixed share
+//!   of the names however many there are, so this work grows with the corpus: it is kept
+//!   small by holding a common bigram's postings as a row of bits and adding a row to the
+//!   counts 64 names at a time (`SharedCounts`), in a third of the instructions of adding
+//!   each posting alone.
 //! - A naming near miss: every word of one name is a word of the other. A longer name that
 //!   holds all the unknown's words is in the intersection of those words' postings; a
 //!   shorter name made only of the unknown's words is found under its word set, one lookup
@@ -285,7 +285,8 @@ type Runs = Vec<(u64, std::ops::Range<u32>)>;
 /// Names (length, name, groups) in order of their groups, each set of groups' names kept in
 /// the order given, and the run of positions of each set. A counting sort: there are few
 /// sets (one per collection, and one per mix of collections that share an id), where a
-/// second sort of every name cost a twentieth of building the index.
+/// second comparison sort of 100,000 names cost 28 million instructions, 6% of building
+/// the index.
 fn by_groups(names: Vec<(usize, &str, u64)>) -> (Vec<(usize, &str, u64)>, Runs) {
     // Each set of groups and how many names it has, then where its run starts.
     let mut sets: Vec<(u64, usize)> = Vec::new();

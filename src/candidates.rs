@@ -484,17 +484,24 @@ impl BigramPostings {
     /// The postings of `names`, by position: each name once under each of its distinct
     /// bigrams, positions ascending.
     // Slots come from `for_each_slot`, below `ASCII_PAIRS`; `next` holds offsets that the
-    // counting pass made room for, and rows hold a word for every position.
+    // counting pass made room for, rows hold a word for every position, and `ends` are
+    // ascending offsets into `slots`, the last its length.
     #[allow(clippy::indexing_slicing)]
     fn new(names: &[&str]) -> Self {
         let mut last_seen = vec![u32::MAX; ASCII_PAIRS];
         let mut counts = vec![0u32; ASCII_PAIRS];
         let mut other: HashMap<(char, char), Vec<u32>> = HashMap::new();
+        // Each name's distinct ASCII pairs, as slots (below 2^14), one name after another,
+        // and where each name's end: the second pass reads them back instead of pairing and
+        // deduplicating every name's characters again.
+        let mut slots: Vec<u16> = Vec::with_capacity(names.iter().map(|name| name.len()).sum());
+        let mut ends: Vec<usize> = Vec::with_capacity(names.len());
         for (position, name) in (0u32..).zip(names) {
             for_each_slot(name, |pair| match pair {
                 Ok(slot) if last_seen[slot] != position => {
                     last_seen[slot] = position;
                     counts[slot] += 1;
+                    slots.push(slot as u16);
                 }
                 Ok(_) => {}
                 Err(pair) => {
@@ -504,6 +511,7 @@ impl BigramPostings {
                     }
                 }
             });
+            ends.push(slots.len());
         }
         let words = names.len().div_ceil(64);
         let mut row_of = vec![NO_ROW; ASCII_PAIRS];
@@ -522,25 +530,22 @@ impl BigramPostings {
         let mut next = starts.clone();
         let mut positions = vec![0u32; starts[ASCII_PAIRS] as usize];
         let mut rows = vec![0u64; rows_made as usize * words];
-        last_seen.fill(u32::MAX);
-        for (position, name) in (0u32..).zip(names) {
-            for_each_slot(name, |pair| {
-                if let Ok(slot) = pair
-                    && last_seen[slot] != position
-                {
-                    last_seen[slot] = position;
-                    match row_of[slot] {
-                        NO_ROW => {
-                            positions[next[slot] as usize] = position;
-                            next[slot] += 1;
-                        }
-                        row => {
-                            let at = position as usize;
-                            rows[row as usize * words + at / 64] |= 1 << (at % 64);
-                        }
+        let mut start = 0;
+        for (position, &end) in (0u32..).zip(&ends) {
+            for &slot in &slots[start..end] {
+                let slot = usize::from(slot);
+                match row_of[slot] {
+                    NO_ROW => {
+                        positions[next[slot] as usize] = position;
+                        next[slot] += 1;
+                    }
+                    row => {
+                        let at = position as usize;
+                        rows[row as usize * words + at / 64] |= 1 << (at % 64);
                     }
                 }
-            });
+            }
+            start = end;
         }
         BigramPostings {
             starts,

@@ -334,7 +334,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // also keeps this fallback cheap.
         if best.is_empty() {
             let close = budget.min(suggest::MAX_CERTAIN_DISTANCE);
-            for candidate in self.names().candidates(id, close, !wanted) {
+            for candidate in self.names().candidates(id, close, other_groups(wanted)) {
                 let Some(found) = unknown.score_typo(candidate.name, close) else {
                     continue;
                 };
@@ -504,6 +504,17 @@ fn collection_bit(collection: usize) -> u64 {
         1 << collection
     } else {
         u64::MAX
+    }
+}
+
+/// The groups of the collections outside `wanted` (see [`collection_bit`]): every group when
+/// `wanted` holds a collection past the 63rd, whose bit is every bit, as the others past it
+/// share it.
+fn other_groups(wanted: u64) -> u64 {
+    if wanted == u64::MAX {
+        u64::MAX
+    } else {
+        !wanted
     }
 }
 
@@ -731,6 +742,18 @@ mod tests {
 
     fn owner(collection: usize, record: usize) -> Owner {
         Owner { collection, record }
+    }
+
+    #[test]
+    fn the_fallback_searches_every_collection_not_cited() {
+        let cited = collection_bit(0) | collection_bit(2);
+        let others = other_groups(cited);
+        assert_eq!(others & cited, 0);
+        assert_ne!(others & collection_bit(1), 0);
+        assert_ne!(others & collection_bit(70), 0, "past the 63rd, every bit");
+        // A field citing a collection past the 63rd shares its bit with every collection
+        // past it, and those are searched too.
+        assert_eq!(other_groups(cited | collection_bit(64)), u64::MAX);
     }
 
     #[test]

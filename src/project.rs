@@ -104,9 +104,18 @@ impl Project {
             &self.root,
             &self.config,
             &self.schemas,
-            |record, index, file| check::draw(record, index, file, &self.schemas),
+            self.draw_for_check(),
             recall,
         )
+    }
+
+    /// What [`Project::load_for_check`] keeps of each record ([`check::draw`]): also how
+    /// `check --fix` keeps a record it parses again after fixing its file
+    /// ([`crate::fix::settle`]), which must draw it as the rest were drawn.
+    pub fn draw_for_check(
+        &self,
+    ) -> impl Fn(Record, usize, &SourceFile) -> Record<check::Drawn> + Sync + '_ {
+        |record, index, file| check::draw(record, index, file, &self.schemas)
     }
 
     /// What a check cache made for this project is valid for: see [`crate::cache::fingerprint`].

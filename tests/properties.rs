@@ -9,7 +9,7 @@ mod common;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use gotchas::check::{self, Drawn};
+use gotchas::check::Drawn;
 use gotchas::corpus::Corpus;
 use gotchas::diagnostic::{Applicability, Diagnostic};
 use gotchas::load::{self, json, markdown, yaml};
@@ -374,7 +374,7 @@ fn fix_all(project: &Project, mut corpus: Corpus<Drawn>, diagnostics: Vec<Diagno
         diagnostics,
         &project.schemas,
         &project.config,
-        |record, index, file| check::draw(record, index, file, &project.schemas),
+        project.draw_for_check(),
         |corpus| project.check(corpus),
     );
     for file in &settled.files {

@@ -155,7 +155,7 @@ fn a_file_saved_after_the_check_is_not_fixed_over() {
         diagnostics,
         &project.schemas,
         &project.config,
-        |record, index, file| gotchas::check::draw(record, index, file, &project.schemas),
+        project.draw_for_check(),
         |corpus| project.check(corpus),
     );
     let fixed: Vec<&str> = settled.files.iter().map(|f| f.display.as_str()).collect();

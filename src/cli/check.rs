@@ -176,7 +176,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         diagnostics,
         &project.schemas,
         &project.config,
-        |record, index, file| crate::check::draw(record, index, file, &project.schemas),
+        project.draw_for_check(),
         |corpus| {
             let (diagnostics, narrowed) = scoped.check(corpus, &mut stages);
             scope = narrowed;

@@ -61,8 +61,8 @@ pub fn convert(
 }
 
 /// Converts one record, read from `file` (whose text is needed only for a Markdown body), to
-/// `to`. As the corpus is loaded, this lets a
-/// whole corpus be converted keeping only the converted texts, not every record's fields.
+/// `to`. Called as the corpus is loaded, it lets a whole corpus be converted keeping only
+/// the converted texts, not every record's fields.
 // Collection indices come from the schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub fn convert_record(

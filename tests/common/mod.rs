@@ -37,10 +37,11 @@ pub fn gotchas_in(dir: &Path, args: &[&str]) -> Run {
 /// Runs `gotchas check --root ROOT --color never [EXTRA...]` with the cache where it goes by
 /// default, `.gotchas-cache/` under the root (or where `--cache-dir` in EXTRA says).
 pub fn check_keeping_cache(root: &Path, extra: &[&str]) -> Run {
-    let root = root.to_str().expect("UTF-8 path");
-    let mut args = vec!["check", "--root", root, "--color", "never"];
-    args.extend_from_slice(extra);
-    run(Path::new(env!("CARGO_MANIFEST_DIR")), &args, None)
+    run(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &check_args(root, extra),
+        None,
+    )
 }
 
 /// Runs `gotchas ARGS` in `dir` with `NO_COLOR` cleared and `GOTCHAS_CACHE_DIR` set to
@@ -62,10 +63,15 @@ pub fn run(dir: &Path, args: &[&str], cache: Option<&Path>) -> Run {
 
 /// Runs `gotchas check --root ROOT --color never [EXTRA...]`.
 pub fn check(root: &Path, extra: &[&str]) -> Run {
+    gotchas(&check_args(root, extra))
+}
+
+/// `check --root ROOT --color never [EXTRA...]`.
+fn check_args<'a>(root: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     let root = root.to_str().expect("UTF-8 path");
     let mut args = vec!["check", "--root", root, "--color", "never"];
     args.extend_from_slice(extra);
-    gotchas(&args)
+    args
 }
 
 /// The `(code, path, line, column)` of each diagnostic of a `--format json` run.

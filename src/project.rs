@@ -110,12 +110,31 @@ impl Project {
     }
 
     /// What [`Project::load_for_check`] keeps of each record ([`check::draw`]): also how
-    /// `check --fix` keeps a record it parses again after fixing its file
-    /// ([`crate::fix::settle`]), which must draw it as the rest were drawn.
-    pub fn draw_for_check(
+    /// [`Project::settle_fixes`] keeps a record it parses again after fixing its file, which
+    /// must be drawn as the rest were.
+    fn draw_for_check(
         &self,
     ) -> impl Fn(Record, usize, &SourceFile) -> Record<check::Drawn> + Sync + '_ {
         |record, index, file| check::draw(record, index, file, &self.schemas)
+    }
+
+    /// Applies the certain fixes of `diagnostics` to a corpus loaded by
+    /// [`Project::load_for_check`], in memory, until `check` finds none left (see
+    /// [`crate::fix::settle`]); each fixed file's record is drawn again as the corpus was.
+    pub fn settle_fixes(
+        &self,
+        corpus: &mut Corpus<check::Drawn>,
+        diagnostics: Vec<Diagnostic>,
+        check: impl FnMut(&Corpus<check::Drawn>) -> Vec<Diagnostic>,
+    ) -> crate::fix::Settled {
+        crate::fix::settle(
+            corpus,
+            diagnostics,
+            &self.schemas,
+            &self.config,
+            self.draw_for_check(),
+            check,
+        )
     }
 
     /// What a check cache made for this project is valid for: see [`crate::cache::fingerprint`].

@@ -14,7 +14,7 @@ use gotchas::corpus::Corpus;
 use gotchas::diagnostic::{Applicability, Diagnostic};
 use gotchas::load::{self, json, markdown, yaml};
 use gotchas::source::Format;
-use gotchas::{Project, fix, serialize};
+use gotchas::{Project, serialize};
 use proptest::prelude::*;
 use proptest::test_runner::TestRunner;
 use serde_json::{Map, Value};
@@ -369,14 +369,7 @@ fn write_records(
 /// Does what `gotchas check --fix` does: fixes the corpus in memory until no certain fix is
 /// left, then writes the files that changed. Returns how many it wrote.
 fn fix_all(project: &Project, mut corpus: Corpus<Drawn>, diagnostics: Vec<Diagnostic>) -> usize {
-    let settled = fix::settle(
-        &mut corpus,
-        diagnostics,
-        &project.schemas,
-        &project.config,
-        project.draw_for_check(),
-        |corpus| project.check(corpus),
-    );
+    let settled = project.settle_fixes(&mut corpus, diagnostics, |corpus| project.check(corpus));
     for file in &settled.files {
         std::fs::write(&file.path, file.bytes()).unwrap();
     }

@@ -150,14 +150,7 @@ fn a_file_saved_after_the_check_is_not_fixed_over() {
     let diagnostics = project.check(&corpus);
     let in_the_meantime = format!("{}\nSaved while the check ran.\n", broken[0]);
     replace(&saved, &in_the_meantime);
-    let settled = gotchas::fix::settle(
-        &mut corpus,
-        diagnostics,
-        &project.schemas,
-        &project.config,
-        project.draw_for_check(),
-        |corpus| project.check(corpus),
-    );
+    let settled = project.settle_fixes(&mut corpus, diagnostics, |corpus| project.check(corpus));
     let fixed: Vec<&str> = settled.files.iter().map(|f| f.display.as_str()).collect();
     assert_eq!(fixed, ["records/engines/mooncake.yaml"]);
     assert_eq!(

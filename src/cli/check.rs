@@ -171,18 +171,11 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     stages.done("load");
     let (mut diagnostics, mut scope) = scoped.check(&corpus, &mut stages);
     let mut text = String::new();
-    let settled = fix::settle(
-        &mut corpus,
-        diagnostics,
-        &project.schemas,
-        &project.config,
-        project.draw_for_check(),
-        |corpus| {
-            let (diagnostics, narrowed) = scoped.check(corpus, &mut stages);
-            scope = narrowed;
-            diagnostics
-        },
-    );
+    let settled = project.settle_fixes(&mut corpus, diagnostics, |corpus| {
+        let (diagnostics, narrowed) = scoped.check(corpus, &mut stages);
+        scope = narrowed;
+        diagnostics
+    });
     diagnostics = settled.diagnostics;
     let outcome = write_fixes(&settled.files, args.diff);
     text.push_str(&outcome.diffs);

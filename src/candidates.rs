@@ -173,6 +173,20 @@ impl<'n> NameIndex<'n> {
             .collect()
     }
 
+    /// The names in any of `groups` that may be within `budget` edits of `unknown`, in
+    /// position order, without the names that may only share its words: for a caller that
+    /// accepts typos alone. A superset, as [`NameIndex::candidates`] is.
+    pub fn typo_names(
+        &self,
+        unknown: &str,
+        budget: usize,
+        groups: u64,
+    ) -> impl Iterator<Item = &'n str> + '_ {
+        self.typo_candidates(unknown, budget, groups)
+            .into_iter()
+            .filter_map(|position| self.names.get(position as usize).copied())
+    }
+
     /// The names in any of `groups` within `budget` edits' reach of `unknown`, ascending:
     /// for a name with enough bigrams, those that share all but `3 * budget` of them
     /// (counted over the postings of every bigram of the unknown name, see

@@ -299,51 +299,74 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         };
         let unknown = suggest::Unknown::new(id);
         let budget = unknown.budget();
-        let owners = |candidate: &str| {
-            self.owners(candidate)
-                .iter()
-                .filter(move |owner| folder.is_none_or(|f| f == owner.collection))
-        };
+        let in_folder = |owner: &Owner| folder.is_none_or(|f| f == owner.collection);
+        let fits = |owner: &Owner| in_folder(owner) && allowed.contains(&owner.collection);
         // Only names of the allowed collections are candidates: the index keeps each
-        // collection's ids apart, so the others are not even counted. Candidates are
-        // scored before their owners are looked up: scoring turns nearly every one down,
-        // and it reads two short strings where the look-up hashes one and probes a map of
-        // every id.
+        // collection's ids apart, so the others are not even counted.
         let wanted = allowed
             .iter()
             .fold(0, |groups, &collection| groups | collection_bit(collection));
+        // Candidates are scored before their owners are looked up: scoring turns nearly
+        // every one down, and it reads two short strings where the look-up hashes one and
+        // probes a map of every id.
+        //
+        // Typos rank before shared words, nearer typos before further ones: once enough
+        // typos are found, a candidate further than the furthest of the nearest ones, or
+        // one that only shares words, cannot be among the suggestions, and the search
+        // narrows to what can (`reach`), which the cheap bounds turn down sooner. A long
+        // name's budget of four or five edits lets hundreds of similar ids through to
+        // scoring; the nearest few are usually closer.
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
+        let mut nearest = Nearest::new();
         for candidate in self.names().candidates(id, budget, wanted) {
-            let found = unknown.score_typo(candidate.name, budget).or_else(|| {
-                candidate
-                    .may_share_words
+            let reach = nearest.reach().unwrap_or(budget);
+            let found = unknown.score_typo(candidate.name, reach).or_else(|| {
+                (reach == budget && candidate.may_share_words)
                     .then(|| unknown.score_words(candidate.name))
                     .flatten()
             });
             if let Some(found) = found {
-                best.extend(
-                    owners(candidate.name)
-                        .filter(|owner| allowed.contains(&owner.collection))
-                        .map(|owner| (found.clone(), owner.record)),
-                );
+                for owner in self.owners(candidate.name).iter().filter(|o| fits(o)) {
+                    if found.kind == suggest::MatchKind::Typo {
+                        nearest.add(found.distance);
+                    }
+                    best.push((found.clone(), owner.record));
+                }
             }
         }
         // Outside the allowed collections only close typos are worth showing (a record of the
         // wrong collection, misspelt): at most two edits, and within the name's budget. A
-        // shared word with a record the field cannot point at is noise. The tighter distance
-        // also keeps this fallback cheap.
+        // shared word with a record the field cannot point at is noise, so no words are
+        // looked up. The tighter distance also keeps this fallback cheap.
         if best.is_empty() {
             let close = budget.min(suggest::MAX_CERTAIN_DISTANCE);
-            for candidate in self.names().candidates(id, close, other_groups(wanted)) {
-                let Some(found) = unknown.score_typo(candidate.name, close) else {
-                    continue;
-                };
-                best.extend(owners(candidate.name).map(|owner| (found.clone(), owner.record)));
+            best = self.typos(&unknown, id, close, other_groups(wanted), in_folder);
+        }
+        ranked(best)
+    }
+
+    /// The records of `groups` whose id is within `budget` edits of `unknown` (`id`, as
+    /// prepared for scoring), each owner that `keep` keeps, unordered.
+    fn typos(
+        &self,
+        unknown: &suggest::Unknown<'_>,
+        id: &str,
+        budget: usize,
+        groups: u64,
+        keep: impl Fn(&Owner) -> bool,
+    ) -> Vec<(Suggestion<'c>, usize)> {
+        let mut found = Vec::new();
+        for name in self.names().typo_names(id, budget, groups) {
+            if let Some(typo) = unknown.score_typo(name, budget) {
+                found.extend(
+                    self.owners(name)
+                        .iter()
+                        .filter(|owner| keep(owner))
+                        .map(|owner| (typo.clone(), owner.record)),
+                );
             }
         }
-        best.sort_by(|a, b| suggest::rank(&a.0, &b.0).then(a.1.cmp(&b.1)));
-        best.truncate(3);
-        best
+        found
     }
 
     /// "did you mean mooncake (engines/mooncake)?", or "did you mean one of a (..), b (..)?",
@@ -494,6 +517,44 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             Err(Problem::Unresolved)
         }
     }
+}
+
+/// How many suggestions a did-you-mean offers at most.
+const SUGGESTIONS: usize = 3;
+
+/// The distances of the nearest [`SUGGESTIONS`] typos found so far, nearest first; the
+/// places not yet filled hold `usize::MAX`.
+struct Nearest([usize; SUGGESTIONS]);
+
+impl Nearest {
+    fn new() -> Nearest {
+        Nearest([usize::MAX; SUGGESTIONS])
+    }
+
+    fn add(&mut self, distance: usize) {
+        let mut carried = distance;
+        for kept in &mut self.0 {
+            if carried < *kept {
+                std::mem::swap(kept, &mut carried);
+            }
+        }
+    }
+
+    /// How far a typo may be and still be among the suggestions, once enough are found: as
+    /// far as the furthest of the nearest, which a tie may still displace.
+    fn reach(&self) -> Option<usize> {
+        self.0
+            .last()
+            .copied()
+            .filter(|&furthest| furthest != usize::MAX)
+    }
+}
+
+/// `found`, best first, cut to [`SUGGESTIONS`]; equal suggestions by record order.
+fn ranked(mut found: Vec<(Suggestion<'_>, usize)>) -> Vec<(Suggestion<'_>, usize)> {
+    found.sort_by(|a, b| suggest::rank(&a.0, &b.0).then(a.1.cmp(&b.1)));
+    found.truncate(SUGGESTIONS);
+    found
 }
 
 /// A collection as a group of [`NameIndex::with_groups`]: one bit each for the first 63,
@@ -773,5 +834,157 @@ mod tests {
             .map(|o| (o.collection, o.record))
             .collect();
         assert_eq!(kept, [(0, 1), (1, 2), (2, 0)]);
+    }
+
+    /// A corpus of `records`, each an id and the collection (0, 1 or 2) it is in, as loaded.
+    fn corpus_of(records: &[(String, usize)]) -> Corpus {
+        let records = records
+            .iter()
+            .map(|(id, collection)| Record {
+                collection: *collection,
+                id: id.clone(),
+                stem: id.clone(),
+                file: 0,
+                format: crate::source::Format::Json,
+                id_in_fields: false,
+                value: Value::Null,
+                body: None,
+                sections: Vec::new(),
+                links: Vec::new(),
+            })
+            .collect();
+        Corpus {
+            records,
+            ..Corpus::default()
+        }
+    }
+
+    /// [`IdIndex::suggest`] worked out the slow way: every id of the allowed collections
+    /// scored in full, and, when none is close, every id within two edits.
+    fn suggest_by_hand<'c>(
+        corpus: &'c Corpus,
+        unknown: &str,
+        allowed: &[usize],
+    ) -> Vec<(Suggestion<'c>, usize)> {
+        let mut owners: std::collections::BTreeMap<&str, Vec<Owner>> = Default::default();
+        for (record, loaded) in corpus.records.iter().enumerate() {
+            let of_id = owners.entry(&loaded.id).or_default();
+            if of_id.iter().all(|o| o.collection != loaded.collection) {
+                of_id.push(owner(loaded.collection, record));
+            }
+        }
+        let scorer = suggest::Unknown::new(unknown);
+        let close = scorer.budget().min(suggest::MAX_CERTAIN_DISTANCE);
+        let found = |score: &dyn Fn(&'c str) -> Option<Suggestion<'c>>, cited: bool| {
+            let mut found = Vec::new();
+            for (&name, of_name) in &owners {
+                if let Some(suggestion) = score(name) {
+                    found.extend(
+                        of_name
+                            .iter()
+                            .filter(|o| !cited || allowed.contains(&o.collection))
+                            .map(|o| (suggestion.clone(), o.record)),
+                    );
+                }
+            }
+            found
+        };
+        let mut best = found(&|name| scorer.score(name), true);
+        if best.is_empty() {
+            best = found(&|name| scorer.score_typo(name, close), false);
+        }
+        ranked(best)
+    }
+
+    /// Ids from a small vocabulary, so that typos and shared words are common and long ids,
+    /// with budgets of three edits or more, often have many near ones.
+    fn id() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let word = prop_oneof![
+            prop::sample::select(vec![
+                "kv", "cache", "nvidia", "h100", "vllm", "moon", "cake"
+            ])
+            .prop_map(str::to_string),
+            "[a-e]{1,5}",
+        ];
+        prop::collection::vec(word, 1..5).prop_map(|words| words.join("-"))
+    }
+
+    /// `base` after a few random edits: a deletion, an insertion or a substitution each.
+    fn edited(base: &str, edits: &[(u8, usize, char)]) -> String {
+        let mut chars: Vec<char> = base.chars().collect();
+        for &(kind, at, with) in edits {
+            let at = at % (chars.len() + 1);
+            match kind {
+                0 if at < chars.len() => {
+                    chars.remove(at);
+                }
+                1 => chars.insert(at, with),
+                _ if at < chars.len() => chars[at] = with,
+                _ => chars.push(with),
+            }
+        }
+        chars.into_iter().collect()
+    }
+
+    /// Ids that are all a few edits from one long id, and an unknown one among them: many
+    /// typos within the budget, often several at the same distance.
+    fn near_ids() -> impl proptest::strategy::Strategy<Value = (Vec<(String, usize)>, String)> {
+        use proptest::prelude::*;
+        let edit = (
+            0u8..3,
+            any::<usize>(),
+            prop::sample::select(vec!['a', 'b', 'k', '-']),
+        );
+        let edits = prop::collection::vec(edit, 0..5);
+        (
+            "[a-e]{3,6}-[a-e]{3,6}-[a-e]{3,8}",
+            prop::collection::vec((edits.clone(), 0usize..3), 1..60),
+            edits,
+        )
+            .prop_map(|(base, records, unknown)| {
+                let records = records
+                    .into_iter()
+                    .map(|(edits, collection)| (edited(&base, &edits), collection))
+                    .collect();
+                (records, edited(&base, &unknown))
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+        /// As below, among ids that are all near one another, where the order of ties
+        /// decides which of several equally near ids are offered.
+        #[test]
+        fn suggestions_among_near_ids_are_those_of_scoring_every_id(
+            (records, unknown) in near_ids(),
+            allowed in proptest::sample::subsequence(vec![0usize, 1, 2], 1..=3),
+        ) {
+            let corpus = corpus_of(&records);
+            let schemas = Schemas::default();
+            let index = IdIndex::new(&corpus, &schemas);
+            proptest::prop_assert_eq!(
+                index.suggest(&unknown, &allowed),
+                suggest_by_hand(&corpus, &unknown, &allowed)
+            );
+        }
+
+        /// The index finds the suggestions that scoring every id finds, though it scores
+        /// only candidates and stops widening its search once enough near ones are found.
+        #[test]
+        fn suggestions_are_those_of_scoring_every_id(
+            records in proptest::collection::vec((id(), 0usize..3), 1..80),
+            unknown in id(),
+            allowed in proptest::sample::subsequence(vec![0usize, 1, 2], 1..=3),
+        ) {
+            let corpus = corpus_of(&records);
+            let schemas = Schemas::default();
+            let index = IdIndex::new(&corpus, &schemas);
+            proptest::prop_assert_eq!(
+                index.suggest(&unknown, &allowed),
+                suggest_by_hand(&corpus, &unknown, &allowed)
+            );
+        }
     }
 }

@@ -42,14 +42,15 @@ pub fn split_front_matter(text: &str) -> Result<FrontMatter, FrontMatterError> {
     }
     // The closing fence is the first line that is `---` or `...`: each is looked for
     // after a line break with `memmem`, and the earlier kept, rather than every line of
-    // the YAML cut out and trimmed.
+    // the YAML cut out and trimmed. `...` is rare, so it is looked for only before the
+    // first `---`, not through the whole body.
     let bytes = text.as_bytes();
     let opening_break = first_end
         .checked_sub(1)
         .filter(|&at| bytes.get(at) == Some(&b'\n'));
-    let closing = |fence: &[u8]| {
+    let closing = |fence: &[u8], until: usize| {
         let from = opening_break?;
-        memchr::memmem::find_iter(bytes.get(from..)?, fence)
+        memchr::memmem::find_iter(bytes.get(from..until)?, fence)
             .map(|at| from + at + 1)
             .find_map(|line_start| {
                 let line_end = memchr::memchr(b'\n', bytes.get(line_start..)?)
@@ -58,11 +59,12 @@ pub fn split_front_matter(text: &str) -> Result<FrontMatter, FrontMatterError> {
                 (line.as_bytes() == fence.get(1..)?).then_some((line_start, line_end))
             })
     };
-    if let Some((line_start, line_end)) = [closing(b"\n---"), closing(b"\n...")]
-        .into_iter()
-        .flatten()
-        .min()
-    {
+    let dashes = closing(b"\n---", text.len());
+    let dots = closing(
+        b"\n...",
+        dashes.map_or(text.len(), |(line_start, _)| line_start),
+    );
+    if let Some((line_start, line_end)) = [dashes, dots].into_iter().flatten().min() {
         return Ok(FrontMatter {
             yaml: first_end..line_start,
             body: line_end..text.len(),

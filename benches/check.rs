@@ -115,7 +115,7 @@ fn stages(c: &mut Criterion) {
             b.iter(|| black_box(CorpusGraph::build(&corpus, &project.schemas, &resolved)))
         });
         // The site, rendered into memory: planning, every page and data file, link checks.
-        let for_site = project.load_with_bodies();
+        let for_site = project.load_for_site();
         group.bench_function(format!("site/{format}"), |b| {
             b.iter(|| {
                 let site = Site::new(&project, &for_site, None).expect("the site plans");

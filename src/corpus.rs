@@ -358,16 +358,6 @@ impl Corpus {
         Corpus::load_fields(root, config, schemas, Texts::Kept)
     }
 
-    /// Discovers and loads every record's fields, keeping the text of a record file only
-    /// when its record has a Markdown body: for the site, which renders fields and bodies,
-    /// and `convert`, which reads a body to tell whether it holds prose outside the field
-    /// sections. The other texts are let go as they are parsed ([`SourceFile::let_go`]). Of
-    /// a corpus of JSON records that is as much memory as the corpus on disk, a quarter of a
-    /// build's peak, which the kernel would have to zero before handing it out.
-    pub fn load_with_bodies(root: &Path, config: &Config, schemas: &Schemas) -> Corpus {
-        Corpus::load_fields(root, config, schemas, Texts::Bodies)
-    }
-
     /// Loads every record with its fields, keeping the texts `texts` says.
     fn load_fields(root: &Path, config: &Config, schemas: &Schemas, texts: Texts) -> Corpus {
         Corpus::load_chunks(root, config, schemas, |record, _, _| record, None, texts)
@@ -396,6 +386,23 @@ impl<F: Send + Renumber> Corpus<F> {
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
     {
         Corpus::load_chunks(root, config, schemas, draw, recall, Texts::LetGo)
+    }
+
+    /// [`Corpus::load_with`], keeping the text of a record file only when its record has a
+    /// Markdown body: for the site, which renders fields and bodies. The other texts are
+    /// let go as they are parsed ([`SourceFile::let_go`]). Of a corpus of JSON records that
+    /// is as much memory as the corpus on disk, a quarter of a build's peak, which the
+    /// kernel would have to zero before handing it out.
+    pub fn load_with_bodies<D>(
+        root: &Path,
+        config: &Config,
+        schemas: &Schemas,
+        draw: D,
+    ) -> Corpus<F>
+    where
+        D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
+    {
+        Corpus::load_chunks(root, config, schemas, draw, None, Texts::Bodies)
     }
 
     /// Loads files a chunk at a time, in parallel, and puts them in path order: a record's
@@ -690,7 +697,7 @@ mod tests {
     fn the_site_keeps_only_the_texts_of_markdown_bodies() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let project = crate::project::Project::open(root, None).unwrap();
-        let corpus = project.load_with_bodies();
+        let corpus = project.load_for_site();
         let kept = |name: &str| {
             let file = corpus.files.iter().find(|f| f.display.ends_with(name));
             file.unwrap_or_else(|| panic!("{name} not loaded"))

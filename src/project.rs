@@ -22,6 +22,7 @@ use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::graph::Linked;
 use crate::load::{self, Record};
 use crate::schema::Schemas;
+use crate::site::Kept;
 use crate::source::{SourceFile, display_path, first_line};
 use crate::sourcemap::SourceMap;
 
@@ -59,10 +60,16 @@ impl Project {
         Corpus::load(&self.root, &self.config, &self.schemas)
     }
 
-    /// Discovers and loads every record's fields, with the texts of Markdown bodies alone
-    /// (see [`Corpus::load_with_bodies`]).
-    pub fn load_with_bodies(&self) -> Corpus {
-        Corpus::load_with_bodies(&self.root, &self.config, &self.schemas)
+    /// Discovers and loads every record for the site: its fields, in the site's smaller form,
+    /// and the references written in them (see [`Kept`]), with the texts of Markdown bodies
+    /// alone (see [`Corpus::load_with_bodies`]).
+    pub fn load_for_site(&self) -> Corpus<Kept> {
+        Corpus::load_with_bodies(
+            &self.root,
+            &self.config,
+            &self.schemas,
+            |record, index, _| Kept::draw(record, index, &self.schemas),
+        )
     }
 
     /// Discovers and loads every record for the graph commands: of each record, its

@@ -13,7 +13,7 @@ use crate::project::Project;
 use crate::report::human::plural;
 use crate::report::{self, Sources};
 use crate::site::serve::{self, Server};
-use crate::site::{BuildError, Memory, Site, Staging, protected_folders};
+use crate::site::{BuildError, Kept, Memory, Site, Staging, protected_folders};
 
 /// The default output folder, under the corpus root.
 const DEFAULT_OUT: &str = "site";
@@ -46,7 +46,7 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
         Ok(project) => project,
         Err(errors) => return fatal(&cli.root, &errors, styled),
     };
-    let corpus = project.load_with_bodies();
+    let corpus = project.load_for_site();
     let site = match Site::new(&project, &corpus, args.base_url.as_deref()) {
         Ok(site) => site,
         Err(errors) => return fatal(&cli.root, &errors, styled),
@@ -125,7 +125,7 @@ fn progress_bar(files: usize) -> ProgressBar {
 /// reference fields counted. Neither fails the build: `check` is where they fail.
 fn content_report(
     project: &Project,
-    corpus: &crate::corpus::Corpus,
+    corpus: &crate::corpus::Corpus<Kept>,
     site: &Site<'_>,
     styled: bool,
 ) -> String {
@@ -217,7 +217,7 @@ fn build_in_memory(
     let started = Instant::now();
     let project = Project::open(&cli.root, cli.config.as_deref())
         .map_err(|errors| fatal(&cli.root, &errors, styled))?;
-    let corpus = project.load_with_bodies();
+    let corpus = project.load_for_site();
     let site = Site::new(&project, &corpus, Some(url))
         .map_err(|errors| fatal(&cli.root, &errors, styled))?;
     let memory = Memory::default();

@@ -21,6 +21,8 @@ use crate::schema::enum_fields;
 use crate::source::display_path;
 use crate::suggest;
 
+use super::kept::{FieldValue, Kept};
+
 /// The enum fields that get value pages when the config does not list them.
 const DEFAULT_ENUM_PAGES: &[&str] = &["severity", "status"];
 
@@ -98,13 +100,13 @@ pub struct EnumValue {
 /// Everything the pages are rendered from.
 pub struct Content<'c> {
     /// The loaded corpus.
-    pub corpus: &'c Corpus,
+    pub corpus: &'c Corpus<Kept>,
     /// Its collections.
     pub schemas: &'c Schemas,
     /// Site settings, with the base URL the build was asked for.
     pub site: SiteConfig,
     /// The resolver `check` uses, for the links of prose.
-    pub index: IdIndex<'c>,
+    pub index: IdIndex<'c, Kept>,
     /// Every reference and link, resolved.
     pub resolved: Resolved,
     /// The corpus graph.
@@ -134,7 +136,7 @@ impl<'c> Content<'c> {
         root: &Path,
         config: &Config,
         schemas: &'c Schemas,
-        corpus: &'c Corpus,
+        corpus: &'c Corpus<Kept>,
         site: SiteConfig,
     ) -> Result<Content<'c>, Vec<Diagnostic>> {
         let index = IdIndex::new(corpus, schemas);
@@ -230,8 +232,10 @@ impl<'c> Content<'c> {
     }
 
     /// A published record's fields.
-    pub fn value(&self, published: usize) -> &'c Value {
-        &self.corpus.records[self.records[published].record].value
+    pub fn value(&self, published: usize) -> &'c FieldValue {
+        &self.corpus.records[self.records[published].record]
+            .value
+            .fields
     }
 
     /// A published record's collection index.
@@ -241,7 +245,9 @@ impl<'c> Content<'c> {
 
     /// A published record's string field.
     pub fn text(&self, published: usize, field: &str) -> Option<&'c str> {
-        self.value(published).get(field).and_then(Value::as_str)
+        self.value(published)
+            .get(field)
+            .and_then(FieldValue::as_str)
     }
 
     fn enum_page(&self, field: &str) -> EnumPage {

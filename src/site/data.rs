@@ -9,10 +9,11 @@ use std::io::{self, Write};
 use petgraph::Direction;
 use petgraph::visit::EdgeRef;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::content::Content;
+use super::kept::FieldValue;
 use super::urls;
+use crate::index::Source;
 
 #[derive(Serialize)]
 struct RecordJson<'a> {
@@ -22,7 +23,7 @@ struct RecordJson<'a> {
     kind: &'a str,
     file: &'a str,
     page: &'a str,
-    fields: &'a Value,
+    fields: &'a FieldValue,
     references: Vec<Reference<'a>>,
     referenced_by: Vec<Backlink<'a>>,
 }
@@ -30,7 +31,7 @@ struct RecordJson<'a> {
 #[derive(Serialize)]
 struct Reference<'a> {
     field: &'a str,
-    pointer: String,
+    pointer: &'a str,
     value: &'a str,
     target: Option<&'a str>,
 }
@@ -47,19 +48,19 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
     let entry = &content.records[published];
     let loaded = &content.corpus.records[entry.record];
     let collection = &content.schemas.collections[loaded.collection];
-    let references = collection
-        .references
+    // The references written in the record's reference fields, in the schema's order.
+    let references = loaded
+        .value
+        .written()
         .iter()
-        .flat_map(|reference| {
-            reference
-                .values::<String>(&loaded.value)
-                .into_iter()
-                .map(move |(pointer, value)| (&**reference.field(), pointer, value))
+        .filter_map(|written| match &written.source {
+            Source::Field { field, pointer, .. } => Some((field, pointer, &written.text)),
+            Source::FieldLink { .. } | Source::Link { .. } => None,
         })
         .map(|(field, pointer, value)| {
             let target = entry
                 .refs
-                .get(pointer.as_str())
+                .get(pointer)
                 .copied()
                 .flatten()
                 .map(|to| content.records[to].qid.as_str());
@@ -86,7 +87,7 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
         kind: &collection.name,
         file: &content.corpus.files[loaded.file].display,
         page: &entry.page,
-        fields: &loaded.value,
+        fields: &loaded.value.fields,
         references,
         referenced_by,
     }

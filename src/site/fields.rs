@@ -10,9 +10,9 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::content::Content;
+use super::kept::FieldValue;
 use super::markdown;
 use super::urls;
 use crate::diagnostic::{join_pointer, push_pointer_segment};
@@ -68,37 +68,37 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
             root,
         ));
     }
-    let Value::Object(map) = &record.value else {
+    let FieldValue::Object(map) = &record.value.fields else {
         return fields;
     };
-    let mut names: Vec<&str> = collection
+    // The schema's fields first, in its order, then the others as written.
+    let mut shown: Vec<(&str, &FieldValue)> = collection
         .properties
         .iter()
-        .map(String::as_str)
-        .filter(|name| map.contains_key(*name))
+        .filter_map(|name| map.iter().find(|(key, _)| **key == **name))
+        .map(|(name, value)| (&**name, value))
         .collect();
-    names.extend(
-        map.keys()
-            .map(String::as_str)
-            .filter(|key| !collection.properties.iter().any(|p| p == key)),
+    shown.extend(
+        map.iter()
+            .map(|(name, value)| (&**name, value))
+            .filter(|(name, _)| !collection.properties.iter().any(|p| p == name)),
     );
     let writer = Writer {
         content,
         published,
         root,
     };
-    for name in names {
+    for (name, value) in shown {
         if HEADING_FIELDS.contains(&name) || record.sections.iter().any(|s| s == name) {
             continue;
         }
-        let value = &map[name];
         let field = |html| Field {
             name: name.to_string(),
             label: label(name),
             html,
         };
         match value {
-            Value::String(text)
+            FieldValue::String(text)
                 if collection.text_fields.contains(name)
                     && (text.contains('\n') || text.chars().nth(PROSE_LENGTH - 1).is_some())
                     && !content.records[published]
@@ -143,21 +143,21 @@ impl Writer<'_, '_> {
     /// Writes a value; `top` is the field name when the value is a top-level field's, where
     /// an enum value links to its value page. `pointer` is the value's, extended for each
     /// child and cut back after it: one string for the walk, not one per value.
-    fn value(&self, value: &Value, pointer: &mut String, top: Option<&str>, out: &mut String) {
+    fn value(&self, value: &FieldValue, pointer: &mut String, top: Option<&str>, out: &mut String) {
         match value {
-            Value::Null => out.push_str("<span class=\"none\">—</span>"),
-            Value::Bool(yes) => out.push_str(if *yes { "yes" } else { "no" }),
-            Value::Number(number) => {
+            FieldValue::Null => out.push_str("<span class=\"none\">—</span>"),
+            FieldValue::Bool(yes) => out.push_str(if *yes { "yes" } else { "no" }),
+            FieldValue::Number(number) => {
                 let _ = write!(out, "{number}");
             }
-            Value::String(text) => self.string(text, pointer, top, out),
-            Value::Array(items) if items.is_empty() => {
+            FieldValue::String(text) => self.string(text, pointer, top, out),
+            FieldValue::Array(items) if items.is_empty() => {
                 out.push_str("<span class=\"none\">none</span>");
             }
-            Value::Array(items) => {
+            FieldValue::Array(items) => {
                 let inline = items
                     .iter()
-                    .all(|i| !matches!(i, Value::Array(_) | Value::Object(_)));
+                    .all(|i| !matches!(i, FieldValue::Array(_) | FieldValue::Object(_)));
                 out.push_str(if inline {
                     "<ul class=\"inline\">"
                 } else {
@@ -173,7 +173,7 @@ impl Writer<'_, '_> {
                 }
                 out.push_str(if inline { "</ul>" } else { "</ol>" });
             }
-            Value::Object(map) => {
+            FieldValue::Object(map) => {
                 out.push_str("<dl class=\"object\">");
                 let parent = pointer.len();
                 for (key, item) in map {

@@ -19,6 +19,7 @@ mod content;
 mod data;
 mod feed;
 mod fields;
+mod kept;
 mod markdown;
 mod output;
 mod pages;
@@ -31,6 +32,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
+pub use kept::{FieldValue, Kept};
 pub use output::{MARKER, Memory, OutputError, Sink, Staging, Streamer};
 pub use templates::FOLDER as TEMPLATES_FOLDER;
 
@@ -152,7 +154,7 @@ impl<'c> Site<'c> {
     /// pages that would have the same path.
     pub fn new(
         project: &'c Project,
-        corpus: &'c Corpus,
+        corpus: &'c Corpus<Kept>,
         base_url: Option<&str>,
     ) -> Result<Site<'c>, Vec<Diagnostic>> {
         let mut site = project.config.site.clone();

@@ -8,9 +8,8 @@
 
 use std::io::{self, Write};
 
-use serde_json::Value;
-
 use super::content::Content;
+use super::kept::FieldValue;
 use super::urls;
 use crate::schema::enum_fields;
 
@@ -60,10 +59,10 @@ fn record_row(content: &Content<'_>, published: usize) -> String {
     // Prose first, so that the snippet a result shows is a sentence rather than a list of
     // ids; the short values after it still match.
     let mut text = String::new();
-    if let Value::Object(map) = content.value(published) {
-        let fields = map
-            .iter()
-            .filter(|(field, _)| !NOT_TEXT.contains(&field.as_str()) && !enums.contains(field));
+    if let FieldValue::Object(map) = content.value(published) {
+        let fields = map.iter().filter(|(field, _)| {
+            !NOT_TEXT.contains(&&**field) && !enums.iter().any(|e| **e == **field)
+        });
         let (prose, short): (Vec<_>, Vec<_>) =
             fields.partition(|(_, value)| value.as_str().is_some_and(|t| t.len() >= PROSE_LENGTH));
         for (_, value) in prose.into_iter().chain(short) {
@@ -86,14 +85,16 @@ fn row(page: &str, name: &str, id: &str, values: &str, text: &str) -> String {
     serde_json::to_string(&(urls::encode(page), name, id, values, text)).unwrap_or_default()
 }
 
-fn collect_text(value: &Value, out: &mut String) {
+fn collect_text(value: &FieldValue, out: &mut String) {
     match value {
-        Value::String(text) if !text.starts_with("http://") && !text.starts_with("https://") => {
+        FieldValue::String(text)
+            if !text.starts_with("http://") && !text.starts_with("https://") =>
+        {
             out.push_str(text);
             out.push(' ');
         }
-        Value::Array(items) => items.iter().for_each(|item| collect_text(item, out)),
-        Value::Object(map) => map.values().for_each(|item| collect_text(item, out)),
+        FieldValue::Array(items) => items.iter().for_each(|item| collect_text(item, out)),
+        FieldValue::Object(map) => map.iter().for_each(|(_, item)| collect_text(item, out)),
         _ => {}
     }
 }

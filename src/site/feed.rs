@@ -3,7 +3,7 @@
 //! records' `updated` fields, never from the clock, so that two builds of the same corpus
 //! are identical.
 
-use rayon::prelude::*;
+use std::io;
 
 use super::content::Content;
 use super::urls::{absolute, push_absolute};
@@ -77,52 +77,62 @@ fn date_of(updated: &str) -> Option<&str> {
     (is_date && dated).then_some(date)
 }
 
-/// The sitemap files for the site's pages (`(site path, lastmod)`): `sitemap.xml` alone, or,
-/// past the protocol's limit, `sitemap.xml` as an index of `sitemap-1.xml` ...
-pub fn sitemaps(base_url: &str, pages: &[(&str, Option<&str>)]) -> Vec<(String, String)> {
+/// The sitemap files of a site of `count` pages: `sitemap.xml` alone, or, past the
+/// protocol's limit, `sitemap.xml` as an index of `sitemap-1.xml` ... Each file's place in
+/// the list is its part for [`write_sitemap`].
+pub fn sitemap_names(count: usize) -> Vec<String> {
+    let mut names = vec!["sitemap.xml".to_string()];
+    if count > SITEMAP_URLS {
+        names.extend((1..=count.div_ceil(SITEMAP_URLS)).map(|n| format!("sitemap-{n}.xml")));
+    }
+    names
+}
+
+/// Writes part `part` of the sitemap of `pages` (`(site path, lastmod)`, `count` of them),
+/// in the order of [`sitemap_names`]. The sitemaps are written as the pages are, a piece at
+/// a time: held whole, those of 100,000 pages were 35 MB, written on one core before the
+/// pages.
+pub fn write_sitemap<'p>(
+    out: &mut dyn io::Write,
+    part: usize,
+    base_url: &str,
+    count: usize,
+    pages: impl Iterator<Item = (&'p str, Option<&'p str>)>,
+) -> io::Result<()> {
     // Paths are percent-encoded with every character XML escapes, so only the base URL
-    // needs escaping, once: the sitemaps of 100,000 pages are written on one core before the
-    // pages are, and were a seventh of that wait with a few strings made per URL.
+    // needs escaping, once.
     let base = escape(base_url);
-    let urlset = |pages: &[(&str, Option<&str>)]| {
-        let mut out = String::from(
-            "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
-        );
-        for (path, lastmod) in pages {
-            out.push_str("  <url><loc>");
-            push_absolute(&mut out, &base, path);
-            out.push_str("</loc>");
-            if let Some(date) = lastmod {
-                out.push_str("<lastmod>");
-                out.push_str(&escaped(date));
-                out.push_str("</lastmod>");
-            }
-            out.push_str("</url>\n");
+    let mut line = String::new();
+    if part == 0 && count > SITEMAP_URLS {
+        out.write_all(b"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n")?;
+        for name in sitemap_names(count).iter().skip(1) {
+            line.clear();
+            line.push_str("  <sitemap><loc>");
+            push_absolute(&mut line, &base, name);
+            line.push_str("</loc></sitemap>\n");
+            out.write_all(line.as_bytes())?;
         }
-        out.push_str("</urlset>\n");
-        out
+        return out.write_all(b"</sitemapindex>\n");
+    }
+    let (skip, take) = match part {
+        0 => (0, count),
+        n => ((n - 1) * SITEMAP_URLS, SITEMAP_URLS),
     };
-    if pages.len() <= SITEMAP_URLS {
-        return vec![("sitemap.xml".to_string(), urlset(pages))];
+    out.write_all(b"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n")?;
+    for (path, lastmod) in pages.skip(skip).take(take) {
+        line.clear();
+        line.push_str("  <url><loc>");
+        push_absolute(&mut line, &base, path);
+        line.push_str("</loc>");
+        if let Some(date) = lastmod {
+            line.push_str("<lastmod>");
+            line.push_str(&escaped(date));
+            line.push_str("</lastmod>");
+        }
+        line.push_str("</url>\n");
+        out.write_all(line.as_bytes())?;
     }
-    let mut index = String::from(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
-    );
-    let parts: Vec<(String, String)> = pages
-        .par_chunks(SITEMAP_URLS)
-        .enumerate()
-        .map(|(n, chunk)| (format!("sitemap-{}.xml", n + 1), urlset(chunk)))
-        .collect();
-    for (name, _) in &parts {
-        index.push_str("  <sitemap><loc>");
-        push_absolute(&mut index, &base, name);
-        index.push_str("</loc></sitemap>\n");
-    }
-    index.push_str("</sitemapindex>\n");
-    let mut files = Vec::with_capacity(parts.len() + 1);
-    files.push(("sitemap.xml".to_string(), index));
-    files.extend(parts);
-    files
+    out.write_all(b"</urlset>\n")
 }
 
 /// A record's `updated` as a sitemap date, when it is one.
@@ -150,14 +160,26 @@ mod tests {
     #[test]
     fn large_sitemaps_are_split_under_an_index() {
         let paths: Vec<String> = (0..SITEMAP_URLS + 1).map(|i| format!("r/{i}/")).collect();
-        let pages: Vec<(&str, Option<&str>)> = paths.iter().map(|p| (p.as_str(), None)).collect();
-        let files = sitemaps("https://kb.example/", &pages);
-        let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+        let names = sitemap_names(paths.len());
         assert_eq!(names, vec!["sitemap.xml", "sitemap-1.xml", "sitemap-2.xml"]);
+        let part = |part: usize| {
+            let mut out = Vec::new();
+            let pages = paths.iter().map(|p| (p.as_str(), None));
+            write_sitemap(&mut out, part, "https://kb.example/", paths.len(), pages).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let index = part(0);
         assert!(
-            files[0]
-                .1
-                .contains("<loc>https://kb.example/sitemap-2.xml</loc>")
+            index.contains("<loc>https://kb.example/sitemap-2.xml</loc>"),
+            "{index}"
         );
+        assert!(!index.contains("<url>"));
+        let first = part(1);
+        assert_eq!(first.matches("<url>").count(), SITEMAP_URLS);
+        assert!(first.contains("<loc>https://kb.example/r/0/</loc>"));
+        let last = part(2);
+        assert_eq!(last.matches("<url>").count(), 1);
+        assert!(last.contains(&format!("<loc>https://kb.example/r/{SITEMAP_URLS}/</loc>")));
+        assert_eq!(sitemap_names(SITEMAP_URLS), vec!["sitemap.xml"]);
     }
 }

@@ -28,8 +28,6 @@ pub mod serve;
 mod templates;
 mod urls;
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 
 pub use kept::{FieldValue, Kept};
@@ -98,7 +96,8 @@ enum Item {
     GraphScript,
     SearchScript,
     Feed,
-    Sitemap(String),
+    /// A sitemap file: its part (see [`feed::sitemap_names`]).
+    Sitemap(usize),
     Asset(String),
 }
 
@@ -145,7 +144,8 @@ pub struct Site<'c> {
     content: Content<'c>,
     templates: Templates,
     files: Vec<(String, Item)>,
-    sitemaps: HashMap<String, String>,
+    /// The pages the sitemap lists, by their place in `files`, with their `lastmod` dates.
+    sitemap_pages: Vec<(usize, Option<&'c str>)>,
 }
 
 impl<'c> Site<'c> {
@@ -174,34 +174,30 @@ impl<'c> Site<'c> {
             site,
         )?;
         let mut files = plan(&content, &templates);
-        let sitemap_pages: Vec<(&str, Option<&str>)> = files
+        let sitemap_pages: Vec<(usize, Option<&'c str>)> = files
             .iter()
-            .filter(|(_, item)| item.is_html() && !matches!(item, Item::NotFound))
-            .map(|(file, item)| {
+            .enumerate()
+            .filter(|(_, (_, item))| item.is_html() && !matches!(item, Item::NotFound))
+            .map(|(file, (_, item))| {
                 let updated = match item {
                     Item::Record(p) => feed::lastmod(content.text(*p, "updated")),
                     _ => None,
                 };
-                (file.strip_suffix("index.html").unwrap_or(file), updated)
+                (file, updated)
             })
             .collect();
-        let sitemaps: HashMap<String, String> =
-            feed::sitemaps(&content.site.base_url, &sitemap_pages)
-                .into_iter()
-                .collect();
-        let mut names: Vec<&String> = sitemaps.keys().collect();
-        names.sort();
         files.extend(
-            names
+            feed::sitemap_names(sitemap_pages.len())
                 .into_iter()
-                .map(|n| (n.clone(), Item::Sitemap(n.clone()))),
+                .enumerate()
+                .map(|(part, name)| (name, Item::Sitemap(part))),
         );
         collisions(project, &files)?;
         Ok(Site {
             content,
             templates,
             files,
-            sitemaps,
+            sitemap_pages,
         })
     }
 
@@ -330,9 +326,15 @@ impl<'c> Site<'c> {
                 return Ok(Rendered::streamed(|out| search::write_script(content, out)));
             }
             Item::Feed => return Ok(Rendered::text(feed::atom(content))),
-            Item::Sitemap(name) => {
-                let xml = self.sitemaps.get(name).cloned().unwrap_or_default();
-                return Ok(Rendered::text(xml));
+            &Item::Sitemap(part) => {
+                return Ok(Rendered::streamed(move |out| {
+                    let pages = self.sitemap_pages.iter().filter_map(|&(file, updated)| {
+                        let (path, _) = self.files.get(file)?;
+                        Some((path.strip_suffix("index.html").unwrap_or(path), updated))
+                    });
+                    let count = self.sitemap_pages.len();
+                    feed::write_sitemap(out, part, &content.site.base_url, count, pages)
+                }));
             }
             Item::Asset(name) => {
                 let bytes = self.templates.assets.get(name).cloned().unwrap_or_default();

@@ -151,6 +151,29 @@ pub trait Cites: Sized + Sync {
     -> Cow<'r, [Written]>;
 }
 
+/// A record's drawn form that holds the references written in it, drawn while it was
+/// loaded: `check`'s, the graph commands' and the site's. Each [`Cites`] them as they are
+/// and renumbers them with its record ([`crate::corpus::Renumber`]).
+pub trait KeepsWritten: Sync {
+    /// The references written in the record.
+    fn written(&self) -> &[Written];
+
+    /// The same, to renumber.
+    fn written_mut(&mut self) -> &mut [Written];
+}
+
+impl<K: KeepsWritten> Cites for K {
+    fn written<'r>(record: &'r Record<Self>, _: usize, _: &Schemas) -> Cow<'r, [Written]> {
+        Cow::Borrowed(KeepsWritten::written(&record.value))
+    }
+}
+
+impl<K: KeepsWritten> crate::corpus::Renumber for K {
+    fn renumber(&mut self, index: usize) {
+        renumber(self.written_mut(), index);
+    }
+}
+
 impl Cites for Value {
     fn written<'r>(
         record: &'r Record<Self>,
@@ -638,7 +661,7 @@ pub struct Written {
 
 /// Makes references drawn from a record name it as the record at `index` of its corpus (see
 /// [`crate::corpus::Renumber`]).
-pub fn renumber(written: &mut [Written], index: usize) {
+fn renumber(written: &mut [Written], index: usize) {
     for reference in written {
         match &mut reference.source {
             Source::Field { record, .. } | Source::FieldLink { record, .. } => *record = index,

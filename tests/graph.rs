@@ -174,6 +174,35 @@ fn dot_output_is_accepted_by_graphviz() {
     assert!(svg.contains("vLLM"));
 }
 
+/// A graph too large for Graphviz to lay out in reasonable time is refused as SVG at once,
+/// with ways to a smaller picture, where `--format dot` still writes it whole.
+#[test]
+fn an_svg_of_a_very_large_graph_is_refused_with_ways_to_narrow_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    common::copy_dir(&fixture("graph").join("schema"), &root.join("schema"));
+    let engines = root.join("records/engines");
+    std::fs::create_dir_all(&engines).unwrap();
+    for n in 0..5_001 {
+        std::fs::write(
+            engines.join(format!("engine-{n}.yaml")),
+            format!("id: engine-{n}\ntype: engine\nname: Engine {n}\n"),
+        )
+        .unwrap();
+    }
+    fails_with_help(root, &["graph", "--format", "svg"], "--around");
+    let run = run_in(root, &["graph", "--format", "svg"]);
+    assert!(
+        run.stderr.contains("5001 nodes") && run.stderr.contains("sfdp"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+    let dot = run_in(root, &["graph", "--format", "dot"]);
+    assert_eq!(dot.code, 0, "{}", dot.stderr);
+    assert!(dot.stdout.contains("engines/engine-5000"));
+}
+
 #[test]
 fn neighbourhood_svg_is_valid_with_the_expected_labels() {
     let run = run_in(

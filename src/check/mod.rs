@@ -12,17 +12,15 @@ pub mod memo;
 pub mod refs;
 mod schema;
 
-use std::borrow::Cow;
-
 use foldhash::HashSet;
 use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::corpus::{Corpus, Renumber};
+use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::Named;
-use crate::index::{Cites, Edge, IdIndex, Unresolved, Written, renumber};
+use crate::index::{Cites, Edge, IdIndex, KeepsWritten, Unresolved, Written};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
@@ -61,15 +59,13 @@ pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) 
     record.keeping(drawn)
 }
 
-impl Cites for Drawn {
-    fn written<'r>(record: &'r Record<Self>, _: usize, _: &Schemas) -> Cow<'r, [Written]> {
-        Cow::Borrowed(&record.value.written)
+impl KeepsWritten for Drawn {
+    fn written(&self) -> &[Written] {
+        &self.written
     }
-}
 
-impl Renumber for Drawn {
-    fn renumber(&mut self, index: usize) {
-        renumber(&mut self.written, index);
+    fn written_mut(&mut self) -> &mut [Written] {
+        &mut self.written
     }
 }
 

@@ -7,12 +7,10 @@
 //! fields take about two and a half times its file's size in memory, and at 100,000 records
 //! keeping them all made these commands hold 1.2 GB where the corpus is 240 MB on disk.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::corpus::Renumber;
 use crate::graph::Named;
-use crate::index::{Cites, Written, renumber};
+use crate::index::{Cites, KeepsWritten, Written};
 use crate::load::Record;
 use crate::schema::Schemas;
 
@@ -59,15 +57,13 @@ impl Linked {
     }
 }
 
-impl Cites for Linked {
-    fn written<'r>(record: &'r Record<Self>, _: usize, _: &Schemas) -> Cow<'r, [Written]> {
-        Cow::Borrowed(&record.value.written)
+impl KeepsWritten for Linked {
+    fn written(&self) -> &[Written] {
+        &self.written
     }
-}
 
-impl Renumber for Linked {
-    fn renumber(&mut self, index: usize) {
-        renumber(&mut self.written, index);
+    fn written_mut(&mut self) -> &mut [Written] {
+        &mut self.written
     }
 }
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::content::Content;
 use super::kept::FieldValue;
 use super::urls;
-use crate::index::Source;
+use crate::index::{KeepsWritten, Source};
 
 #[derive(Serialize)]
 struct RecordJson<'a> {

@@ -10,14 +10,11 @@
 //! 24 bytes, an object entry 40, and strings are moved over without a copy, so the same
 //! corpus holds 430 MB, and the build's peak fell from 906 to 700 MiB.
 
-use std::borrow::Cow;
-
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
-use crate::corpus::Renumber;
 use crate::graph::Named;
-use crate::index::{Cites, Written, renumber};
+use crate::index::{Cites, KeepsWritten, Written};
 use crate::load::Record;
 use crate::schema::Schemas;
 
@@ -119,23 +116,17 @@ impl Kept {
         let fields = std::mem::take(&mut record.value).into();
         record.keeping(Kept { written, fields })
     }
+}
 
-    /// The references written in the record's fields, with where each is: the ones of its
-    /// reference fields first, in the schema's order.
-    pub fn written(&self) -> &[Written] {
+/// The references written in the record's fields, with where each is: the ones of its
+/// reference fields first, in the schema's order.
+impl KeepsWritten for Kept {
+    fn written(&self) -> &[Written] {
         &self.written
     }
-}
 
-impl Cites for Kept {
-    fn written<'r>(record: &'r Record<Self>, _: usize, _: &Schemas) -> Cow<'r, [Written]> {
-        Cow::Borrowed(&record.value.written)
-    }
-}
-
-impl Renumber for Kept {
-    fn renumber(&mut self, index: usize) {
-        renumber(&mut self.written, index);
+    fn written_mut(&mut self) -> &mut [Written] {
+        &mut self.written
     }
 }
 

@@ -74,13 +74,20 @@ fn dot_string(text: &str) -> String {
 /// Graphviz DOT: one cluster per collection (pages outside any cluster), nodes labelled with
 /// names and linked to their site pages.
 pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
+    dot_with(graph, site, true)
+}
+
+/// [`dot`], with each collection's nodes in a cluster of their own or, without `clusters`, all
+/// in one graph.
+fn dot_with(graph: &CorpusGraph, site: &SiteConfig, clusters: bool) -> String {
     let colours = Colours::of(graph);
     let mut out = String::from(
         "digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
     );
     for collection in groups(graph) {
-        let indent = if collection.is_some() { "    " } else { "  " };
-        if let Some(name) = collection {
+        let cluster = collection.filter(|_| clusters);
+        let indent = if cluster.is_some() { "    " } else { "  " };
+        if let Some(name) = cluster {
             out.push_str(&format!(
                 "  subgraph {} {{\n    label={};\n    style=\"rounded\";\n    color=\"#d1d5db\";\n",
                 dot_string(&format!("cluster_{name}")),
@@ -101,7 +108,7 @@ pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
                 colours.get(node)
             ));
         }
-        if collection.is_some() {
+        if cluster.is_some() {
             out.push_str("  }\n");
         }
     }
@@ -248,6 +255,17 @@ pub fn svg(
             "the graph has {nodes} nodes, and Graphviz `dot` takes minutes to hours to lay out more than {MAX_GRAPHVIZ_NODES}; narrow the graph (--around, --collection, --field), or write it with --format dot and lay it out with Graphviz's `sfdp`, which is made for large graphs"
         )));
     }
+    // Graphviz (2.43, Debian 12's) fails on some clustered graphs ("trouble in init_rank",
+    // the `inference-research` sample among them); the same graph without clusters lays out.
+    graphviz(&dot_with(graph, site, true), nodes)
+        .or_else(|clustered| graphviz(&dot_with(graph, site, false), nodes).map_err(|_| clustered))
+}
+
+/// Lines of Graphviz's own error output kept in a message: it can list every node.
+const GRAPHVIZ_ERROR_LINES: usize = 4;
+
+/// `input` laid out by Graphviz `dot` as SVG.
+fn graphviz(input: &str, nodes: usize) -> Result<String, SvgError> {
     let spawned = Command::new("dot")
         .arg("-Tsvg")
         .stdin(Stdio::piped())
@@ -256,21 +274,33 @@ pub fn svg(
         .spawn();
     let Ok(mut child) = spawned else {
         return Err(SvgError(format!(
-            "the graph has {} nodes, more than the {MAX_INPROCESS_SVG_NODES} laid out in-process, and Graphviz `dot` is not installed; install Graphviz, narrow the graph (--around, --collection, --field), or use --format dot",
-            graph.graph.node_count()
+            "the graph has {nodes} nodes, more than the {MAX_INPROCESS_SVG_NODES} laid out in-process, and Graphviz `dot` is not installed; install Graphviz, narrow the graph (--around, --collection, --field), or use --format dot"
         )));
     };
     if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(dot(graph, site).as_bytes());
+        let _ = stdin.write_all(input.as_bytes());
     }
     match child.wait_with_output() {
         Ok(output) if output.status.success() => {
             Ok(String::from_utf8_lossy(&output.stdout).into_owned())
         }
-        Ok(output) => Err(SvgError(format!(
-            "Graphviz `dot` failed: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))),
+        Ok(output) => {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let lines: Vec<&str> = stderr.trim().lines().collect();
+            let mut message = lines
+                .iter()
+                .take(GRAPHVIZ_ERROR_LINES)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("\n");
+            if lines.len() > GRAPHVIZ_ERROR_LINES {
+                message.push_str(&format!(
+                    "\n({} more lines)",
+                    lines.len() - GRAPHVIZ_ERROR_LINES
+                ));
+            }
+            Err(SvgError(format!("Graphviz `dot` failed: {message}")))
+        }
         Err(err) => Err(SvgError(format!("Graphviz `dot` failed: {err}"))),
     }
 }

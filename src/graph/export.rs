@@ -257,52 +257,60 @@ pub fn svg(
     }
     // Graphviz (2.43, Debian 12's) fails on some clustered graphs ("trouble in init_rank",
     // the `inference-research` sample among them); the same graph without clusters lays out.
-    graphviz(&dot_with(graph, site, true), nodes)
-        .or_else(|clustered| graphviz(&dot_with(graph, site, false), nodes).map_err(|_| clustered))
+    // When `dot` cannot be run at all, there is nothing to try again.
+    let laid_out = |clusters| graphviz(&dot_with(graph, site, clusters));
+    let failed = match laid_out(true) {
+        Ok(Ok(svg)) => return Ok(svg),
+        Ok(Err(failed)) => failed,
+        Err(_) => {
+            return Err(SvgError(format!(
+                "the graph has {nodes} nodes, more than the {MAX_INPROCESS_SVG_NODES} laid out in-process, and Graphviz `dot` is not installed; install Graphviz, narrow the graph (--around, --collection, --field), or use --format dot"
+            )));
+        }
+    };
+    match laid_out(false) {
+        Ok(Ok(svg)) => Ok(svg),
+        _ => Err(SvgError(format!("Graphviz `dot` failed: {failed}"))),
+    }
 }
 
 /// Lines of Graphviz's own error output kept in a message: it can list every node.
 const GRAPHVIZ_ERROR_LINES: usize = 4;
 
-/// `input` laid out by Graphviz `dot` as SVG.
-fn graphviz(input: &str, nodes: usize) -> Result<String, SvgError> {
-    let spawned = Command::new("dot")
+/// `input` laid out by Graphviz `dot` as SVG; the error is its own output, cut to
+/// [`GRAPHVIZ_ERROR_LINES`], when it fails, and `dot` not running at all is the outer error.
+fn graphviz(input: &str) -> std::io::Result<Result<String, String>> {
+    let mut child = Command::new("dot")
         .arg("-Tsvg")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn();
-    let Ok(mut child) = spawned else {
-        return Err(SvgError(format!(
-            "the graph has {nodes} nodes, more than the {MAX_INPROCESS_SVG_NODES} laid out in-process, and Graphviz `dot` is not installed; install Graphviz, narrow the graph (--around, --collection, --field), or use --format dot"
-        )));
-    };
+        .spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(input.as_bytes());
     }
-    match child.wait_with_output() {
-        Ok(output) if output.status.success() => {
-            Ok(String::from_utf8_lossy(&output.stdout).into_owned())
-        }
-        Ok(output) => {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let lines: Vec<&str> = stderr.trim().lines().collect();
-            let mut message = lines
-                .iter()
-                .take(GRAPHVIZ_ERROR_LINES)
-                .copied()
-                .collect::<Vec<_>>()
-                .join("\n");
-            if lines.len() > GRAPHVIZ_ERROR_LINES {
-                message.push_str(&format!(
-                    "\n({} more lines)",
-                    lines.len() - GRAPHVIZ_ERROR_LINES
-                ));
-            }
-            Err(SvgError(format!("Graphviz `dot` failed: {message}")))
-        }
-        Err(err) => Err(SvgError(format!("Graphviz `dot` failed: {err}"))),
+    let output = match child.wait_with_output() {
+        Ok(output) => output,
+        Err(err) => return Ok(Err(err.to_string())),
+    };
+    if output.status.success() {
+        return Ok(Ok(String::from_utf8_lossy(&output.stdout).into_owned()));
     }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.trim().lines().collect();
+    let mut message = lines
+        .iter()
+        .take(GRAPHVIZ_ERROR_LINES)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("\n");
+    if lines.len() > GRAPHVIZ_ERROR_LINES {
+        message.push_str(&format!(
+            "\n({} more lines)",
+            lines.len() - GRAPHVIZ_ERROR_LINES
+        ));
+    }
+    Ok(Err(message))
 }
 
 const NODE_WIDTH: f64 = 210.0;

@@ -950,29 +950,12 @@ mod tests {
         prop::collection::vec(word, 1..5).prop_map(|words| words.join("-"))
     }
 
-    /// `base` after a few random edits: a deletion, an insertion or a substitution each.
-    fn edited(base: &str, edits: &[(u8, usize, char)]) -> String {
-        let mut chars: Vec<char> = base.chars().collect();
-        for &(kind, at, with) in edits {
-            let at = at % (chars.len() + 1);
-            match kind {
-                0 if at < chars.len() => {
-                    chars.remove(at);
-                }
-                1 => chars.insert(at, with),
-                _ if at < chars.len() => chars[at] = with,
-                _ => chars.push(with),
-            }
-        }
-        chars.into_iter().collect()
-    }
-
     /// Ids that are all a few edits from one long id, and an unknown one among them: many
     /// typos within the budget, often several at the same distance.
     fn near_ids() -> impl proptest::strategy::Strategy<Value = (Vec<(String, usize)>, String)> {
         use proptest::prelude::*;
         let edit = (
-            0u8..3,
+            0u8..4,
             any::<usize>(),
             prop::sample::select(vec!['a', 'b', 'k', '-']),
         );
@@ -985,9 +968,9 @@ mod tests {
             .prop_map(|(base, records, unknown)| {
                 let records = records
                     .into_iter()
-                    .map(|(edits, collection)| (edited(&base, &edits), collection))
+                    .map(|(edits, collection)| (suggest::edited(&base, &edits), collection))
                     .collect();
-                (records, edited(&base, &unknown))
+                (records, suggest::edited(&base, &unknown))
             })
     }
 

@@ -466,6 +466,28 @@ pub fn unknown_name(
     }
 }
 
+/// `base` after `edits`, for tests that need names a few edits apart: each edit is a kind (0
+/// substitutes, 1 deletes, 2 inserts, 3 swaps a character with the next), a place (taken
+/// modulo the length plus one) and a character; an edit with no character where it needs
+/// one does nothing.
+#[cfg(test)]
+pub(crate) fn edited(base: &str, edits: &[(u8, usize, char)]) -> String {
+    let mut chars: Vec<char> = base.chars().collect();
+    for &(kind, at, with) in edits {
+        let at = at % (chars.len() + 1);
+        match kind {
+            0 if at < chars.len() => chars[at] = with,
+            1 if at < chars.len() => {
+                chars.remove(at);
+            }
+            2 => chars.insert(at, with),
+            3 if at + 1 < chars.len() => chars.swap(at, at + 1),
+            _ => {}
+        }
+    }
+    chars.into_iter().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -579,21 +601,10 @@ mod tests {
         #[test]
         fn near_names_are_scored_exactly_when_within_the_budget(
             a in "[abc-]{0,64}",
-            edits in prop::collection::vec((0u8..4, any::<prop::sample::Index>(), b'a'..=b'd'), 0..7),
+            edits in prop::collection::vec((0u8..4, any::<usize>(), prop::char::range('a', 'd')), 0..7),
             budget in 0usize..8,
         ) {
-            let mut b = a.clone().into_bytes();
-            for (kind, at, byte) in edits {
-                let at = at.index(b.len() + 1);
-                match kind {
-                    0 if at < b.len() => b[at] = byte,
-                    1 if at < b.len() => { b.remove(at); }
-                    2 => b.insert(at, byte),
-                    _ if at + 1 < b.len() => b.swap(at, at + 1),
-                    _ => {}
-                }
-            }
-            let b = String::from_utf8(b).unwrap_or_default();
+            let b = edited(&a, &edits);
             let exact = strsim::damerau_levenshtein(&a, &b);
             let scored = Unknown::new(&a).score_typo(&b, budget).map(|s| s.distance);
             prop_assert_eq!(scored, (a != b && exact <= budget).then_some(exact));

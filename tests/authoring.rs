@@ -17,7 +17,7 @@ fn bundled_copy() -> tempfile::TempDir {
 
 fn config() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples/inference-research.toml")
+        .join(common::SAMPLE_CONFIG)
         .to_string_lossy()
         .into_owned()
 }

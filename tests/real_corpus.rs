@@ -3,22 +3,12 @@
 
 mod common;
 
-use common::{gotchas, json_diagnostics, sample};
+use common::{json_diagnostics, on_sample};
 
 #[test]
 fn every_schema_violation_is_reported_with_a_position() {
-    let root = sample();
-    let run = gotchas(&[
-        "check",
-        "--root",
-        root.to_str().unwrap(),
-        "--config",
-        "examples/inference-research.toml",
-        "--format",
-        "json",
-        // The sample is shared: the test leaves no cache in it.
-        "--no-cache",
-    ]);
+    // The sample is shared: the test leaves no cache in it.
+    let run = on_sample("check", &["--format", "json", "--no-cache"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(report["summary"]["records"], 321);
@@ -53,16 +43,7 @@ fn the_samples_graph_is_drawn_as_svg() {
         eprintln!("skipped: Graphviz `dot` is not installed (.ci/run installs it)");
         return;
     }
-    let root = sample();
-    let run = gotchas(&[
-        "graph",
-        "--root",
-        root.to_str().unwrap(),
-        "--config",
-        "examples/inference-research.toml",
-        "--format",
-        "svg",
-    ]);
+    let run = on_sample("graph", &["--format", "svg"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let options = roxmltree::ParsingOptions {
         allow_dtd: true,

@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::{bundled_copy, gotchas, json_diagnostics, sample};
+use common::{SAMPLE_CONFIG, bundled_copy, gotchas, json_diagnostics, on_sample, sample};
 
 fn build(root: &Path, out: &Path, extra: &[&str]) -> common::Run {
     let mut args = vec![
@@ -279,27 +279,14 @@ fn a_record_page_shows_fields_backlinks_and_its_neighbourhood() {
 fn sample_corpus_builds_marks_broken_links_and_reports_them() {
     let out = tempfile::tempdir().unwrap();
     let site = out.path().join("site");
-    let run = build(
-        &sample(),
-        &site,
-        &["--config", "examples/inference-research.toml"],
-    );
+    let run = build(&sample(), &site, &["--config", SAMPLE_CONFIG]);
     assert_eq!(
         run.code, 0,
         "content problems do not fail the build: {}",
         run.stderr
     );
-    let checked = gotchas(&[
-        "check",
-        "--root",
-        sample().to_str().unwrap(),
-        "--config",
-        "examples/inference-research.toml",
-        "--format",
-        "json",
-        // The sample is shared: the test leaves no cache in it.
-        "--no-cache",
-    ]);
+    // The sample is shared: the test leaves no cache in it.
+    let checked = on_sample("check", &["--format", "json", "--no-cache"]);
     let broken = json_diagnostics(&checked)
         .iter()
         .filter(|d| d.0 == "broken-link")
@@ -383,7 +370,7 @@ fn two_builds_are_byte_identical() {
         assert!(bytes == &b[path], "{path} differs between two builds");
     }
     let sample_out = tempfile::tempdir().unwrap();
-    let config = ["--config", "examples/inference-research.toml"];
+    let config = ["--config", SAMPLE_CONFIG];
     let (x, y) = (sample_out.path().join("x"), sample_out.path().join("y"));
     assert_eq!(build(&sample(), &x, &config).code, 0);
     assert_eq!(build(&sample(), &y, &config).code, 0);

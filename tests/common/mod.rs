@@ -239,6 +239,23 @@ pub fn hermetic_git(command: &mut std::process::Command) -> &mut std::process::C
         .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
 }
 
+/// The committed config that reads the sample's layout (see [`sample`]).
+pub const SAMPLE_CONFIG: &str = "examples/inference-research.toml";
+
+/// Runs `gotchas COMMAND` on the sample through [`SAMPLE_CONFIG`], with `args` after.
+pub fn on_sample(command: &str, args: &[&str]) -> Run {
+    let root = sample();
+    let mut all = vec![
+        command,
+        "--root",
+        root.to_str().unwrap(),
+        "--config",
+        SAMPLE_CONFIG,
+    ];
+    all.extend_from_slice(args);
+    gotchas(&all)
+}
+
 /// The public `inference-research` sample in `../shared/corpus`, which CI lays beside the
 /// checkout; a test that needs it fails loudly when it is missing.
 pub fn sample() -> PathBuf {

@@ -25,6 +25,11 @@ use crate::schema::Schemas;
 use crate::source::Span;
 use crate::suggest::{self, Suggestion};
 
+/// How many records [`IdIndex::resolve_all`] resolves into one part of its result: enough
+/// that the parts are few (a hundred at 100,000 records), few enough that the threads share
+/// the work evenly.
+const RECORDS_PER_PART: usize = 1024;
+
 /// What a reference or link points at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Target {
@@ -416,34 +421,35 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     /// Resolves every reference field of every record and every link in prose.
     pub fn resolve_all(&self) -> Resolved {
         // Finding and resolving the references of one file reads nothing another file's
-        // resolution writes, so files are resolved in parallel and the parts concatenated
-        // in corpus order, which keeps the result the same for any thread count.
+        // resolution writes, so files are resolved in parallel, a run of records into each
+        // part, and the parts concatenated in corpus order, which keeps the result the same
+        // for any thread count. A part per record was a vector per record, each allocated,
+        // filled, copied out and freed: a million of them at a million records.
         let records = self
             .corpus
             .records
             .par_iter()
             .enumerate()
-            .map(|(index, record)| F::written(record, index, self.schemas));
-        let docs = (0..self.corpus.docs.len())
-            .into_par_iter()
-            .map(|doc| Cow::Owned(written_in_doc(self.corpus, self.schemas, doc)));
-        let parts: Vec<Resolved> = records
-            .chain(docs)
-            .map(|written| {
-                // Sized for every reference resolving, as nearly all do: grown a push at a
-                // time, a record's part was reallocated once or twice and kept up to twice
-                // the room it needed, a hundred thousand times over.
-                let mut part = Resolved {
-                    edges: Vec::with_capacity(written.len()),
-                    unresolved: Vec::new(),
-                };
-                match written {
-                    Cow::Owned(written) => self.resolve_owned(written, &mut part),
-                    Cow::Borrowed(written) => self.resolve_written(written, &mut part),
-                }
-                part
-            })
-            .collect();
+            .chunks(RECORDS_PER_PART)
+            .map(|records| {
+                self.resolve_part(
+                    records
+                        .into_iter()
+                        .map(|(index, record)| F::written(record, index, self.schemas))
+                        .collect(),
+                )
+            });
+        // A prose page's links are found by parsing its Markdown, far more work than a
+        // record's, and pages are few: each is a part of its own, so that they parse in
+        // parallel however few there are.
+        let docs = (0..self.corpus.docs.len()).into_par_iter().map(|doc| {
+            self.resolve_part(vec![Cow::Owned(written_in_doc(
+                self.corpus,
+                self.schemas,
+                doc,
+            ))])
+        });
+        let parts: Vec<Resolved> = records.chain(docs).collect();
         let mut resolved = Resolved {
             edges: Vec::with_capacity(parts.iter().map(|part| part.edges.len()).sum()),
             unresolved: Vec::new(),
@@ -453,6 +459,24 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             resolved.unresolved.extend(part.unresolved);
         }
         resolved
+    }
+
+    /// Resolves the references of a run of files, moving in those that are the caller's to
+    /// give.
+    fn resolve_part(&self, files: Vec<Cow<'_, [Written]>>) -> Resolved {
+        // Sized for every reference resolving, as nearly all do, so that the part is
+        // allocated once: grown a push at a time, it was copied a dozen times over.
+        let mut part = Resolved {
+            edges: Vec::with_capacity(files.iter().map(|written| written.len()).sum()),
+            unresolved: Vec::new(),
+        };
+        for written in files {
+            match written {
+                Cow::Owned(written) => self.resolve_owned(written, &mut part),
+                Cow::Borrowed(written) => self.resolve_written(written, &mut part),
+            }
+        }
+        part
     }
 
     /// Resolves references found by [`written_in_record`] or [`written_in_doc`], adding them
@@ -996,6 +1020,79 @@ mod tests {
             allowed in proptest::sample::subsequence(vec![0usize, 1, 2], 1..=3),
         ) {
             suggests_as_scoring_every_id(&records, &unknown, &allowed)?;
+        }
+    }
+
+    /// Resolving the corpus in parts, in parallel, gives every reference in corpus order,
+    /// as resolving one file after another does: records and prose over several parts,
+    /// with a pool of one thread and with one of four.
+    #[test]
+    fn references_resolve_in_corpus_order_whatever_the_threads() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+        let config = format!("schemas = {:?}\ndocs = [\"docs/*.md\"]\n", schemas);
+        std::fs::write(root.join("gotchas.toml"), config).unwrap();
+        for folder in ["records/engines", "records/gotchas", "docs"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        for engine in 0..50 {
+            let text = format!(r#"{{"id": "engine-{engine}", "type": "engine"}}"#);
+            std::fs::write(
+                root.join(format!("records/engines/engine-{engine}.json")),
+                text,
+            )
+            .unwrap();
+        }
+        // Several parts of records, each citing engines that exist and one that does not.
+        for gotcha in 0..RECORDS_PER_PART * 2 + 100 {
+            let text = format!(
+                r#"{{"id": "trap-{gotcha}", "type": "gotcha", "affects": ["engine-{}", "engine-{}x", "engine-{}"]}}"#,
+                gotcha % 50,
+                gotcha % 7,
+                gotcha % 13,
+            );
+            std::fs::write(
+                root.join(format!("records/gotchas/trap-{gotcha}.json")),
+                text,
+            )
+            .unwrap();
+        }
+        for page in 0..5 {
+            let text = format!(
+                "# Page {page}\n\n[[engine-{page}]] and [[trap-{page}]], [[nowhere-{page}]].\n"
+            );
+            std::fs::write(root.join(format!("docs/page-{page}.md")), text).unwrap();
+        }
+        let project = crate::Project::open(root, None).unwrap();
+        let corpus = project.load();
+        let index = IdIndex::new(&corpus, &project.schemas);
+        let mut by_hand = Resolved::default();
+        for (record, loaded) in corpus.records.iter().enumerate() {
+            index.resolve_written(
+                &Value::written(loaded, record, &project.schemas),
+                &mut by_hand,
+            );
+        }
+        for doc in 0..corpus.docs.len() {
+            index.resolve_written(
+                &written_in_doc(&corpus, &project.schemas, doc),
+                &mut by_hand,
+            );
+        }
+        assert!(
+            by_hand.edges.len() > RECORDS_PER_PART * 4,
+            "references over several parts"
+        );
+        assert!(by_hand.unresolved.len() > RECORDS_PER_PART * 2);
+        for threads in [1, 4] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let resolved = pool.install(|| index.resolve_all());
+            assert_eq!(resolved.edges, by_hand.edges, "{threads} threads");
+            assert_eq!(resolved.unresolved, by_hand.unresolved, "{threads} threads");
         }
     }
 }

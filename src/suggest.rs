@@ -54,7 +54,7 @@ pub struct Unknown<'u> {
     /// Where each ASCII character is in it, a bit per position, for
     /// [`subsequence_bound`]; `None` when the name is not ASCII or is longer than a
     /// word of bits.
-    places: Option<Box<[u64; 128]>>,
+    places: Option<Box<[u64; 256]>>,
 }
 
 impl<'u> Unknown<'u> {
@@ -181,12 +181,14 @@ impl<'u> Unknown<'u> {
 }
 
 /// Where each ASCII character is in `name`, a bit per position, or `None` when it is not
-/// ASCII or is longer than 64 characters.
-fn places(name: &str) -> Option<Box<[u64; 128]>> {
+/// ASCII or is longer than 64 characters. There is a slot for every byte, so that
+/// [`subsequence_bound`] looks up a candidate's bytes without checking their range first:
+/// the look-up is most of its loop, run for each byte of every candidate scored.
+fn places(name: &str) -> Option<Box<[u64; 256]>> {
     if !name.is_ascii() || name.len() > 64 {
         return None;
     }
-    let mut places = Box::new([0u64; 128]);
+    let mut places = Box::new([0u64; 256]);
     for (position, byte) in name.bytes().enumerate() {
         if let Some(bits) = places.get_mut(usize::from(byte)) {
             *bits |= 1 << position;
@@ -203,7 +205,7 @@ fn places(name: &str) -> Option<Box<[u64; 128]>> {
 /// order, which ids of a few dozen words often are, it turns down. The subsequence is
 /// counted 64 positions at a time (Hyyrö's bit-vector algorithm): a few operations per
 /// character of `other`.
-fn subsequence_bound(places: &[u64; 128], length: usize, other: &[u8]) -> usize {
+fn subsequence_bound(places: &[u64; 256], length: usize, other: &[u8]) -> usize {
     // Bit `i` of `unmatched` is clear when a character of the name at or before `i` is
     // the end of one more character of the longest common subsequence so far.
     let mut unmatched = u64::MAX;

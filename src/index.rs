@@ -465,7 +465,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     /// give.
     fn resolve_part(&self, files: Vec<Cow<'_, [Written]>>) -> Resolved {
         // Sized for every reference resolving, as nearly all do, so that the part is
-        // allocated once: grown a push at a time, it was copied a dozen times over.
+        // allocated once rather than grown, and copied, a push at a time.
         let mut part = Resolved {
             edges: Vec::with_capacity(files.iter().map(|written| written.len()).sum()),
             unresolved: Vec::new(),

@@ -118,9 +118,9 @@ impl Kept {
     }
 }
 
-/// The references written in the record's fields, with where each is: the ones of its
-/// reference fields first, in the schema's order.
 impl KeepsWritten for Kept {
+    /// The references written in the record's fields, with where each is: the ones of its
+    /// reference fields first, in the schema's order.
     fn written(&self) -> &[Written] {
         &self.written
     }

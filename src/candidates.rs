@@ -159,18 +159,23 @@ impl<'n> NameIndex<'n> {
             |entry| *entry >> 1,
             |kept, later| *kept |= later,
         );
-        found
-            .into_iter()
-            .filter_map(|entry| {
-                let at = usize::try_from(entry >> 1).ok()?;
-                Some(Candidate {
-                    name: self.names.get(at)?,
-                    groups: *self.groups.get(at)?,
-                    may_share_words: entry & 1 == 1,
+        // Sized for every position found: a filtered collect starts small and grows, and a
+        // look-up at 100,000 ids finds a thousand or more.
+        let mut candidates = Vec::with_capacity(found.len());
+        candidates.extend(
+            found
+                .into_iter()
+                .filter_map(|entry| {
+                    let at = usize::try_from(entry >> 1).ok()?;
+                    Some(Candidate {
+                        name: self.names.get(at)?,
+                        groups: *self.groups.get(at)?,
+                        may_share_words: entry & 1 == 1,
+                    })
                 })
-            })
-            .filter(|candidate| candidate.groups & groups != 0)
-            .collect()
+                .filter(|candidate| candidate.groups & groups != 0),
+        );
+        candidates
     }
 
     /// The names in any of `groups` that may be within `budget` edits of `unknown`, in
@@ -237,7 +242,10 @@ impl<'n> NameIndex<'n> {
     }
 
     /// The names that have every one of `words`: the intersection of their postings,
-    /// rarest first, so the work is bounded by the rarest word's list.
+    /// rarest first, so the work is bounded by the rarest word's list. The other lists are
+    /// walked alongside it, each from where the last name was looked for: positions ascend
+    /// in every list, and a gallop from there finds the next in a few steps, where a binary
+    /// search of the whole list took a dozen (a tenth of the look-ups at 100,000 ids).
     fn names_with_all(&self, words: &[u64]) -> Vec<u32> {
         let mut lists: Vec<&[u64]> = Vec::with_capacity(words.len());
         for &word in words {
@@ -247,22 +255,24 @@ impl<'n> NameIndex<'n> {
             }
         }
         lists.sort_by_key(|list| list.len());
-        let Some((rarest, others)) = lists.split_first() else {
+        let Some((rarest, others)) = lists.split_first_mut() else {
             return Vec::new();
         };
         // Within its word's run, a posting is found by its whole value.
-        rarest
-            .iter()
-            .filter(|&&entry| {
-                others.iter().all(|list| {
-                    list.first().is_some_and(|&first| {
-                        list.binary_search(&posting(first, position_of(entry)))
-                            .is_ok()
-                    })
-                })
-            })
-            .map(|&entry| position_of(entry))
-            .collect()
+        let mut found = Vec::with_capacity(rarest.len());
+        for &entry in rarest.iter() {
+            let position = position_of(entry);
+            let in_all = others.iter_mut().all(|list| {
+                let Some(&first) = list.first() else {
+                    return false;
+                };
+                skip_below(list, posting(first, position))
+            });
+            if in_all {
+                found.push(position);
+            }
+        }
+        found
     }
 
     /// Adds to `found` the names made only of some of `words` (distinct and sorted): one
@@ -365,6 +375,24 @@ fn postings(entries: &[u64], key: u64) -> &[u64] {
     let start = entries.partition_point(|&entry| entry < posting(key, 0));
     let end = entries.partition_point(|&entry| entry <= posting(key, u32::MAX));
     entries.get(start..end).unwrap_or_default()
+}
+
+/// Moves `list` (ascending) past its entries below `target` and tells whether `target` is
+/// the first left: by galloping, looking 1, 2, 4 ... entries ahead until one is not below
+/// it, then a binary search within the last stride.
+fn skip_below(list: &mut &[u64], target: u64) -> bool {
+    let mut bound = 1;
+    while list.get(bound - 1).is_some_and(|&entry| entry < target) {
+        bound *= 2;
+    }
+    // Every entry before `bound / 2` is below `target`, and the first not below it, if any,
+    // is before `bound`.
+    let start = bound / 2;
+    let end = bound.min(list.len());
+    let within = list.get(start..end).unwrap_or_default();
+    let skipped = start + within.partition_point(|&entry| entry < target);
+    *list = list.get(skipped..).unwrap_or_default();
+    list.first() == Some(&target)
 }
 
 /// [`NameIndex::by_word`] and [`NameIndex::by_word_set`] of `names`, by position.
@@ -1070,6 +1098,28 @@ mod tests {
             expected.sort_unstable();
             radix_sort(&mut postings);
             prop_assert_eq!(postings, expected);
+        }
+    }
+
+    proptest! {
+        /// Skipping through a list by galloping finds each of a rising run of targets as a
+        /// binary search of the whole list does, and leaves none of the entries not below
+        /// the target behind.
+        #[test]
+        fn galloping_finds_what_a_binary_search_finds(
+            mut list in prop::collection::vec(0u64..200, 0..120),
+            mut targets in prop::collection::vec(0u64..220, 0..40),
+        ) {
+            list.sort_unstable();
+            list.dedup();
+            targets.sort_unstable();
+            let mut rest: &[u64] = &list;
+            for target in targets {
+                let found = skip_below(&mut rest, target);
+                prop_assert_eq!(found, list.binary_search(&target).is_ok());
+                let below = list.partition_point(|&entry| entry < target);
+                prop_assert_eq!(rest, &list[below..]);
+            }
         }
     }
 

@@ -297,15 +297,14 @@ impl<'t> Builder<'t> {
         }
         let pointer = self.source_map.is_some().then(|| self.child_pointer());
         let Some(frame) = self.stack.last_mut() else {
-            if let (Some(map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
-                map.insert(
-                    pointer,
-                    Node {
-                        key: None,
-                        value: span,
-                    },
-                );
-            }
+            place(
+                &mut self.source_map,
+                pointer,
+                Node {
+                    key: None,
+                    value: span,
+                },
+            );
             self.root = Some(value);
             return Ok(());
         };
@@ -313,15 +312,14 @@ impl<'t> Builder<'t> {
         match &mut frame.container {
             Container::Sequence(items) => {
                 items.push(value);
-                if let (Some(map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
-                    map.insert(
-                        pointer,
-                        Node {
-                            key: None,
-                            value: span,
-                        },
-                    );
-                }
+                place(
+                    &mut self.source_map,
+                    pointer,
+                    Node {
+                        key: None,
+                        value: span,
+                    },
+                );
             }
             Container::Mapping {
                 map,
@@ -367,19 +365,26 @@ impl<'t> Builder<'t> {
                     };
                     slot.insert(value);
                     key_spans.push(key_span.clone());
-                    if let (Some(source_map), Some(pointer)) = (self.source_map.as_mut(), pointer) {
-                        source_map.insert(
-                            pointer,
-                            Node {
-                                key: Some(key_span),
-                                value: span,
-                            },
-                        );
-                    }
+                    place(
+                        &mut self.source_map,
+                        pointer,
+                        Node {
+                            key: Some(key_span),
+                            value: span,
+                        },
+                    );
                 }
             },
         }
         Ok(())
+    }
+}
+
+/// Records where the node at `pointer` is, when positions are kept: `pointer` is worked
+/// out only then.
+fn place(source_map: &mut Option<SourceMap>, pointer: Option<String>, node: Node) {
+    if let (Some(map), Some(pointer)) = (source_map.as_mut(), pointer) {
+        map.insert(pointer, node);
     }
 }
 

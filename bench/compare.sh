@@ -12,8 +12,10 @@
 #
 # Each command is run by the shell (so `VAR=value command` works); its output is thrown
 # away and its exit status ignored (a generated corpus has faults, so `check` exits 1).
-# $BEFORE, when set, runs before each run, untimed. $ROUNDS (default 10) is the number of
-# runs of each command.
+# $BEFORE, when set, runs before each run, untimed, and once more at the end, so that what
+# it clears (a site built into tmpfs, gigabytes of memory at 100k records) is not left
+# behind to weigh on the next measurement. $ROUNDS (default 10) is the number of runs of
+# each command.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -24,7 +26,7 @@ ROUNDS=${ROUNDS:-10}
 BEFORE=${BEFORE:-}
 measured=$(mktemp)
 runs=$(mktemp)
-trap 'rm -f "$measured" "$runs"' EXIT
+trap 'rm -f "$measured" "$runs"; if [ -n "$BEFORE" ]; then bash -c "$BEFORE"; fi' EXIT
 
 # run LABEL COMMAND: appends "LABEL wall system peak_kib" to $runs.
 run() {

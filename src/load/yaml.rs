@@ -297,14 +297,7 @@ impl<'t> Builder<'t> {
         }
         let pointer = self.source_map.is_some().then(|| self.child_pointer());
         let Some(frame) = self.stack.last_mut() else {
-            place(
-                &mut self.source_map,
-                pointer,
-                Node {
-                    key: None,
-                    value: span,
-                },
-            );
+            place(&mut self.source_map, pointer, None, span);
             self.root = Some(value);
             return Ok(());
         };
@@ -312,14 +305,7 @@ impl<'t> Builder<'t> {
         match &mut frame.container {
             Container::Sequence(items) => {
                 items.push(value);
-                place(
-                    &mut self.source_map,
-                    pointer,
-                    Node {
-                        key: None,
-                        value: span,
-                    },
-                );
+                place(&mut self.source_map, pointer, None, span);
             }
             Container::Mapping {
                 map,
@@ -365,14 +351,7 @@ impl<'t> Builder<'t> {
                     };
                     slot.insert(value);
                     key_spans.push(key_span.clone());
-                    place(
-                        &mut self.source_map,
-                        pointer,
-                        Node {
-                            key: Some(key_span),
-                            value: span,
-                        },
-                    );
+                    place(&mut self.source_map, pointer, Some(key_span), span);
                 }
             },
         }
@@ -380,11 +359,16 @@ impl<'t> Builder<'t> {
     }
 }
 
-/// Records where the node at `pointer` is, when positions are kept: `pointer` is worked
-/// out only then.
-fn place(source_map: &mut Option<SourceMap>, pointer: Option<String>, node: Node) {
+/// Records where the node at `pointer` is (its key's span, in a mapping, and its value's),
+/// when positions are kept: `pointer` is worked out only then.
+fn place(
+    source_map: &mut Option<SourceMap>,
+    pointer: Option<String>,
+    key: Option<Span>,
+    value: Span,
+) {
     if let (Some(map), Some(pointer)) = (source_map.as_mut(), pointer) {
-        map.insert(pointer, node);
+        map.insert(pointer, Node { key, value });
     }
 }
 

@@ -138,11 +138,12 @@ impl<'u> Unknown<'u> {
         })
     }
 
-    /// A lower bound of the edit distance from letter counts, in linear time: each edit
-    /// changes the counts by at most two. `length` is `other`'s in characters, and `ascii`
-    /// whether it is ASCII, so that its bytes are its characters. The counts differ by the
-    /// characters of `other` the unknown name has no copy left of, plus the unknown name's
-    /// characters left unmatched, which its length tells without a pass over every slot.
+    /// A lower bound of the edit distance from letter counts, in linear time: an edit takes
+    /// at most one letter out of a name and puts at most one in (a transposition neither),
+    /// so the distance is at least the characters of `other` the unknown name has no copy
+    /// left of, and at least the unknown name's characters left unmatched, which its length
+    /// tells without a pass over every slot. `length` is `other`'s in characters, and
+    /// `ascii` whether it is ASCII, so that its bytes are its characters.
     fn histogram_bound(&self, other: &str, length: usize, ascii: bool) -> usize {
         let mut counts = self.counts;
         let mut surplus = 0;
@@ -159,7 +160,7 @@ impl<'u> Unknown<'u> {
             other.chars().for_each(|c| take(bucket(c)));
         }
         let matched = length - surplus;
-        (surplus + (self.chars.len() - matched)).div_ceil(2)
+        surplus.max(self.chars.len() - matched)
     }
 
     /// Whether every word of the one with fewer words is a word of the other, the fewer
@@ -199,10 +200,11 @@ fn places(name: &str) -> Option<Box<[u64; 256]>> {
 
 /// A lower bound of the edit distance of an ASCII name of `length` characters (at most 64),
 /// whose characters are at `places`, and `other`, from their longest common subsequence:
-/// half the characters outside it, as an edit, transpositions included, costs at most two
-/// insertions or deletions. Letter counts give the same bound with the characters of any
-/// order in common, so this one is never weaker, and names of the same words in another
-/// order, which ids of a few dozen words often are, it turns down. The subsequence is
+/// the characters of the longer outside it, as an edit takes at most one character out of a
+/// common subsequence (of the two characters a transposition swaps, one stays in it).
+/// Letter counts give the same bound with the characters of any order in common, so this
+/// one is never weaker, and names of the same words in another order, which ids of a few
+/// dozen words often are, it turns down. The subsequence is
 /// counted 64 positions at a time (Hyyrö's bit-vector algorithm): a few operations per
 /// character of `other`.
 fn subsequence_bound(places: &[u64; 256], length: usize, other: &[u8]) -> usize {
@@ -216,7 +218,7 @@ fn subsequence_bound(places: &[u64; 256], length: usize, other: &[u8]) -> usize 
     }
     let within = u64::MAX >> (64 - length.clamp(1, 64));
     let common = (!unmatched & within).count_ones() as usize;
-    (length + other.len() - 2 * common).div_ceil(2)
+    length.max(other.len()).saturating_sub(common)
 }
 
 /// A character's slot in [`Unknown::histogram_bound`]'s counts: one per ASCII character, so
@@ -572,8 +574,8 @@ mod tests {
             prop_assert_eq!(scored, (a != b && exact <= budget).then_some(exact));
         }
 
-        /// The subsequence bound is half the characters outside a longest common
-        /// subsequence, worked out here by the textbook table.
+        /// The subsequence bound is the characters of the longer name outside a longest
+        /// common subsequence, worked out here by the textbook table.
         #[test]
         fn the_subsequence_bound_counts_the_longest_common_subsequence(
             a in "[abc-]{0,64}",
@@ -594,7 +596,7 @@ mod tests {
             let places = places(std::str::from_utf8(a).unwrap_or_default());
             prop_assert!(places.is_some());
             let bound = places.map(|places| subsequence_bound(&places, a.len(), b));
-            prop_assert_eq!(bound, Some((a.len() + b.len() - 2 * common).div_ceil(2)));
+            prop_assert_eq!(bound, Some(a.len().max(b.len()) - common));
         }
 
         /// No bound turns down a name within the budget: names long enough to need the

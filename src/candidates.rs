@@ -9,7 +9,9 @@
 //!   (Taking the union of the `3k + 1` rarest bigrams' postings instead, which must also
 //!   hold every such name, gave 30,000 candidates per unknown name among 100,000 ids built
 //!   from a small vocabulary.) Names with no more than `3k` bigrams are short, and are
-//!   found by length instead.
+//!   found by length instead. Either way a name must also share, kind by kind, all but `k`
+//!   characters of the longer of the two (`CharCounts`), which for a short name is the
+//!   test that turns most down.
 //!
 //!   The count reads the postings of every bigram of the unknown name among the names of a
 //!   length within `k` in the groups asked for (the collections a field may cite: the index

@@ -226,21 +226,7 @@ impl<'n> NameIndex<'n> {
             let first = in_run(lengths.partition_point(|&l| l < length.saturating_sub(budget)));
             let end = in_run(lengths.partition_point(|&l| l <= length + budget));
             let Some(needed) = needed else {
-                // Too few bigrams to count: the names of a length within reach, each tested
-                // on its characters, walked as slices, with no look-up by position.
-                let range = first as usize..end as usize;
-                let of_range = self.counts.get(range.clone()).zip(self.lengths.get(range));
-                let Some((range_counts, range_lengths)) = of_range else {
-                    continue;
-                };
-                found.extend(
-                    (first..)
-                        .zip(range_counts.iter().zip(range_lengths))
-                        .filter(|&(_, (other, &other_length))| {
-                            counts.within(length, other, other_length, budget)
-                        })
-                        .map(|(position, _)| position),
-                );
+                found.extend((first..end).filter(reachable));
                 continue;
             };
             let mut shared = SharedCounts::new(first..end, bigrams.len());
@@ -719,13 +705,7 @@ impl SharedCounts {
         let row = self.of_range(row);
         self.carry.clear();
         self.carry.extend_from_slice(row);
-        // A plane at a time over every word, so that each pass is one simple loop over
-        // arrays, which the compiler turns into vector instructions.
-        for plane in self.planes.chunks_exact_mut(self.words) {
-            for (bits, carry) in plane.iter_mut().zip(self.carry.iter_mut()) {
-                *carry = add_bits(bits, *carry);
-            }
-        }
+        carry_through(self.planes.chunks_exact_mut(self.words), &mut self.carry);
     }
 
     /// Adds one to the count of every name for each of `rows` whose bit it has (see
@@ -767,11 +747,7 @@ impl SharedCounts {
                 *bits = sum;
             }
         }
-        for plane in planes {
-            for (bits, carry) in plane.iter_mut().zip(self.carry.iter_mut()) {
-                *carry = add_bits(bits, *carry);
-            }
-        }
+        carry_through(planes, &mut self.carry);
     }
 
     /// The positions of the range whose count is at least `needed`, ascending.
@@ -795,6 +771,17 @@ impl SharedCounts {
                 .map(move |bit| base + bit)
                 .filter(move |position| range.contains(position))
         })
+    }
+}
+
+/// Adds `carry`, a word per word of each plane, to `planes`, lowest first, carrying into
+/// each the next. A plane at a time over every word, so that each pass is one simple loop
+/// over arrays, which the compiler turns into vector instructions.
+fn carry_through<'p>(planes: impl Iterator<Item = &'p mut [u64]>, carry: &mut [u64]) {
+    for plane in planes {
+        for (bits, carry) in plane.iter_mut().zip(carry.iter_mut()) {
+            *carry = add_bits(bits, *carry);
+        }
     }
 }
 
@@ -1181,12 +1168,14 @@ mod tests {
             .collect()
     }
 
+    /// [`CharCounts::within`] of two names, counted from them.
+    fn within(a: &str, b: &str, budget: usize) -> bool {
+        let (a_length, b_length) = (a.chars().count(), b.chars().count());
+        CharCounts::of(a).within(a_length, &CharCounts::of(b), b_length, budget)
+    }
+
     #[test]
     fn character_counts_turn_down_names_with_too_few_characters_in_common() {
-        let within = |a: &str, b: &str, budget| {
-            let (a_length, b_length) = (a.chars().count(), b.chars().count());
-            CharCounts::of(a).within(a_length, &CharCounts::of(b), b_length, budget)
-        };
         // One substitution: five of six characters in common.
         assert!(within("mordak", "mordax", 1));
         // The same letters, some twice as often: a set of letters would not tell.
@@ -1199,10 +1188,6 @@ mod tests {
 
     #[test]
     fn character_counts_stop_at_255_without_turning_down_a_near_name() {
-        let within = |a: &str, b: &str, budget| {
-            let (a_length, b_length) = (a.chars().count(), b.chars().count());
-            CharCounts::of(a).within(a_length, &CharCounts::of(b), b_length, budget)
-        };
         let a = |n| "a".repeat(n);
         // A known name past 255 of a kind: the unknown's exact count is what they share.
         assert!(within(&a(255), &a(258), 5));

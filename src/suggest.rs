@@ -204,9 +204,8 @@ fn places(name: &str) -> Option<Box<[u64; 256]>> {
 /// common subsequence (of the two characters a transposition swaps, one stays in it).
 /// Letter counts give the same bound with the characters of any order in common, so this
 /// one is never weaker, and names of the same words in another order, which ids of a few
-/// dozen words often are, it turns down. The subsequence is
-/// counted 64 positions at a time (Hyyrö's bit-vector algorithm): a few operations per
-/// character of `other`.
+/// dozen words often are, it turns down. The subsequence is counted 64 positions at a time
+/// (Hyyrö's bit-vector algorithm): a few operations per character of `other`.
 fn subsequence_bound(places: &[u64; 256], length: usize, other: &[u8]) -> usize {
     // Bit `i` of `unmatched` is clear when a character of the name at or before `i` is
     // the end of one more character of the longest common subsequence so far.

@@ -191,7 +191,7 @@ fn suggestions(c: &mut Criterion) {
             .unresolved
             .iter()
             .filter(|reference| reference.problem == Problem::Unresolved)
-            .map(|reference| (reference.text.as_str(), &reference.allowed[..]))
+            .map(|reference| (reference.text.as_str(), reference.allowed))
             .collect();
         unknown.sort_unstable();
         unknown.dedup();

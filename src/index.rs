@@ -48,9 +48,9 @@ pub enum Source {
     Field {
         /// The record's index.
         record: usize,
-        /// The field (`affects`, `flops.source_id`), shared with its schema's
+        /// The field (`affects`, `flops.source_id`), interned by its schema's
         /// [`crate::references::Reference`].
-        field: Arc<str>,
+        field: &'static str,
         /// The value's JSON pointer.
         pointer: Arc<str>,
     },
@@ -104,7 +104,7 @@ pub struct Unresolved {
     /// The id or path as written.
     pub text: String,
     /// The collections the field allows (every collection for wiki-links).
-    pub allowed: Arc<[usize]>,
+    pub allowed: &'static [usize],
     /// What is wrong.
     pub problem: Problem,
 }
@@ -501,7 +501,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     fn resolve_one(&self, reference: &Written) -> Result<Target, Problem> {
         match &reference.source {
             Source::Field { .. } => self
-                .resolve(&reference.text, &reference.allowed)
+                .resolve(&reference.text, reference.allowed)
                 .map(Target::Record),
             Source::FieldLink { kind, record, .. } => {
                 self.resolve_link(*kind, self.corpus.records[*record].file, reference)
@@ -517,7 +517,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         reference: &Written,
     ) -> Result<Target, Problem> {
         match kind {
-            LinkKind::Wiki => self.resolve_wiki(&reference.text, &reference.allowed),
+            LinkKind::Wiki => self.resolve_wiki(&reference.text, reference.allowed),
             LinkKind::File => self.resolve_file(file, &reference.text),
         }
     }
@@ -680,7 +680,7 @@ pub struct Written {
     /// The id or path as written.
     pub text: String,
     /// The collections it may name: the field's targets, or every collection for a link.
-    pub allowed: Arc<[usize]>,
+    pub allowed: &'static [usize],
 }
 
 /// Makes references drawn from a record name it as the record at `index` of its corpus (see
@@ -713,11 +713,11 @@ fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> 
             written.push(Written {
                 source: Source::Field {
                     record: index,
-                    field: Arc::clone(reference.field()),
+                    field: reference.field(),
                     pointer,
                 },
                 text: text.to_string(),
-                allowed: Arc::clone(&reference.targets),
+                allowed: reference.targets,
             });
         }
     }
@@ -756,7 +756,7 @@ fn value_links<'v>(
     value: &'v serde_json::Value,
     path: &mut Vec<Step<'v>>,
     skip: &[String],
-    all: &Arc<[usize]>,
+    all: &'static [usize],
     written: &mut Vec<Written>,
 ) {
     match value {
@@ -774,7 +774,7 @@ fn value_links<'v>(
                         kind: link.kind,
                     },
                     text: link.target,
-                    allowed: Arc::clone(all),
+                    allowed: all,
                 });
             }
         }
@@ -816,7 +816,7 @@ fn pointer_of(path: &[Step<'_>]) -> String {
 fn link_references<'l>(
     file: usize,
     links: &'l [Link],
-    all: &'l Arc<[usize]>,
+    all: &'static [usize],
 ) -> impl Iterator<Item = Written> + 'l {
     links.iter().map(move |link| Written {
         source: Source::Link {
@@ -825,7 +825,7 @@ fn link_references<'l>(
             kind: link.kind,
         },
         text: link.target.clone(),
-        allowed: Arc::clone(all),
+        allowed: all,
     })
 }
 

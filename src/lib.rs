@@ -62,6 +62,7 @@ pub mod git;
 pub mod graph;
 pub mod index;
 pub mod init;
+pub mod intern;
 pub mod links;
 pub mod load;
 pub mod lsp;

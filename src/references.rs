@@ -12,7 +12,6 @@
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -23,27 +22,27 @@ use crate::diagnostic::push_pointer_segment;
 pub struct Reference {
     /// Object keys from the record's top to the field.
     pub path: Vec<String>,
-    /// The collections (by index) the field may point at: shared by every reference
-    /// written in the field, as is its name, so that the hundreds of thousands a large
-    /// corpus writes allocate neither.
-    pub targets: Arc<[usize]>,
+    /// The collections (by index) the field may point at: interned ([`crate::intern`]), as
+    /// is its name, so that the hundreds of thousands of references a large corpus writes
+    /// neither allocate them nor share a count.
+    pub targets: &'static [usize],
     /// `path` joined with dots.
-    field: Arc<str>,
+    field: &'static str,
 }
 
 impl Reference {
     /// The field at `path` of a record, pointing at the collections `targets`.
     pub fn new(path: Vec<String>, targets: Vec<usize>) -> Reference {
         Reference {
-            field: path.join(".").into(),
+            field: crate::intern::field(&path.join(".")),
             path,
-            targets: targets.into(),
+            targets: crate::intern::collections(&targets),
         }
     }
 
     /// The field's name in messages and graph edges: its path joined with dots.
-    pub fn field(&self) -> &Arc<str> {
-        &self.field
+    pub fn field(&self) -> &'static str {
+        self.field
     }
 
     /// Every string value of the field in a record, with its JSON pointer. Nulls and other

@@ -52,7 +52,7 @@ pub struct Schemas {
     /// The collections.
     pub collections: Vec<Collection>,
     /// The index of every collection: what a wiki-link may point at.
-    every_collection: Arc<[usize]>,
+    every_collection: &'static [usize],
     /// A hash of every schema document read, with its path: what the check cache
     /// ([`crate::cache`]) is valid for.
     documents_hash: u64,
@@ -60,8 +60,8 @@ pub struct Schemas {
 
 impl Schemas {
     /// Every collection's index, shared: what a link may name.
-    pub fn every_collection(&self) -> &Arc<[usize]> {
-        &self.every_collection
+    pub fn every_collection(&self) -> &'static [usize] {
+        self.every_collection
     }
 
     /// A hash of every schema document these were compiled from, the same in every run.
@@ -224,7 +224,9 @@ impl Schemas {
         resolve_references(root, config, &mut collections, declared, &mut errors);
         if errors.is_empty() {
             Ok(Schemas {
-                every_collection: (0..collections.len()).collect(),
+                every_collection: crate::intern::collections(
+                    &(0..collections.len()).collect::<Vec<_>>(),
+                ),
                 collections,
                 documents_hash,
             })

@@ -58,7 +58,7 @@ pub fn skeleton(
                 .find(|r| r.path == [field.as_str()])
             {
                 Some(reference) if !accepts_null(property) && is_string(property) => {
-                    match first_record(&reference.targets) {
+                    match first_record(reference.targets) {
                         Some(target) => {
                             placeholders.push(Placeholder {
                                 field: field.clone(),

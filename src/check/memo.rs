@@ -7,7 +7,6 @@
 //! the reference's position among its collection's references, and shared again on the way
 //! back, as loading shares it.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
@@ -196,7 +195,7 @@ fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
         match &written.source {
             Source::Field { field, pointer, .. } => {
                 out.u8(FIELD);
-                out.size(references.iter().position(|r| r.field() == field)?);
+                out.size(references.iter().position(|r| r.field() == *field)?);
                 out.str(pointer);
             }
             Source::FieldLink { pointer, kind, .. } => {
@@ -246,10 +245,10 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
                     let reference = references.get(input.size()?)?;
                     let source = Source::Field {
                         record: place.index,
-                        field: Arc::clone(reference.field()),
+                        field: reference.field(),
                         pointer: input.str()?.into(),
                     };
-                    (source, Arc::clone(&reference.targets))
+                    (source, reference.targets)
                 }
                 FIELD_LINK => {
                     let pointer = input.str()?.into();
@@ -259,7 +258,7 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
                         pointer,
                         kind,
                     };
-                    (source, Arc::clone(every))
+                    (source, every)
                 }
                 LINK => {
                     let span = read_span(&mut input)?;
@@ -269,7 +268,7 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
                         span,
                         kind,
                     };
-                    (source, Arc::clone(every))
+                    (source, every)
                 }
                 _ => return None,
             };
@@ -340,12 +339,12 @@ mod tests {
         let affects = schemas.collections[gotchas]
             .references
             .iter()
-            .find(|r| &**r.field() == "affects")
+            .find(|r| r.field() == "affects")
             .expect("an affects field");
-        let written = |source, text: &str, allowed: &Arc<[usize]>| Written {
+        let written = |source, text: &str, allowed: &'static [usize]| Written {
             source,
             text: text.to_string(),
-            allowed: Arc::clone(allowed),
+            allowed,
         };
         let record = |index: usize, file: usize| Record {
             collection: gotchas,
@@ -360,11 +359,11 @@ mod tests {
                     written(
                         Source::Field {
                             record: index,
-                            field: Arc::clone(affects.field()),
+                            field: affects.field(),
                             pointer: "/affects/0".into(),
                         },
                         "vllm",
-                        &affects.targets,
+                        affects.targets,
                     ),
                     written(
                         Source::FieldLink {

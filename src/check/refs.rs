@@ -26,7 +26,7 @@ pub fn check<F: Cites>(
     let mut wanted: Vec<(&str, &[usize])> = unresolved
         .iter()
         .filter(|reference| reference.problem == Problem::Unresolved)
-        .map(|reference| (reference.text.as_str(), &reference.allowed[..]))
+        .map(|reference| (reference.text.as_str(), reference.allowed))
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
@@ -42,7 +42,7 @@ pub fn check<F: Cites>(
         .par_iter()
         .map(|reference| {
             let suggestions = suggested
-                .get(&(reference.text.as_str(), &reference.allowed[..]))
+                .get(&(reference.text.as_str(), reference.allowed))
                 .unwrap_or(&none);
             diagnose(corpus, schemas, index, reference, suggestions)
         })
@@ -94,7 +94,7 @@ fn diagnose<F: Cites>(
     let display = &corpus.files[file].display;
     let text = &reference.text;
     let is_link = link.is_some();
-    let allowed = allowed_folders(schemas, &reference.allowed);
+    let allowed = allowed_folders(schemas, reference.allowed);
     match &reference.problem {
         Problem::Unresolved => {
             let (code, message, label) = match link {
@@ -130,7 +130,7 @@ fn diagnose<F: Cites>(
                 (None, Some(allows)) => diagnostic.with_help(allows),
                 (None, None) => diagnostic.with_help("link to an existing record id or page stem"),
             };
-            if let Some(replacement) = certain_fix(index, text, &reference.allowed, suggestions) {
+            if let Some(replacement) = certain_fix(index, text, reference.allowed, suggestions) {
                 diagnostic = diagnostic.with_fix(Fix {
                     applicability: Applicability::MachineApplicable,
                     edits: vec![Edit {

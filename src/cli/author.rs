@@ -118,7 +118,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         .references
         .iter()
         .find(|r| r.path == ["sources"])
-        .map(|r| r.targets.clone())
+        .map(|r| r.targets)
         .unwrap_or_default();
     if !args.sources.is_empty() && source_targets.is_empty() {
         eprintln!(
@@ -128,8 +128,8 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         return ExitCode::from(2);
     }
     for source in &args.sources {
-        if index.resolve(source, &source_targets).is_err() {
-            let help = index.help_line(source, &source_targets);
+        if index.resolve(source, source_targets).is_err() {
+            let help = index.help_line(source, source_targets);
             eprintln!("error: the source `{source}` names no record{help}");
             return ExitCode::from(2);
         }

@@ -135,6 +135,11 @@ impl SourceFile {
     }
 }
 
+/// Texts of corpus files that a stage read again from disk ([`SourceFile::text_again`]),
+/// by displayed path: handed on to a later stage that wants them too, so that a file is
+/// not read twice in one run.
+pub type ReadAgain = foldhash::HashMap<String, String>;
+
 /// A hash that is the same in every run, so a text let go can be told from a changed one,
 /// and a file from the text the check cache was made from ([`crate::cache`]).
 pub fn text_hash(text: &str) -> u64 {

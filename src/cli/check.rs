@@ -22,6 +22,7 @@ use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
 use crate::rules;
 use crate::scope::Scope;
+use crate::source::ReadAgain;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
@@ -144,7 +145,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
                 recalled.unread
             );
         }
-        let (diagnostics, scope) = scoped.check(&corpus, &mut stages);
+        let found = scoped.check(&corpus, &mut stages);
         if let Some((fingerprint, held, folder)) = cache {
             let keeping = memo::to_keep(&corpus, &project.schemas, held, recalled, started);
             if let Some(keeping) = keeping
@@ -158,8 +159,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         }
         let checked = Checked {
             corpus,
-            diagnostics,
-            scope,
+            found,
             preamble: String::new(),
         };
         return report(&project, args, checked, stages, styled, out);
@@ -169,14 +169,16 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     // recalls unread, so whether one starts with a byte-order mark would not be known.
     let mut corpus = project.load_for_check();
     stages.done("load");
-    let (mut diagnostics, mut scope) = scoped.check(&corpus, &mut stages);
+    let mut found = scoped.check(&corpus, &mut stages);
     let mut text = String::new();
+    let diagnostics = std::mem::take(&mut found.diagnostics);
+    // What the report quotes is what the last check found: its scope and texts go with
+    // the diagnostics that settling returns.
     let settled = project.settle_fixes(&mut corpus, diagnostics, |corpus| {
-        let (diagnostics, narrowed) = scoped.check(corpus, &mut stages);
-        scope = narrowed;
-        diagnostics
+        found = scoped.check(corpus, &mut stages);
+        std::mem::take(&mut found.diagnostics)
     });
-    diagnostics = settled.diagnostics;
+    found.diagnostics = settled.diagnostics;
     let outcome = write_fixes(&settled.files, args.diff);
     text.push_str(&outcome.diffs);
     // The fixes were made in memory; the report is of the files as they are on disk. The
@@ -184,9 +186,9 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     if !settled.files.is_empty() && (args.diff || !outcome.failures.is_empty()) {
         drop(std::mem::take(&mut corpus));
         corpus = project.load_for_check();
-        (diagnostics, scope) = scoped.check(&corpus, &mut stages);
+        found = scoped.check(&corpus, &mut stages);
     }
-    diagnostics.extend(outcome.failures);
+    found.diagnostics.extend(outcome.failures);
     stages.done("fix");
     if !args.diff && !args.quiet {
         text.push_str(&format!(
@@ -197,8 +199,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     }
     let checked = Checked {
         corpus,
-        diagnostics,
-        scope,
+        found,
         preamble: text,
     };
     report(&project, args, checked, stages, styled, out)
@@ -214,28 +215,39 @@ struct Scoping<'a> {
 impl Scoping<'_> {
     /// Checks the corpus and, when files or `--staged` were given, keeps the diagnostics in
     /// their scope.
-    fn check<F: Checkable>(
-        &self,
-        corpus: &Corpus<F>,
-        stages: &mut Stages,
-    ) -> (Vec<Diagnostic>, Option<Scope>) {
-        let diagnostics = self
+    fn check<F: Checkable>(&self, corpus: &Corpus<F>, stages: &mut Stages) -> Found {
+        let (diagnostics, read_again) = self
             .project
             .check_observed(corpus, &mut |stage| stages.done_within("check", stage));
         if self.args.files.is_empty() && !self.args.staged {
-            return (diagnostics, None);
+            return Found {
+                diagnostics,
+                scope: None,
+                read_again,
+            };
         }
         let scope = Scope::new(self.project, corpus, &self.args.files, self.staged);
-        (scope.select(diagnostics), Some(scope))
+        Found {
+            diagnostics: scope.select(diagnostics),
+            scope: Some(scope),
+            read_again,
+        }
     }
+}
+
+/// What a check of the corpus found, in its scope.
+struct Found {
+    diagnostics: Vec<Diagnostic>,
+    /// The changed files the diagnostics were narrowed to, if any.
+    scope: Option<Scope>,
+    /// The texts locating read again, for the report to quote.
+    read_again: ReadAgain,
 }
 
 /// A checked corpus, ready for the baseline and the report.
 struct Checked<F> {
     corpus: Corpus<F>,
-    diagnostics: Vec<Diagnostic>,
-    /// The changed files the report is narrowed to, if any.
-    scope: Option<Scope>,
+    found: Found,
     /// What comes before the report: the diffs of `--diff`, the count of `--fix`.
     preamble: String,
 }
@@ -252,8 +264,11 @@ fn report<F>(
 ) -> ExitCode {
     let Checked {
         corpus,
-        diagnostics,
-        scope,
+        found: Found {
+            diagnostics,
+            scope,
+            read_again,
+        },
         preamble: mut text,
     } = checked;
     let baseline_path = args
@@ -304,7 +319,7 @@ fn report<F>(
     }
     let diagnostics = filtered.reported;
     stages.done("baseline");
-    let sources = Sources::collect(&project.root, Some(&corpus), &diagnostics);
+    let sources = Sources::collect_with(&project.root, Some(&corpus), &diagnostics, read_again);
     let mut summary = Summary::new(&corpus, &diagnostics);
     summary.known = filtered.known;
     // In changed-files mode the baseline's entries for files out of scope are not stale.

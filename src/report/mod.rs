@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{LineCol, SourceFile, Span, line_col};
+use crate::source::{LineCol, ReadAgain, SourceFile, Span, line_col};
 
 /// The text of every file a report quotes, by displayed path.
 #[derive(Debug, Default)]
@@ -38,20 +38,40 @@ impl Sources {
         corpus: Option<&Corpus<F>>,
         diagnostics: &[Diagnostic],
     ) -> Sources {
+        Sources::collect_with(root, corpus, diagnostics, ReadAgain::default())
+    }
+
+    /// [`Sources::collect`], taking first the corpus files' texts that an earlier stage
+    /// read again (see [`crate::project::locate`]).
+    pub fn collect_with<F>(
+        root: &Path,
+        corpus: Option<&Corpus<F>>,
+        diagnostics: &[Diagnostic],
+        mut read_again: ReadAgain,
+    ) -> Sources {
         let mut wanted: HashSet<&str> = diagnostics
             .iter()
             .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)))
             .map(String::as_str)
             .collect();
+        let mut texts: HashMap<String, String> = HashMap::default();
         let loaded: Vec<&SourceFile> = corpus
             .map(|c| {
                 c.files
                     .iter()
                     .filter(|f| wanted.remove(f.display.as_str()))
+                    .filter(|f| {
+                        // A text read again already is taken, not read a third time.
+                        let Some((display, text)) = read_again.remove_entry(&f.display) else {
+                            return true;
+                        };
+                        texts.insert(display, text);
+                        false
+                    })
                     .collect()
             })
             .unwrap_or_default();
-        let mut texts: HashMap<String, String> = loaded
+        let read: Vec<(String, String)> = loaded
             .par_iter()
             .filter_map(|file| {
                 let text = match file.text_again() {
@@ -66,6 +86,7 @@ impl Sources {
                 Some((file.display.clone(), text))
             })
             .collect();
+        texts.extend(read);
         for file in wanted {
             if let Ok(bytes) = std::fs::read(root.join(file)) {
                 texts.insert(file.to_string(), crate::source::decode_lossy(&bytes));
@@ -178,4 +199,36 @@ pub fn full_message(diagnostic: &Diagnostic) -> String {
         text.push_str(help);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A corpus of one file whose text was let go, as a check leaves it.
+    fn let_go(dir: &Path, text: &str) -> Corpus {
+        let path = dir.join("vllm.json");
+        std::fs::write(&path, text).unwrap();
+        let mut file = SourceFile::new(path, "vllm.json".into(), Some(text.into()), false);
+        file.let_go();
+        Corpus {
+            files: vec![file],
+            file_collections: vec![None],
+            ..Corpus::default()
+        }
+    }
+
+    #[test]
+    fn texts_read_again_already_are_not_read_a_third_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = let_go(dir.path(), "{\"id\": \"vllm\"}\n");
+        let diagnostics = [Diagnostic::new(crate::rules::ORPHAN, "vllm.json", "orphan")];
+        let read = Sources::collect(dir.path(), Some(&corpus), &diagnostics);
+        assert_eq!(read.get("vllm.json"), Some("{\"id\": \"vllm\"}\n"));
+        // Handed a text, the sources take it as it is and leave the file alone: a text
+        // the file does not hold shows which was taken.
+        let handed = ReadAgain::from_iter([("vllm.json".to_string(), "handed".to_string())]);
+        let taken = Sources::collect_with(dir.path(), Some(&corpus), &diagnostics, handed);
+        assert_eq!(taken.get("vllm.json"), Some("handed"));
+    }
 }

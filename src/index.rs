@@ -185,7 +185,7 @@ impl Cites for Value {
         index: usize,
         schemas: &Schemas,
     ) -> Cow<'r, [Written]> {
-        Cow::Owned(written_in(record, index, schemas))
+        Cow::Owned(written_in(record, index, schemas, true))
     }
 }
 
@@ -699,13 +699,35 @@ fn renumber(written: &mut [Written], index: usize) {
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Vec<Written> {
-    written_in(&corpus.records[index], index, schemas)
+    written_in(&corpus.records[index], index, schemas, true)
 }
 
-/// [`written_in_record`] for `record`, the record at `index` of its corpus.
+/// [`written_in_record`] for a record being drawn from `file`, the file it was just read
+/// from: a text with no sign of a link in it ([`links::text_may_hold_link`]) spares the
+/// walk over the record's strings.
+pub fn written_in_read(
+    record: &Record,
+    index: usize,
+    file: &crate::source::SourceFile,
+    schemas: &Schemas,
+) -> Vec<Written> {
+    let strings_may_link = file
+        .text
+        .as_deref()
+        .is_none_or(|text| links::text_may_hold_link(text, record.format));
+    written_in(record, index, schemas, strings_may_link)
+}
+
+/// [`written_in_record`] for `record`, the record at `index` of its corpus; its string
+/// fields are searched for links only when they may hold some.
 // Collection indices come from the schemas they index.
 #[allow(clippy::indexing_slicing)]
-fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> {
+fn written_in(
+    record: &Record,
+    index: usize,
+    schemas: &Schemas,
+    strings_may_link: bool,
+) -> Vec<Written> {
     let all = schemas.every_collection();
     let mut written = Vec::new();
     for reference in &schemas.collections[record.collection].references {
@@ -721,14 +743,16 @@ fn written_in(record: &Record, index: usize, schemas: &Schemas) -> Vec<Written> 
             });
         }
     }
-    value_links(
-        index,
-        &record.value,
-        &mut Vec::new(),
-        &record.sections,
-        all,
-        &mut written,
-    );
+    if strings_may_link {
+        value_links(
+            index,
+            &record.value,
+            &mut Vec::new(),
+            &record.sections,
+            all,
+            &mut written,
+        );
+    }
     written.extend(link_references(record.file, &record.links, all));
     written
 }

@@ -68,7 +68,7 @@ impl Project {
             &self.root,
             &self.config,
             &self.schemas,
-            |record, index, _| Kept::draw(record, index, &self.schemas),
+            |record, index, file| Kept::draw(record, index, file, &self.schemas),
         )
     }
 
@@ -76,11 +76,11 @@ impl Project {
     /// references, name and enum values (see [`Linked`]).
     pub fn load_linked(&self) -> Corpus<Linked> {
         let enum_fields = self.schemas.enum_fields_by_collection();
-        self.load_with(|record, index, _| {
+        self.load_with(|record, index, file| {
             let fields = enum_fields
                 .get(record.collection)
                 .map_or(&[][..], Vec::as_slice);
-            Linked::draw(record, index, &self.schemas, fields)
+            Linked::draw(record, index, file, &self.schemas, fields)
         })
     }
 
@@ -264,8 +264,14 @@ pub fn locate<F>(
             return;
         };
         if let Some(span) = map.locate(anchor) {
-            let span = match anchor {
-                Anchor::Within { needle, .. } => within(text, span, needle),
+            let span = match (&*anchor, shape) {
+                (Anchor::Within { needle, .. }, shape) => match within(text, &span, needle) {
+                    Some(target) => target,
+                    None if matches!(shape, Shape::FirstLine) => span,
+                    // Not found as written: an edit of the whole value would replace the
+                    // prose around the link, so the edit, and with it the fix, is dropped.
+                    None => return,
+                },
                 _ => span,
             };
             *anchor = Anchor::Span(match shape {
@@ -299,14 +305,24 @@ pub fn locate<F>(
         .collect()
 }
 
-/// Narrows a value's span to a wiki-link target inside it: the first `[[needle` (as written
-/// in the file; a target with escaped characters is not found and the value is shown).
-fn within(text: &str, span: crate::source::Span, needle: &str) -> crate::source::Span {
-    let value = text.get(span.clone()).unwrap_or_default();
-    match value.find(&format!("[[{needle}")) {
-        Some(at) => span.start + at + 2..span.start + at + 2 + needle.len(),
-        None => span,
-    }
+/// Narrows a value's span to a link target inside it: the first `[[needle` or `](needle`
+/// where the target ends (`]`, `|` or `#` follows a wiki-link's, `)`, `#` or a space a
+/// file link's), so that `[[engines/vll` is not found at the start of `[[engines/vllm]]`.
+/// `None` when the value does not hold it as written: a target with escaped characters.
+fn within(text: &str, span: &crate::source::Span, needle: &str) -> Option<crate::source::Span> {
+    let value = text.get(span.clone())?;
+    let ends = |at: usize, ends: &[u8]| value.as_bytes().get(at).is_some_and(|c| ends.contains(c));
+    [("[[", &b"]|#"[..]), ("](", &b")# "[..])]
+        .into_iter()
+        .filter_map(|(opening, closing)| {
+            let written = format!("{opening}{needle}");
+            value
+                .match_indices(&written)
+                .map(|(at, _)| at + opening.len())
+                .find(|&at| ends(at + needle.len(), closing))
+        })
+        .min()
+        .map(|at| span.start + at..span.start + at + needle.len())
 }
 
 /// How a located span is trimmed for its use.
@@ -336,6 +352,21 @@ pub fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::S
 mod tests {
     use super::*;
     use crate::source::SourceFile;
+
+    #[test]
+    fn a_link_target_is_found_where_it_ends_as_written() {
+        fn found<'v>(value: &'v str, needle: &str) -> Option<&'v str> {
+            within(value, &(0..value.len()), needle)
+                .map(|span| &value[span.start - 2..span.end + 1])
+        }
+        let value = "see [[engines/vllm]], [[engines/vll|it]] and [the doc](../a.md#top)";
+        assert_eq!(found(value, "engines/vll"), Some("[[engines/vll|"));
+        assert_eq!(found(value, "engines/vllm"), Some("[[engines/vllm]"));
+        assert_eq!(found(value, "../a.md"), Some("](../a.md#"));
+        assert_eq!(found(value, "engines"), None);
+        // Written with an escape, the target is not in the text as it is named.
+        assert_eq!(found("see \\u005b[engines/vllm]]", "engines/vllm"), None);
+    }
 
     #[test]
     fn locate_leaves_spans_as_they_are_in_a_file_it_maps() {

@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::Named;
-use crate::index::{Cites, Edge, IdIndex, KeepsWritten, Unresolved, Written};
+use crate::index::{self, Cites, Edge, IdIndex, KeepsWritten, Unresolved, Written};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
@@ -53,7 +53,7 @@ pub struct Drawn {
 pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) -> Record<Drawn> {
     let drawn = Drawn {
         findings: record_findings(&record, &file.display, schemas),
-        written: Value::written(&record, index, schemas).into_owned(),
+        written: index::written_in_read(&record, index, file, schemas),
         name: record.value.name().map(str::to_string),
     };
     record.keeping(drawn)

@@ -10,9 +10,10 @@
 use std::sync::Arc;
 
 use crate::graph::Named;
-use crate::index::{Cites, KeepsWritten, Written};
+use crate::index::{KeepsWritten, Written};
 use crate::load::Record;
 use crate::schema::Schemas;
+use crate::source::SourceFile;
 
 /// The references, name and enum values of a record (see the module's documentation).
 #[derive(Clone, Debug)]
@@ -25,12 +26,13 @@ pub struct Linked {
 }
 
 impl Linked {
-    /// Draws from `record`, the record at `index` of its corpus, what the graph commands
-    /// need, and lets its fields go. `enum_fields` are its collection's enum fields
-    /// ([`crate::schema::enum_fields`]), worked out once per collection by the caller.
+    /// Draws from `record`, the record at `index` of its corpus read from `file`, what the
+    /// graph commands need, and lets its fields go. `enum_fields` are its collection's enum
+    /// fields ([`crate::schema::enum_fields`]), worked out once per collection by the caller.
     pub fn draw(
         record: Record,
         index: usize,
+        file: &SourceFile,
         schemas: &Schemas,
         enum_fields: &[Arc<str>],
     ) -> Record<Linked> {
@@ -42,7 +44,7 @@ impl Linked {
             })
             .collect();
         let linked = Linked {
-            written: serde_json::Value::written(&record, index, schemas).into_owned(),
+            written: crate::index::written_in_read(&record, index, file, schemas),
             name: record.value.name().map(str::to_string),
             values,
         };

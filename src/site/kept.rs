@@ -14,9 +14,10 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
 use crate::graph::Named;
-use crate::index::{Cites, KeepsWritten, Written};
+use crate::index::{KeepsWritten, Written};
 use crate::load::Record;
 use crate::schema::Schemas;
+use crate::source::SourceFile;
 
 /// A JSON value as the site keeps it: the same shapes as `serde_json::Value`, in boxed
 /// slices, with an object's fields in the order they were written.
@@ -110,9 +111,15 @@ pub struct Kept {
 }
 
 impl Kept {
-    /// Draws from `record`, the record at `index` of its corpus, what the site keeps.
-    pub fn draw(mut record: Record, index: usize, schemas: &Schemas) -> Record<Kept> {
-        let written = Value::written(&record, index, schemas).into_owned();
+    /// Draws from `record`, the record at `index` of its corpus read from `file`, what the
+    /// site keeps.
+    pub fn draw(
+        mut record: Record,
+        index: usize,
+        file: &SourceFile,
+        schemas: &Schemas,
+    ) -> Record<Kept> {
+        let written = crate::index::written_in_read(&record, index, file, schemas);
         let fields = std::mem::take(&mut record.value).into();
         record.keeping(Kept { written, fields })
     }

@@ -10,7 +10,6 @@
 //! reads every item of the `affects` array.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -65,7 +64,10 @@ fn collect<'v, P: for<'p> From<&'p str>>(
     match value {
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                let _ = write!(pointer, "/{index}");
+                // `itoa`, not `write!`: the formatting machinery was a third of finding a
+                // corpus's references (200 -> 149 million instructions at 100,000 records).
+                pointer.push('/');
+                pointer.push_str(itoa::Buffer::new().format(index));
                 collect(item, path, pointer, found);
                 pointer.truncate(depth);
             }

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 use rayon::prelude::*;
 
 use crate::check;
@@ -23,8 +23,8 @@ use crate::graph::Linked;
 use crate::load::{self, Record};
 use crate::schema::Schemas;
 use crate::site::Kept;
-use crate::source::{ReadAgain, SourceFile, display_path, first_line};
-use crate::sourcemap::SourceMap;
+use crate::source::{Format, ReadAgain, SourceFile, display_path, first_line};
+use crate::sourcemap::{Node, SourceMap};
 
 /// A corpus root with its configuration and schemas, ready to load and check.
 #[derive(Debug)]
@@ -215,7 +215,9 @@ pub fn locate<F>(
     corpus: &Corpus<F>,
     schemas: &crate::schema::Schemas,
 ) -> ReadAgain {
-    let wanted: HashSet<&str> = diagnostics
+    // Each file pointed into, and whether only its root value is pointed at.
+    let mut wanted: HashMap<&str, bool> = HashMap::default();
+    let pointed = diagnostics
         .iter()
         .flat_map(|diagnostic| {
             let labels = diagnostic.labels.iter().map(|l| (&l.file, &l.anchor));
@@ -228,28 +230,45 @@ pub fn locate<F>(
                 .chain(labels)
                 .chain(edits)
         })
-        .filter(|(_, anchor)| !matches!(anchor, Anchor::File | Anchor::Span(_)))
-        .map(|(file, _)| file.as_str())
-        .collect();
+        .filter(|(_, anchor)| !matches!(anchor, Anchor::File | Anchor::Span(_)));
+    for (file, anchor) in pointed {
+        let at_root = matches!(anchor, Anchor::Value(pointer) if pointer.is_empty());
+        *wanted.entry(file.as_str()).or_insert(true) &= at_root;
+    }
     let file_collections = &corpus.file_collections;
     let mapped: HashMap<&str, (Cow<'_, str>, SourceMap)> = corpus
         .files
         .par_iter()
         .enumerate()
-        .filter(|(_, source)| wanted.contains(source.display.as_str()))
         .filter_map(|(index, source)| {
+            let &root_only = wanted.get(source.display.as_str())?;
             let text = source.text_again()?;
             let format = source
                 .path
                 .extension()
                 .and_then(|e| e.to_str())
-                .and_then(crate::source::Format::from_extension);
+                .and_then(Format::from_extension);
             let fields = file_collections
                 .get(index)
                 .copied()
                 .flatten()
                 .map(|c| &schemas.collections[c].text_fields);
             let map = match (format, fields) {
+                // The root of a JSON record, where orphans are reported (nearly three in
+                // four of the files pointed into at 100,000 records), is found without
+                // mapping the whole file: the records that rules point into parsed.
+                (Some(Format::Json), Some(_)) if root_only => {
+                    let mut map = SourceMap::default();
+                    let root = load::json::root_span(&text);
+                    map.insert(
+                        String::new(),
+                        Node {
+                            key: None,
+                            value: root,
+                        },
+                    );
+                    map
+                }
                 (Some(format), Some(fields)) => load::source_map(&text, format, fields),
                 _ => SourceMap::default(),
             };

@@ -126,6 +126,23 @@ proptest! {
         }
     }
 
+    /// The root's span found without scanning is the one the source map has, however the
+    /// value is written (pretty or compact, a mapping or any other value) and whatever
+    /// whitespace surrounds it.
+    #[test]
+    fn a_json_roots_span_is_found_without_scanning(
+        value in value(),
+        pretty in any::<bool>(),
+        before in "[ \t\r\n]{0,4}",
+        after in "[ \t\r\n]{0,4}",
+    ) {
+        let written = if pretty { serialize::to_json(&value) } else { value.to_string() };
+        let text = format!("{before}{written}{after}");
+        let (map, _) = json::scan(&text);
+        let root = map.get("").expect("the root is mapped");
+        prop_assert_eq!(json::root_span(&text), root.value.clone(), "{:?}", text);
+    }
+
     #[test]
     fn yaml_scalar_spans_hold_their_values(record in record()) {
         let text = serialize::to_yaml(&record);

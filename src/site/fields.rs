@@ -15,7 +15,7 @@ use super::content::Content;
 use super::kept::FieldValue;
 use super::markdown;
 use super::urls;
-use crate::diagnostic::{join_pointer, push_pointer_segment};
+use crate::diagnostic::{join_pointer, push_pointer_index, push_pointer_segment};
 use crate::links;
 use crate::markup::escaped;
 
@@ -166,7 +166,7 @@ impl Writer<'_, '_> {
                 let parent = pointer.len();
                 for (index, item) in items.iter().enumerate() {
                     out.push_str("<li>");
-                    let _ = write!(pointer, "/{index}");
+                    push_pointer_index(pointer, index);
                     self.value(item, pointer, None, out);
                     pointer.truncate(parent);
                     out.push_str("</li>");

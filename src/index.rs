@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
@@ -51,16 +51,16 @@ pub enum Source {
         /// The field (`affects`, `flops.source_id`), interned by its schema's
         /// [`crate::references::Reference`].
         field: &'static str,
-        /// The value's JSON pointer.
-        pointer: Arc<str>,
+        /// The value's JSON pointer, interned ([`crate::intern::pointer`]).
+        pointer: &'static str,
     },
     /// A link in a string field of a record (JSON, YAML, or Markdown front matter), where
     /// prose such as `notes` cites records too.
     FieldLink {
         /// The record's index.
         record: usize,
-        /// The string value's JSON pointer.
-        pointer: Arc<str>,
+        /// The string value's JSON pointer, interned ([`crate::intern::pointer`]).
+        pointer: &'static str,
         /// Wiki-link or file link.
         kind: LinkKind,
     },
@@ -789,12 +789,12 @@ fn value_links<'v>(
             if links.is_empty() {
                 return;
             }
-            let pointer: Arc<str> = pointer_of(path).into();
+            let pointer = crate::intern::pointer(&pointer_of(path));
             for link in links {
                 written.push(Written {
                     source: Source::FieldLink {
                         record,
-                        pointer: pointer.clone(),
+                        pointer,
                         kind: link.kind,
                     },
                     text: link.target,

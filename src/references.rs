@@ -44,21 +44,21 @@ impl Reference {
         self.field
     }
 
-    /// Every string value of the field in a record, with its JSON pointer. Nulls and other
-    /// non-strings are not references (the schema checks their type). The pointer is made
-    /// as whichever string type the caller keeps it in.
-    pub fn values<'v, P: for<'p> From<&'p str>>(&self, record: &'v Value) -> Vec<(P, &'v str)> {
+    /// Every string value of the field in a record, with its JSON pointer, interned
+    /// ([`crate::intern::pointer`]). Nulls and other non-strings are not references (the
+    /// schema checks their type).
+    pub fn values<'v>(&self, record: &'v Value) -> Vec<(&'static str, &'v str)> {
         let mut found = Vec::new();
         collect(record, &self.path, &mut String::new(), &mut found);
         found
     }
 }
 
-fn collect<'v, P: for<'p> From<&'p str>>(
+fn collect<'v>(
     value: &'v Value,
     path: &[String],
     pointer: &mut String,
-    found: &mut Vec<(P, &'v str)>,
+    found: &mut Vec<(&'static str, &'v str)>,
 ) {
     let depth = pointer.len();
     match value {
@@ -78,7 +78,9 @@ fn collect<'v, P: for<'p> From<&'p str>>(
                 pointer.truncate(depth);
             }
         }
-        Value::String(text) if path.is_empty() => found.push((P::from(pointer), text)),
+        Value::String(text) if path.is_empty() => {
+            found.push((crate::intern::pointer(pointer), text))
+        }
         _ => {}
     }
 }
@@ -238,11 +240,8 @@ mod tests {
         let record =
             json!({"flops": [{"source_id": "a"}, {"source_id": null}, {"source_id": "b"}]});
         assert_eq!(
-            reference.values::<String>(&record),
-            vec![
-                ("/flops/0/source_id".to_string(), "a"),
-                ("/flops/2/source_id".to_string(), "b")
-            ]
+            reference.values(&record),
+            vec![("/flops/0/source_id", "a"), ("/flops/2/source_id", "b")]
         );
     }
 }

@@ -246,12 +246,12 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
                     let source = Source::Field {
                         record: place.index,
                         field: reference.field(),
-                        pointer: input.str()?.into(),
+                        pointer: crate::intern::pointer(input.str()?),
                     };
                     (source, reference.targets)
                 }
                 FIELD_LINK => {
-                    let pointer = input.str()?.into();
+                    let pointer = crate::intern::pointer(input.str()?);
                     let kind = read_link_kind(&mut input)?;
                     let source = Source::FieldLink {
                         record: place.index,
@@ -360,7 +360,7 @@ mod tests {
                         Source::Field {
                             record: index,
                             field: affects.field(),
-                            pointer: "/affects/0".into(),
+                            pointer: "/affects/0",
                         },
                         "vllm",
                         affects.targets,
@@ -368,7 +368,7 @@ mod tests {
                     written(
                         Source::FieldLink {
                             record: index,
-                            pointer: "/notes".into(),
+                            pointer: "/notes",
                             kind: LinkKind::Wiki,
                         },
                         "mooncake",

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use petgraph::graph::NodeIndex;
 use serde_json::Value;
@@ -41,9 +40,9 @@ pub struct Published {
     /// Its `name`, else its id.
     pub name: String,
     /// Every reference in its fields, by JSON pointer: the published record it points at, or
-    /// `None` when it resolves to nothing. The pointers are the resolved references' own;
-    /// foldhash, as every reference of every page is looked up here.
-    pub refs: foldhash::HashMap<Arc<str>, Option<usize>>,
+    /// `None` when it resolves to nothing. The pointers are the resolved references' own,
+    /// interned; foldhash, as every reference of every page is looked up here.
+    pub refs: foldhash::HashMap<&'static str, Option<usize>>,
 }
 
 /// A prose page.
@@ -189,7 +188,7 @@ impl<'c> Content<'c> {
             } = source
                 && let Some(from) = published[*record]
             {
-                records[from].refs.insert(pointer.clone(), to);
+                records[from].refs.insert(pointer, to);
             }
         }
         let mut content = Content {

@@ -113,9 +113,91 @@ pub struct Unresolved {
 #[derive(Clone, Debug, Default)]
 pub struct Resolved {
     /// References that resolved, in corpus order.
-    pub edges: Vec<Edge>,
+    pub edges: Edges,
     /// References that did not.
     pub unresolved: Vec<Unresolved>,
+}
+
+/// Resolved references, in order, kept in the runs they were resolved in.
+///
+/// [`IdIndex::resolve_all`] resolves a corpus in parts, in parallel. Concatenated, the
+/// parts were copied an edge at a time on one thread (9 of resolving's 35 ms at 100,000
+/// records, 74 ms at a million) into memory the kernel first had to zero, while the parts
+/// still held every edge; appended as runs, nothing is copied.
+#[derive(Clone, Default)]
+pub struct Edges {
+    /// The runs, in order.
+    runs: Vec<Vec<Edge>>,
+}
+
+impl Edges {
+    /// No edges, with room for `capacity` in one run.
+    fn with_capacity(capacity: usize) -> Self {
+        Edges {
+            runs: vec![Vec::with_capacity(capacity)],
+        }
+    }
+
+    /// How many edges there are.
+    pub fn len(&self) -> usize {
+        self.runs.iter().map(Vec::len).sum()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.runs.iter().all(Vec::is_empty)
+    }
+
+    /// The edges, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Edge> + Clone {
+        self.runs.iter().flatten()
+    }
+
+    /// Adds an edge after the others.
+    pub fn push(&mut self, edge: Edge) {
+        match self.runs.last_mut() {
+            Some(run) => run.push(edge),
+            None => self.runs.push(vec![edge]),
+        }
+    }
+
+    /// Moves `other`'s edges after these, without copying them.
+    fn append(&mut self, other: Edges) {
+        self.runs
+            .extend(other.runs.into_iter().filter(|run| !run.is_empty()));
+    }
+}
+
+impl<'e> IntoIterator for &'e Edges {
+    type Item = &'e Edge;
+    type IntoIter = std::iter::Flatten<std::slice::Iter<'e, Vec<Edge>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.runs.iter().flatten()
+    }
+}
+
+impl FromIterator<Edge> for Edges {
+    fn from_iter<I: IntoIterator<Item = Edge>>(edges: I) -> Self {
+        Edges {
+            runs: vec![edges.into_iter().collect()],
+        }
+    }
+}
+
+/// Two lists of edges are equal when their edges are, however they are split into runs.
+impl PartialEq for Edges {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Edges {}
+
+impl std::fmt::Debug for Edges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 impl Resolved {
@@ -450,12 +532,9 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             ))])
         });
         let parts: Vec<Resolved> = records.chain(docs).collect();
-        let mut resolved = Resolved {
-            edges: Vec::with_capacity(parts.iter().map(|part| part.edges.len()).sum()),
-            unresolved: Vec::new(),
-        };
+        let mut resolved = Resolved::default();
         for part in parts {
-            resolved.edges.extend(part.edges);
+            resolved.edges.append(part.edges);
             resolved.unresolved.extend(part.unresolved);
         }
         resolved
@@ -467,7 +546,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // Sized for every reference resolving, as nearly all do, so that the part is
         // allocated once rather than grown, and copied, a push at a time.
         let mut part = Resolved {
-            edges: Vec::with_capacity(files.iter().map(|written| written.len()).sum()),
+            edges: Edges::with_capacity(files.iter().map(|written| written.len()).sum()),
             unresolved: Vec::new(),
         };
         for written in files {

@@ -12,7 +12,7 @@ use crate::config::GraphConfig;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::{CorpusGraph, LINK_FIELD, Named, NodeKind};
-use crate::index::{Edge, Resolved, Source, Target, Unresolved};
+use crate::index::{Edge, Edges, Resolved, Source, Target, Unresolved};
 use crate::rules;
 use crate::schema::Schemas;
 
@@ -51,7 +51,7 @@ pub fn check<'e, F: Named>(
     }
     let mut cites = vec![false; corpus.records.len()];
     let mut cited = vec![false; corpus.records.len()];
-    let mut acyclic: Vec<Edge> = Vec::new();
+    let mut acyclic = Edges::default();
     for edge in edges {
         let from = match &edge.source {
             Source::Field { record, .. } | Source::FieldLink { record, .. } => {

@@ -21,7 +21,7 @@ use crate::check;
 use crate::corpus::{Corpus, RecordChange};
 use crate::diagnostic::Diagnostic;
 use crate::discover;
-use crate::index::{self, Edge, IdIndex, Resolved, Source, Target, Unresolved, Written};
+use crate::index::{self, Edge, Edges, IdIndex, Resolved, Source, Target, Unresolved, Written};
 use crate::load;
 use crate::project::{Project, locate};
 use crate::source::Format;
@@ -447,7 +447,7 @@ impl Workspace {
     }
 
     /// The resolved references written in `file`, as of the last refresh.
-    pub fn edges_in(&self, file: usize) -> &[Edge] {
+    pub fn edges_in(&self, file: usize) -> &Edges {
         &self.chunks[file].edges
     }
 

@@ -390,13 +390,15 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     /// `OnceLock`, and neither ever finishes.
     pub fn names(&self) -> &NameIndex<'c> {
         self.suggestions.get_or_init(|| {
-            NameIndex::with_groups(self.bare.iter().map(|(&id, owners)| {
-                let groups = owners
-                    .as_slice()
+            // Every record's id in its collection's group, in corpus order, which is nearly
+            // the order the ids lie in memory (the id map's order is not); the index merges
+            // an id's groups.
+            NameIndex::with_groups(
+                self.corpus
+                    .records
                     .iter()
-                    .fold(0, |groups, owner| groups | collection_bit(owner.collection));
-                (id, groups)
-            }))
+                    .map(|record| (record.id.as_str(), collection_bit(record.collection))),
+            )
         })
     }
 

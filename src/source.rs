@@ -135,9 +135,10 @@ impl SourceFile {
     }
 }
 
-/// Texts of corpus files that a stage read again from disk ([`SourceFile::text_again`]),
-/// by displayed path: handed on to a later stage that wants them too, so that a file is
-/// not read twice in one run.
+/// Texts of corpus files that a stage had again ([`SourceFile::text_again`]: read again from
+/// disk, or copied from the corpus), by displayed path: handed on to a later stage that
+/// wants them too, so that a file is not read twice in one run, nor looked for twice among
+/// all the corpus's.
 pub type ReadAgain = foldhash::HashMap<String, String>;
 
 /// A hash that is the same in every run, so a text let go can be told from a changed one,

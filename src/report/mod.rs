@@ -55,22 +55,23 @@ impl Sources {
             .map(String::as_str)
             .collect();
         let mut texts: HashMap<String, String> = HashMap::default();
-        let loaded: Vec<&SourceFile> = corpus
-            .map(|c| {
-                c.files
-                    .iter()
-                    .filter(|f| wanted.remove(f.display.as_str()))
-                    .filter(|f| {
-                        // A text read again already is taken, not read a third time.
-                        let Some((display, text)) = read_again.remove_entry(&f.display) else {
-                            return true;
-                        };
-                        texts.insert(display, text);
-                        false
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        // A text read again already is taken, not read a third time; and when every text
+        // is at hand, the corpus's files are not searched for the rest.
+        wanted.retain(|file| match read_again.remove_entry(*file) {
+            Some((display, text)) => {
+                texts.insert(display, text);
+                false
+            }
+            None => true,
+        });
+        let loaded: Vec<&SourceFile> = match corpus {
+            Some(corpus) if !wanted.is_empty() => corpus
+                .files
+                .iter()
+                .filter(|f| wanted.remove(f.display.as_str()))
+                .collect(),
+            _ => Vec::new(),
+        };
         let read: Vec<(String, String)> = loaded
             .par_iter()
             .filter_map(|file| {

@@ -20,7 +20,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discover;
 use crate::load::{self, LoadContext, Record};
 use crate::schema::Schemas;
-use crate::source::SourceFile;
+use crate::source::{Format, SourceFile};
 use crate::stamp::Stamp;
 
 /// Everything loaded from disk. `F` is what each record keeps of its fields (see
@@ -144,7 +144,7 @@ where
         if let (Some(record), Some(text_hash)) = (recalled, text_hash) {
             let mut file = read.file;
             if !self.texts.keeps(Some(&record)) {
-                file.let_go_hashed(text_hash);
+                let_go(&mut file, format, Some(text_hash));
             }
             return Unordered::recalled(collection, file, index, record);
         }
@@ -157,17 +157,38 @@ where
             let record = Record::new(record, collection, stem, file);
             (index, (self.draw)(record, index, &loaded.file))
         });
-        if !self.texts.keeps(record.as_ref().map(|(_, record)| record)) {
-            match text_hash {
+        match &record {
+            Some((_, record)) if self.texts.keeps(Some(record)) => {}
+            Some(_) => let_go(&mut loaded.file, format, text_hash),
+            None if self.texts.keeps::<F>(None) => {}
+            None => match text_hash {
                 Some(text_hash) => loaded.file.let_go_hashed(text_hash),
                 None => loaded.file.let_go(),
-            }
+            },
         }
         Unordered {
             collection,
             loaded,
             record,
         }
+    }
+}
+
+/// Lets the text of a record's file go, keeping its hash (`text_hash`, when it is known
+/// already) and, for a JSON record, its head ([`crate::source::Head`]): the root value of a
+/// JSON text that parsed is found from its ends, without a parse.
+fn let_go(file: &mut SourceFile, format: Format, text_hash: Option<u64>) {
+    let root = file
+        .text
+        .as_deref()
+        .filter(|_| format == Format::Json)
+        .map(load::json::root_span);
+    if let Some(root) = root {
+        file.keep_head(&root);
+    }
+    match text_hash {
+        Some(text_hash) => file.let_go_hashed(text_hash),
+        None => file.let_go(),
     }
 }
 

@@ -203,7 +203,9 @@ impl Project {
 /// The texts come from [`SourceFile::text_again`](crate::source::SourceFile::text_again):
 /// after a check that let them go, only the files pointed into are read again, in
 /// parallel. An anchor in a file that changed since it was loaded stays unresolved, and
-/// the diagnostic names the file without a position rather than a wrong one.
+/// the diagnostic names the file without a position rather than a wrong one. A JSON record
+/// pointed at only at its root is not read again: the line its root starts on was kept as
+/// it was loaded ([`crate::source::Head`]), and it is what the report quotes.
 ///
 /// Returns the texts of every file a diagnostic names, pointed into or not, as far as they
 /// could be had: the report quotes the same files, and reading them a second time took
@@ -220,24 +222,27 @@ pub fn locate<F>(
     // Each file named, and what of it is wanted.
     let mut wanted: HashMap<&str, Wanted> = HashMap::default();
     let named = diagnostics.iter().flat_map(|diagnostic| {
-        let labels = diagnostic.labels.iter().map(|l| (&l.file, &l.anchor));
+        let labels = diagnostic
+            .labels
+            .iter()
+            .map(|l| (&l.file, &l.anchor, false));
         let edits = diagnostic.fix.iter().flat_map(|fix| {
             fix.edits
                 .iter()
-                .map(|edit| (&diagnostic.file, &edit.anchor))
+                .map(|edit| (&diagnostic.file, &edit.anchor, true))
         });
-        std::iter::once((&diagnostic.file, &diagnostic.anchor))
+        std::iter::once((&diagnostic.file, &diagnostic.anchor, false))
             .chain(labels)
             .chain(edits)
     });
-    for (file, anchor) in named {
-        let needs = match anchor {
-            Anchor::File | Anchor::Span(_) => Wanted::Text,
-            Anchor::Value(pointer) if pointer.is_empty() => Wanted::Root,
-            _ => Wanted::Values,
-        };
-        let entry = wanted.entry(file.as_str()).or_insert(needs);
-        *entry = (*entry).max(needs);
+    for (file, anchor, by_edit) in named {
+        let wants = wanted.entry(file.as_str()).or_default();
+        match anchor {
+            Anchor::File | Anchor::Span(_) => wants.text = true,
+            // An edit replaces the whole root, which a head does not hold.
+            Anchor::Value(pointer) if pointer.is_empty() && !by_edit => wants.root = true,
+            _ => wants.values = true,
+        }
     }
     let file_collections = &corpus.file_collections;
     let mapped: HashMap<&str, (Cow<'_, str>, SourceMap)> = corpus
@@ -245,7 +250,27 @@ pub fn locate<F>(
         .par_iter()
         .enumerate()
         .filter_map(|(index, source)| {
-            let &needs = wanted.get(source.display.as_str())?;
+            let &wants = wanted.get(source.display.as_str())?;
+            // A record pointed at only at its root, whose text was let go as it was loaded,
+            // has kept the line the report quotes: it is not read again.
+            if wants
+                == (Wanted {
+                    root: true,
+                    ..Wanted::default()
+                })
+                && source.text.is_none()
+                && let Some(head) = source.head()
+            {
+                let mut map = SourceMap::default();
+                map.insert(
+                    String::new(),
+                    Node {
+                        key: None,
+                        value: head.root.clone(),
+                    },
+                );
+                return Some((source.display.as_str(), (Cow::Borrowed(&*head.text), map)));
+            }
             let text = source.text_again()?;
             let format = source
                 .path
@@ -258,11 +283,11 @@ pub fn locate<F>(
                 .flatten()
                 .map(|c| &schemas.collections[c].text_fields);
             let map = match (format, fields) {
-                _ if needs == Wanted::Text => SourceMap::default(),
+                _ if !wants.root && !wants.values => SourceMap::default(),
                 // The root of a JSON record, where orphans are reported (nearly three in
                 // four of the files pointed into at 100,000 records), is found without
                 // mapping the whole file: the records that rules point into parsed.
-                (Some(Format::Json), Some(_)) if needs == Wanted::Root => {
+                (Some(Format::Json), Some(_)) if !wants.values => {
                     let mut map = SourceMap::default();
                     let root = load::json::root_span(&text);
                     map.insert(
@@ -326,15 +351,15 @@ pub fn locate<F>(
         .collect()
 }
 
-/// What [`locate`] wants of a file a diagnostic names, the most of what its anchors want.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Wanted {
-    /// Its text alone, for the report: it is named by span, or as a whole.
-    Text,
-    /// Its root value's span: only the root is pointed at.
-    Root,
-    /// A source map of its values.
-    Values,
+/// What [`locate`] wants of a file the diagnostics name, by what their anchors name.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Wanted {
+    /// Its whole text, for the report: it is named by span, or as a whole.
+    text: bool,
+    /// Its root value's span, for a diagnostic or a label (not an edit) at the root.
+    root: bool,
+    /// A source map of its values, for a pointer below the root or an edit.
+    values: bool,
 }
 
 /// Narrows a value's span to a link target inside it: the first `[[needle` or `](needle`
@@ -383,7 +408,59 @@ pub fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::SourceFile;
+    use crate::source::{SourceFile, first_line, line_col};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A JSON record pointed at only at its root is located from the head kept as its
+        /// text was let go, without reading the file (there is none here): the same span
+        /// as a source map of the whole text gives, cut to its first line, and a head that
+        /// puts it on the same line and column and holds all of that line.
+        #[test]
+        fn a_root_is_located_in_the_head_as_in_the_whole_text(
+            fields in proptest::collection::btree_map("[a-z]{1,6}", "[a-z ]{0,12}", 0..4),
+            pretty in any::<bool>(),
+            crlf in any::<bool>(),
+            before in "[ \t\r\n]{0,4}",
+            after in "[ \t\r\n]{0,4}",
+        ) {
+            let value = serde_json::to_value(&fields).unwrap();
+            let written = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                value.to_string()
+            };
+            let written = if crlf { written.replace('\n', "\r\n") } else { written };
+            let text = format!("{before}{written}{after}");
+            let (map, _) = load::json::scan(&text);
+            let expected = first_line(&text, &map.get("").unwrap().value);
+            let mut file =
+                SourceFile::new("/nowhere/r.json".into(), "r.json".into(), Some(text.clone()), false);
+            file.keep_head(&load::json::root_span(&text));
+            file.let_go();
+            let corpus: Corpus = Corpus {
+                files: vec![file],
+                file_collections: vec![None],
+                ..Corpus::default()
+            };
+            let mut diagnostics = vec![
+                Diagnostic::new(crate::rules::ORPHAN, "r.json", "an orphan")
+                    .at(Anchor::Value(String::new())),
+            ];
+            let texts = locate(&mut diagnostics, &corpus, &crate::schema::Schemas::default());
+            prop_assert_eq!(&diagnostics[0].anchor, &Anchor::Span(expected.clone()));
+            let head = texts.get("r.json").unwrap();
+            prop_assert!(text.starts_with(head.as_str()));
+            for offset in [expected.start, expected.end] {
+                prop_assert_eq!(line_col(head, offset), line_col(&text, offset));
+            }
+            let line = |text: &str| {
+                let start = text[..expected.start].rfind('\n').map_or(0, |at| at + 1);
+                text[start..].split('\n').next().unwrap_or_default().to_string()
+            };
+            prop_assert_eq!(line(head), line(&text));
+        }
+    }
 
     #[test]
     fn a_link_target_is_found_where_it_ends_as_written() {

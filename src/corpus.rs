@@ -144,7 +144,8 @@ where
         if let (Some(record), Some(text_hash)) = (recalled, text_hash) {
             let mut file = read.file;
             if !self.texts.keeps(Some(&record)) {
-                let_go(&mut file, format, Some(text_hash));
+                // A recalled record parsed when it was drawn.
+                let_go(&mut file, format == Format::Json, Some(text_hash));
             }
             return Unordered::recalled(collection, file, index, record);
         }
@@ -157,14 +158,10 @@ where
             let record = Record::new(record, collection, stem, file);
             (index, (self.draw)(record, index, &loaded.file))
         });
-        match &record {
-            Some((_, record)) if self.texts.keeps(Some(record)) => {}
-            Some(_) => let_go(&mut loaded.file, format, text_hash),
-            None if self.texts.keeps::<F>(None) => {}
-            None => match text_hash {
-                Some(text_hash) => loaded.file.let_go_hashed(text_hash),
-                None => loaded.file.let_go(),
-            },
+        if !self.texts.keeps(record.as_ref().map(|(_, record)| record)) {
+            // Only a JSON text that parsed has a root value to keep the head of.
+            let keeps_head = format == Format::Json && record.is_some();
+            let_go(&mut loaded.file, keeps_head, text_hash);
         }
         Unordered {
             collection,
@@ -175,13 +172,14 @@ where
 }
 
 /// Lets the text of a record's file go, keeping its hash (`text_hash`, when it is known
-/// already) and, for a JSON record, its head ([`crate::source::Head`]): the root value of a
-/// JSON text that parsed is found from its ends, without a parse.
-fn let_go(file: &mut SourceFile, format: Format, text_hash: Option<u64>) {
+/// already) and, when `keeps_head` (a JSON text that parsed), its head
+/// ([`crate::source::Head`]): the root value of such a text is found from its ends, without
+/// a parse.
+fn let_go(file: &mut SourceFile, keeps_head: bool, text_hash: Option<u64>) {
     let root = file
         .text
         .as_deref()
-        .filter(|_| format == Format::Json)
+        .filter(|_| keeps_head)
         .map(load::json::root_span);
     if let Some(root) = root {
         file.keep_head(&root);

@@ -177,14 +177,6 @@ impl<'e> IntoIterator for &'e Edges {
     }
 }
 
-impl FromIterator<Edge> for Edges {
-    fn from_iter<I: IntoIterator<Item = Edge>>(edges: I) -> Self {
-        Edges {
-            runs: vec![edges.into_iter().collect()],
-        }
-    }
-}
-
 /// Two lists of edges are equal when their edges are, however they are split into runs.
 impl PartialEq for Edges {
     fn eq(&self, other: &Self) -> bool {

@@ -24,7 +24,7 @@ use crate::load::{self, Record};
 use crate::schema::Schemas;
 use crate::site::Kept;
 use crate::source::{Format, ReadAgain, SourceFile, display_path, first_line};
-use crate::sourcemap::{Node, SourceMap};
+use crate::sourcemap::SourceMap;
 
 /// A corpus root with its configuration and schemas, ready to load and check.
 #[derive(Debug)]
@@ -261,14 +261,7 @@ pub fn locate<F>(
                 && source.text.is_none()
                 && let Some(head) = source.head()
             {
-                let mut map = SourceMap::default();
-                map.insert(
-                    String::new(),
-                    Node {
-                        key: None,
-                        value: head.root.clone(),
-                    },
-                );
+                let map = SourceMap::of_root(head.root.clone());
                 return Some((source.display.as_str(), (Cow::Borrowed(&*head.text), map)));
             }
             let text = source.text_again()?;
@@ -288,16 +281,7 @@ pub fn locate<F>(
                 // four of the files pointed into at 100,000 records), is found without
                 // mapping the whole file: the records that rules point into parsed.
                 (Some(Format::Json), Some(_)) if !wants.values => {
-                    let mut map = SourceMap::default();
-                    let root = load::json::root_span(&text);
-                    map.insert(
-                        String::new(),
-                        Node {
-                            key: None,
-                            value: root,
-                        },
-                    );
-                    map
+                    SourceMap::of_root(load::json::root_span(&text))
                 }
                 (Some(format), Some(fields)) => load::source_map(&text, format, fields),
                 _ => SourceMap::default(),

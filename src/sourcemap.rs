@@ -27,6 +27,19 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
+    /// The map of a file of which only its root value is wanted, at `root`.
+    pub fn of_root(root: Span) -> SourceMap {
+        let mut map = SourceMap::default();
+        map.insert(
+            String::new(),
+            Node {
+                key: None,
+                value: root,
+            },
+        );
+        map
+    }
+
     /// Records where the value at `pointer` is. The first occurrence wins, matching the loaders,
     /// which report later duplicates themselves.
     pub fn insert(&mut self, pointer: String, node: Node) {

@@ -56,19 +56,22 @@ impl<F> Default for Corpus<F> {
 enum Texts {
     /// All: for commands that edit files or answer questions about positions.
     Kept,
-    /// None: [`SourceFile::text_again`] reads the few that a report points into.
+    /// None but those a report will quote, when the loader knows them (see
+    /// [`Loader::quoted`]): [`SourceFile::text_again`] reads the few others that a report
+    /// points into.
     LetGo,
     /// Only files whose record has a Markdown body, which the site renders from the text.
     Bodies,
 }
 
 impl Texts {
-    /// Whether a file that holds `record` (or none) keeps its text.
-    fn keeps<F>(self, record: Option<&Record<F>>) -> bool {
+    /// Whether a file that holds `record` (or none) keeps its text, when a report will
+    /// quote it or not (`quoted`).
+    fn keeps<F>(self, record: Option<&Record<F>>, quoted: bool) -> bool {
         match self {
             Texts::Kept => true,
             Texts::Bodies => record.is_some_and(|record| record.body.is_some()),
-            Texts::LetGo => false,
+            Texts::LetGo => quoted,
         }
     }
 }
@@ -80,6 +83,11 @@ struct Loader<'l, D, F> {
     draw: D,
     recall: Option<&'l dyn Recall<F>>,
     texts: Texts,
+    /// Whether a record, as drawn, has findings that a report will quote its file for: then
+    /// the file keeps its text, as does a file with a problem found loading it, which would
+    /// otherwise be read again to be quoted (500 of the 3,800 files a report names at
+    /// 100,000 generated records). `None` for a loader that keeps no text for a report.
+    quoted: Option<fn(&F) -> bool>,
 }
 
 // Collection indices come from discovery, which takes them from these schemas.
@@ -143,7 +151,8 @@ where
             .and_then(|(recall, text_hash)| recall.recall(&read.file.display, text_hash, &place));
         if let (Some(record), Some(text_hash)) = (recalled, text_hash) {
             let mut file = read.file;
-            if !self.texts.keeps(Some(&record)) {
+            let quoted = self.quoted.is_some_and(|quoted| quoted(&record.value));
+            if !self.texts.keeps(Some(&record), quoted) {
                 // A recalled record parsed when it was drawn.
                 let_go(&mut file, format == Format::Json, Some(text_hash));
             }
@@ -158,7 +167,16 @@ where
             let record = Record::new(record, collection, stem, file);
             (index, (self.draw)(record, index, &loaded.file))
         });
-        if !self.texts.keeps(record.as_ref().map(|(_, record)| record)) {
+        let quoted = self.quoted.is_some_and(|quoted| {
+            !loaded.diagnostics.is_empty()
+                || record
+                    .as_ref()
+                    .is_some_and(|(_, record)| quoted(&record.value))
+        });
+        if !self
+            .texts
+            .keeps(record.as_ref().map(|(_, record)| record), quoted)
+        {
             // Only a JSON text that parsed has a root value to keep the head of.
             let keeps_head = format == Format::Json && record.is_some();
             let_go(&mut loaded.file, keeps_head, text_hash);
@@ -379,7 +397,15 @@ impl Corpus {
 
     /// Loads every record with its fields, keeping the texts `texts` says.
     fn load_fields(root: &Path, config: &Config, schemas: &Schemas, texts: Texts) -> Corpus {
-        Corpus::load_chunks(root, config, schemas, |record, _, _| record, None, texts)
+        Corpus::load_chunks(
+            root,
+            config,
+            schemas,
+            |record, _, _| record,
+            None,
+            texts,
+            None,
+        )
     }
 }
 
@@ -404,7 +430,32 @@ impl<F: Send + Renumber> Corpus<F> {
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
     {
-        Corpus::load_chunks(root, config, schemas, draw, recall, Texts::LetGo)
+        Corpus::load_chunks(root, config, schemas, draw, recall, Texts::LetGo, None)
+    }
+
+    /// [`Corpus::load_with`] for a check whose report quotes the files it names: a record
+    /// file keeps its text when a problem was found loading it, or when `quoted` says its
+    /// record, as drawn, has findings; the others are let go as they are parsed.
+    pub fn load_for_report<D>(
+        root: &Path,
+        config: &Config,
+        schemas: &Schemas,
+        draw: D,
+        recall: Option<&dyn Recall<F>>,
+        quoted: fn(&F) -> bool,
+    ) -> Corpus<F>
+    where
+        D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
+    {
+        Corpus::load_chunks(
+            root,
+            config,
+            schemas,
+            draw,
+            recall,
+            Texts::LetGo,
+            Some(quoted),
+        )
     }
 
     /// [`Corpus::load_with`], keeping the text of a record file only when its record has a
@@ -421,7 +472,7 @@ impl<F: Send + Renumber> Corpus<F> {
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
     {
-        Corpus::load_chunks(root, config, schemas, draw, None, Texts::Bodies)
+        Corpus::load_chunks(root, config, schemas, draw, None, Texts::Bodies, None)
     }
 
     /// Loads files a chunk at a time, in parallel, and puts them in path order: a record's
@@ -434,6 +485,7 @@ impl<F: Send + Renumber> Corpus<F> {
         draw: D,
         recall: Option<&dyn Recall<F>>,
         texts: Texts,
+        quoted: Option<fn(&F) -> bool>,
     ) -> Corpus<F>
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
@@ -456,6 +508,7 @@ impl<F: Send + Renumber> Corpus<F> {
             draw,
             recall,
             texts,
+            quoted,
         };
         let mut candidates = discovered.candidates.into_iter().peekable();
         while candidates.peek().is_some() {
@@ -729,6 +782,46 @@ mod tests {
             project.load().files.iter().all(|f| f.text.is_some()),
             "a plain load keeps every text"
         );
+    }
+
+    #[test]
+    fn a_check_keeps_only_the_texts_its_report_will_quote() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "schema/things.schema.json",
+            r#"{"x-collection": "things", "type": "object", "required": ["id", "title"]}"#,
+        );
+        write(
+            "records/things/good.json",
+            r#"{"id": "good", "title": "Good"}"#,
+        );
+        write("records/things/untitled.json", r#"{"id": "untitled"}"#);
+        write("records/things/broken.json", r#"{"id": "#);
+        let project = crate::project::Project::open(root, None).unwrap();
+        let corpus = project.load_for_check();
+        let kept = |name: &str| {
+            let file = corpus.files.iter().find(|f| f.display.ends_with(name));
+            file.unwrap_or_else(|| panic!("{name} not loaded"))
+                .text
+                .is_some()
+        };
+        assert!(kept("untitled.json"), "a record with a finding");
+        assert!(kept("broken.json"), "a file that does not parse");
+        assert!(!kept("good.json"), "a record without findings");
+        let unquoted = Corpus::load_with(
+            root,
+            &project.config,
+            &project.schemas,
+            |record, index, file| crate::check::draw(record, index, file, &project.schemas),
+            None,
+        );
+        assert!(unquoted.files.iter().all(|f| f.text.is_none()));
     }
 
     /// What a record keeps in [`a_record_that_appears_or_goes_renumbers_the_ones_after`]:

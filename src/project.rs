@@ -102,17 +102,20 @@ impl Project {
     }
 
     /// [`Project::load_for_check`], recalling from `recall` what an earlier run drew from
-    /// record files whose text is unchanged (see [`crate::cache`]).
+    /// record files whose text is unchanged (see [`crate::cache`]). The files of records
+    /// with findings keep their texts, for the report to quote (see
+    /// [`Corpus::load_for_report`]).
     pub fn load_for_check_recalling(
         &self,
         recall: Option<&dyn Recall<check::Drawn>>,
     ) -> Corpus<check::Drawn> {
-        Corpus::load_with(
+        Corpus::load_for_report(
             &self.root,
             &self.config,
             &self.schemas,
             self.draw_for_check(),
             recall,
+            check::Drawn::has_findings,
         )
     }
 

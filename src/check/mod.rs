@@ -59,6 +59,13 @@ pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) 
     record.keeping(drawn)
 }
 
+impl Drawn {
+    /// Whether the rules that look at the record alone found something in it.
+    pub fn has_findings(&self) -> bool {
+        !self.findings.is_empty()
+    }
+}
+
 impl KeepsWritten for Drawn {
     fn written(&self) -> &[Written] {
         &self.written

@@ -20,7 +20,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discover;
 use crate::load::{self, LoadContext, Record};
 use crate::schema::Schemas;
-use crate::source::{Format, SourceFile};
+use crate::source::{Format, SourceFile, Span};
 use crate::stamp::Stamp;
 
 /// Everything loaded from disk. `F` is what each record keeps of its fields (see
@@ -153,8 +153,14 @@ where
             let mut file = read.file;
             let quoted = self.quoted.is_some_and(|quoted| quoted(&record.value));
             if !self.texts.keeps(Some(&record), quoted) {
-                // A recalled record parsed when it was drawn.
-                let_go(&mut file, format == Format::Json, Some(text_hash));
+                // A recalled record parsed when it was drawn; a JSON text's root is found
+                // from its ends, without parsing it again.
+                let root = file
+                    .text
+                    .as_deref()
+                    .filter(|_| format == Format::Json)
+                    .map(load::json::root_span);
+                let_go(&mut file, root, Some(text_hash));
             }
             return Unordered::recalled(collection, file, index, record);
         }
@@ -163,6 +169,7 @@ where
             max_file_size: self.config.max_file_size,
         };
         let mut loaded = load::parse_read(read, format, &context);
+        let root = loaded.record.as_ref().map(|record| record.root.clone());
         let record = loaded.record.take().map(|record| {
             let record = Record::new(record, collection, stem, file);
             (index, (self.draw)(record, index, &loaded.file))
@@ -177,9 +184,7 @@ where
             .texts
             .keeps(record.as_ref().map(|(_, record)| record), quoted)
         {
-            // Only a JSON text that parsed has a root value to keep the head of.
-            let keeps_head = format == Format::Json && record.is_some();
-            let_go(&mut loaded.file, keeps_head, text_hash);
+            let_go(&mut loaded.file, root, text_hash);
         }
         Unordered {
             collection,
@@ -190,15 +195,9 @@ where
 }
 
 /// Lets the text of a record's file go, keeping its hash (`text_hash`, when it is known
-/// already) and, when `keeps_head` (a JSON text that parsed), its head
-/// ([`crate::source::Head`]): the root value of such a text is found from its ends, without
-/// a parse.
-fn let_go(file: &mut SourceFile, keeps_head: bool, text_hash: Option<u64>) {
-    let root = file
-        .text
-        .as_deref()
-        .filter(|_| keeps_head)
-        .map(load::json::root_span);
+/// already) and, given where its root value lies (`root`, for a text that parsed), its head
+/// ([`crate::source::Head`]).
+fn let_go(file: &mut SourceFile, root: Option<Span>, text_hash: Option<u64>) {
     if let Some(root) = root {
         file.keep_head(&root);
     }

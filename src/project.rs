@@ -206,7 +206,7 @@ impl Project {
 /// The texts come from [`SourceFile::text_again`](crate::source::SourceFile::text_again):
 /// after a check that let them go, only the files pointed into are read again, in
 /// parallel. An anchor in a file that changed since it was loaded stays unresolved, and
-/// the diagnostic names the file without a position rather than a wrong one. A JSON record
+/// the diagnostic names the file without a position rather than a wrong one. A record
 /// pointed at only at its root is not read again: the line its root starts on was kept as
 /// it was loaded ([`crate::source::Head`]), and it is what the report quotes.
 ///
@@ -398,13 +398,59 @@ mod tests {
     use crate::source::{SourceFile, first_line, line_col};
     use proptest::prelude::*;
 
+    /// Locates an orphan diagnostic at the root of `text` (the file `display`) from the head
+    /// kept of it, given where `root` lies, with the text let go and no file to read again
+    /// (there is none here), and checks it against `map`, a source map of the whole text:
+    /// the same span, cut to its first line, and a head that puts it on the same line and
+    /// column and holds all of that line.
+    fn located_from_the_head(
+        text: &str,
+        display: &str,
+        root: &crate::source::Span,
+        map: &SourceMap,
+    ) -> Result<(), TestCaseError> {
+        let expected = first_line(text, &map.get("").unwrap().value);
+        let path = std::path::Path::new("/nowhere").join(display);
+        let mut file = SourceFile::new(path, display.into(), Some(text.to_string()), false);
+        file.keep_head(root);
+        file.let_go();
+        let corpus: Corpus = Corpus {
+            files: vec![file],
+            file_collections: vec![None],
+            ..Corpus::default()
+        };
+        let mut diagnostics = vec![
+            Diagnostic::new(crate::rules::ORPHAN, display, "an orphan")
+                .at(Anchor::Value(String::new())),
+        ];
+        let texts = locate(
+            &mut diagnostics,
+            &corpus,
+            &crate::schema::Schemas::default(),
+        );
+        prop_assert_eq!(&diagnostics[0].anchor, &Anchor::Span(expected.clone()));
+        let head = texts.get(display).unwrap();
+        prop_assert!(text.starts_with(head.as_str()));
+        for offset in [expected.start, expected.end] {
+            prop_assert_eq!(line_col(head, offset), line_col(text, offset));
+        }
+        let line = |text: &str| {
+            let start = text[..expected.start].rfind('\n').map_or(0, |at| at + 1);
+            text[start..]
+                .split('\n')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        prop_assert_eq!(line(head), line(text));
+        Ok(())
+    }
+
     proptest! {
-        /// A JSON record pointed at only at its root is located from the head kept as its
-        /// text was let go, without reading the file (there is none here): the same span
-        /// as a source map of the whole text gives, cut to its first line, and a head that
-        /// puts it on the same line and column and holds all of that line.
+        /// A JSON record's root, found from the ends of its text, is located from the head
+        /// as a source map of the whole text locates it.
         #[test]
-        fn a_root_is_located_in_the_head_as_in_the_whole_text(
+        fn a_json_root_is_located_in_the_head_as_in_the_whole_text(
             fields in proptest::collection::btree_map("[a-z]{1,6}", "[a-z ]{0,12}", 0..4),
             pretty in any::<bool>(),
             crlf in any::<bool>(),
@@ -420,32 +466,49 @@ mod tests {
             let written = if crlf { written.replace('\n', "\r\n") } else { written };
             let text = format!("{before}{written}{after}");
             let (map, _) = load::json::scan(&text);
-            let expected = first_line(&text, &map.get("").unwrap().value);
-            let mut file =
-                SourceFile::new("/nowhere/r.json".into(), "r.json".into(), Some(text.clone()), false);
-            file.keep_head(&load::json::root_span(&text));
-            file.let_go();
-            let corpus: Corpus = Corpus {
-                files: vec![file],
-                file_collections: vec![None],
-                ..Corpus::default()
+            located_from_the_head(&text, "r.json", &load::json::root_span(&text), &map)?;
+        }
+
+        /// A YAML or Markdown record's root, where the parser that loaded it found it, is
+        /// located from the head as a source map of the whole text locates it: after
+        /// comments, directives and a document marker, in flow style with a comment on its
+        /// line, in front matter, or at the opening `---` of empty front matter.
+        #[test]
+        fn a_yaml_root_is_located_in_the_head_as_in_the_whole_text(
+            fields in proptest::collection::btree_map("k[a-z]{0,5}", "[a-z ]{0,12}", 1..4),
+            flow in any::<bool>(),
+            comment in any::<bool>(),
+            markdown in any::<bool>(),
+            crlf in any::<bool>(),
+            before in prop::sample::select(vec!["", "\n", "# a comment\n", "---\n", "--- # c\n", "%YAML 1.2\n---\n"]),
+            after in prop::sample::select(vec!["", "\n", "# the end\n", "...\n"]),
+        ) {
+            let pairs: Vec<String> = fields.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let comment = if comment { "  # a comment" } else { "" };
+            let document = if flow {
+                format!("{{{}}}{comment}\n", pairs.join(", "))
+            } else {
+                format!("{}{comment}\n", pairs.join("\n"))
             };
-            let mut diagnostics = vec![
-                Diagnostic::new(crate::rules::ORPHAN, "r.json", "an orphan")
-                    .at(Anchor::Value(String::new())),
-            ];
-            let texts = locate(&mut diagnostics, &corpus, &crate::schema::Schemas::default());
-            prop_assert_eq!(&diagnostics[0].anchor, &Anchor::Span(expected.clone()));
-            let head = texts.get("r.json").unwrap();
-            prop_assert!(text.starts_with(head.as_str()));
-            for offset in [expected.start, expected.end] {
-                prop_assert_eq!(line_col(head, offset), line_col(&text, offset));
-            }
-            let line = |text: &str| {
-                let start = text[..expected.start].rfind('\n').map_or(0, |at| at + 1);
-                text[start..].split('\n').next().unwrap_or_default().to_string()
+            let (text, format, display) = if markdown {
+                // Front matter holds no directives or markers of its own; `before` may
+                // leave it empty.
+                let front = if before.starts_with('%') || before.starts_with("---") {
+                    String::new()
+                } else {
+                    format!("{before}{document}")
+                };
+                (format!("---\n{front}---\n\nThe body.\n"), Format::Markdown, "r.md")
+            } else {
+                (format!("{before}{document}{after}"), Format::Yaml, "r.yaml")
             };
-            prop_assert_eq!(line(head), line(&text));
+            let text = if crlf { text.replace('\n', "\r\n") } else { text };
+            let no_fields = std::collections::HashSet::new();
+            let context = load::LoadContext { text_fields: &no_fields, max_file_size: u64::MAX };
+            let loaded = load::parse(&text, display, format, &context, &mut Vec::new());
+            let root = loaded.expect("the record parses").root;
+            let map = load::source_map(&text, format, &no_fields);
+            located_from_the_head(&text, display, &root, &map)?;
         }
     }
 

@@ -129,6 +129,10 @@ pub struct LoadedRecord {
     pub sections: Vec<String>,
     /// Corpus links of the Markdown body.
     pub links: Vec<Link>,
+    /// Where the root value lies in the text (the front matter's mapping of a Markdown
+    /// record), as a source map of the whole text would place it: a text that is let go
+    /// keeps the line it starts on ([`crate::source::Head`]).
+    pub root: Span,
 }
 
 /// What the loader needs to know about the file's collection.
@@ -295,28 +299,34 @@ pub fn parse(
         );
         return None;
     }
-    let (value, body, sections, links) = match format {
+    let (value, body, sections, links, root) = match format {
         Format::Json => (
             parse_json(text, display, diagnostics)?,
             None,
             Vec::new(),
             Vec::new(),
+            json::root_span(text),
         ),
         Format::Yaml => {
-            let value = parse_yaml(text, 0, display, diagnostics)?;
-            let Some(value) = value else {
+            let parsed = parse_yaml(text, 0, display, diagnostics)?;
+            let (Some(value), Some(root)) = (parsed.value, parsed.root) else {
                 diagnostics.push(
                     Diagnostic::new(rules::EMPTY_FILE, display, "the YAML file has no document")
                         .with_help("fill in the record or delete the file"),
                 );
                 return None;
             };
-            (value, None, Vec::new(), Vec::new())
+            (value, None, Vec::new(), Vec::new(), root)
         }
         Format::Markdown => {
-            let (value, body, sections, links) =
-                parse_markdown(text, display, context, diagnostics)?;
-            (value, Some(body), sections, links)
+            let read = parse_markdown(text, display, context, diagnostics)?;
+            (
+                read.value,
+                Some(read.body),
+                read.sections,
+                read.links,
+                read.root,
+            )
         }
     };
     match value {
@@ -326,6 +336,7 @@ pub fn parse(
             body,
             sections,
             links,
+            root,
         }),
         other => {
             let found = json_type(&other);
@@ -367,21 +378,21 @@ fn parse_json(text: &str, display: &str, diagnostics: &mut Vec<Diagnostic>) -> O
 }
 
 /// Parses YAML at byte `base` of the file; `Ok(None)` for a stream with no document.
+/// The YAML document of `text` (see [`yaml::parse`]), with its repeated keys reported.
 fn parse_yaml(
     text: &str,
     base: usize,
     display: &str,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<Option<Value>> {
+) -> Option<yaml::Parsed> {
     match yaml::parse(text, base, yaml::Limits::default(), false) {
-        Ok(parsed) => {
+        Ok(mut parsed) => {
             diagnostics.extend(
-                parsed
-                    .duplicates
+                std::mem::take(&mut parsed.duplicates)
                     .into_iter()
                     .map(|d| duplicate_key(display, d)),
             );
-            Some(parsed.value)
+            Some(parsed)
         }
         Err(err) => {
             let code = match err.kind {
@@ -402,7 +413,7 @@ fn parse_markdown(
     display: &str,
     context: &LoadContext<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<(Value, Span, Vec<String>, Vec<Link>)> {
+) -> Option<MarkdownRecord> {
     let front = match markdown::split_front_matter(text) {
         Ok(front) => front,
         Err(err) => {
@@ -428,8 +439,10 @@ fn parse_markdown(
         }
     };
     let yaml_text = text.get(front.yaml.clone()).unwrap_or_default();
-    let value = parse_yaml(yaml_text, front.yaml.start, display, diagnostics)?;
-    let mut value = match value {
+    let parsed = parse_yaml(yaml_text, front.yaml.start, display, diagnostics)?;
+    // Front matter with no document is an empty mapping, placed at the opening `---`.
+    let root = parsed.root.unwrap_or(FRONT_MATTER_OPENING);
+    let mut value = match parsed.value {
         None => Value::Object(Map::new()),
         Some(value) => value,
     };
@@ -463,8 +476,27 @@ fn parse_markdown(
             }
         }
     }
-    Some((value, front.body, fields, body.links))
+    Some(MarkdownRecord {
+        value,
+        body: front.body,
+        sections: fields,
+        links: body.links,
+        root,
+    })
 }
+
+/// What [`parse_markdown`] reads of a Markdown record, as [`LoadedRecord`] holds it.
+struct MarkdownRecord {
+    value: Value,
+    body: Span,
+    sections: Vec<String>,
+    links: Vec<Link>,
+    root: Span,
+}
+
+/// Where a Markdown record whose front matter holds no document places its fields: the
+/// opening `---`.
+const FRONT_MATTER_OPENING: Span = 0..3;
 
 fn duplicate_key(display: &str, duplicate: DuplicateKey) -> Diagnostic {
     Diagnostic::new(
@@ -512,7 +544,7 @@ pub fn source_map(text: &str, format: Format, text_fields: &HashSet<String>) -> 
                     String::new(),
                     Node {
                         key: None,
-                        value: 0..3,
+                        value: FRONT_MATTER_OPENING,
                     },
                 );
             }

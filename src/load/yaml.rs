@@ -68,6 +68,9 @@ pub struct Parsed {
     pub duplicates: Vec<DuplicateKey>,
     /// Every node's position, when asked for.
     pub source_map: Option<SourceMap>,
+    /// Where the document's value lies, asked for or not: a record's text that is let go
+    /// keeps the line it starts on ([`crate::source::Head`]).
+    pub root: Option<Span>,
 }
 
 /// Parses `text`, which starts at byte `base` of its file (non-zero for front matter), so
@@ -112,6 +115,7 @@ struct Builder<'t> {
     anchors: HashMap<usize, (Value, usize)>,
     total_nodes: usize,
     root: Option<Value>,
+    root_span: Option<Span>,
     documents: usize,
     duplicates: Vec<DuplicateKey>,
     source_map: Option<SourceMap>,
@@ -128,6 +132,7 @@ impl<'t> Builder<'t> {
             anchors: HashMap::new(),
             total_nodes: 0,
             root: None,
+            root_span: None,
             documents: 0,
             duplicates: Vec::new(),
             source_map: with_positions.then(SourceMap::default),
@@ -156,6 +161,7 @@ impl<'t> Builder<'t> {
             value: self.root,
             duplicates: self.duplicates,
             source_map: self.source_map,
+            root: self.root_span,
         })
     }
 
@@ -297,8 +303,9 @@ impl<'t> Builder<'t> {
         }
         let pointer = self.source_map.is_some().then(|| self.child_pointer());
         let Some(frame) = self.stack.last_mut() else {
-            place(&mut self.source_map, pointer, None, span);
+            place(&mut self.source_map, pointer, None, span.clone());
             self.root = Some(value);
+            self.root_span = Some(span);
             return Ok(());
         };
         frame.nodes = frame.nodes.saturating_add(size);

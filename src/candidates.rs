@@ -462,34 +462,37 @@ fn word_postings(names: &[&str]) -> (Postings, Postings) {
     (by_word, by_word_set)
 }
 
-/// Sorts postings: by [`radix_sort`], or when there are fewer than a pass of it has digits
-/// to count, by comparison (on every core, as the radix sort is not).
+/// Sorts postings made in position order, which is the order of their low 32 bits: by
+/// [`radix_sort`] of the key's bits alone, or when there are fewer than a pass of it has
+/// digits to count, by comparison (on every core, as the radix sort is not).
 fn sort_postings(postings: &mut Vec<u64>) {
     if postings.len() < 1 << RADIX_BITS {
         postings.par_sort_unstable();
     } else {
-        radix_sort(postings);
+        radix_sort(postings, u32::BITS);
     }
 }
 
 /// How many bits of a value [`radix_sort`] sorts by in one pass.
 const RADIX_BITS: u32 = 16;
 
-/// Sorts `values` ascending: a least-significant-digit radix sort, [`RADIX_BITS`] a pass,
-/// each pass counting the values of every digit and then moving each value to its place,
-/// in order, so that what earlier passes sorted stays sorted. A pass whose digit is the same
-/// in every value moves nothing and is skipped (a position's high bits, below 65,536
-/// names). Four linear passes at most, where comparison sorts of the 450,000 word postings
-/// of 100,000 ids took about 100 million instructions, a fifth of building the index.
+/// Sorts `values` ascending, given that they are in the order of their bits below `from`
+/// already: a least-significant-digit radix sort from that bit, [`RADIX_BITS`] a pass, each
+/// pass counting the values of every digit and then moving each value to its place, in
+/// order, so that what earlier passes (or the values as given) sorted stays sorted. A pass
+/// whose digit is the same in every value moves nothing and is skipped. Four linear passes
+/// at most, where comparison sorts of the 450,000 word postings of 100,000 ids took about
+/// 100 million instructions, a fifth of building the index; postings are made in position
+/// order, and sorting only their keys' bits halves that (8 to 4 ms at 100,000 ids).
 // Digits are masked to below `counts.len()`, and the counts, once summed, are offsets below
 // `values.len()`, the length of `scratch`.
 #[allow(clippy::indexing_slicing)]
-fn radix_sort(values: &mut Vec<u64>) {
+fn radix_sort(values: &mut Vec<u64>, from: u32) {
     const DIGITS: usize = 1 << RADIX_BITS;
     let digit = |value: u64, shift: u32| (value >> shift) as usize & (DIGITS - 1);
     let mut scratch = vec![0u64; values.len()];
     let mut counts = vec![0usize; DIGITS];
-    for shift in (0..u64::BITS).step_by(RADIX_BITS as usize) {
+    for shift in (from..u64::BITS).step_by(RADIX_BITS as usize) {
         counts.fill(0);
         for &value in values.iter() {
             counts[digit(value, shift)] += 1;
@@ -1292,25 +1295,39 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         /// The radix sort sorts as a comparison sort does: values spread over every digit,
-        /// and values that share most digits, as postings of one word do.
+        /// and values that share most digits, as postings of one word do; and postings in
+        /// position order (several to a position, as a name has several words), by their
+        /// keys' bits alone.
         #[test]
         fn radix_sort_sorts(
             mut spread in prop::collection::vec(any::<u64>(), 0..300),
             keys in prop::collection::vec(0u64..4, 0..300),
+            per_position in 1usize..4,
         ) {
             let mut expected = spread.clone();
             expected.sort_unstable();
-            radix_sort(&mut spread);
+            radix_sort(&mut spread, 0);
             prop_assert_eq!(spread, expected);
-            let mut postings: Vec<u64> = (0u32..)
+            let postings: Vec<u64> = (0u32..)
                 .zip(&keys)
-                .map(|(position, &key)| posting(key << 62 | key, position))
+                .map(|(position, &key)| posting(key << 62 | key << 32, position))
                 .collect();
-            postings.reverse();
+            let mut reversed: Vec<u64> = postings.iter().rev().copied().collect();
             let mut expected = postings.clone();
             expected.sort_unstable();
-            radix_sort(&mut postings);
-            prop_assert_eq!(postings, expected);
+            radix_sort(&mut reversed, 0);
+            prop_assert_eq!(&reversed, &expected);
+            let mut in_position_order: Vec<u64> = keys
+                .chunks(per_position)
+                .zip(0u32..)
+                .flat_map(|(keys, position)| {
+                    keys.iter().map(move |&key| posting(key << 62 | key << 32, position))
+                })
+                .collect();
+            let mut expected = in_position_order.clone();
+            expected.sort_unstable();
+            radix_sort(&mut in_position_order, u32::BITS);
+            prop_assert_eq!(in_position_order, expected);
         }
     }
 

@@ -287,6 +287,10 @@ pub struct IdIndex<'c, F = Value> {
     /// `(record, first)` for every record whose id its collection already has, in record
     /// order: `first` is the record that has it.
     duplicates: Vec<(usize, usize)>,
+    /// `(record, first)` for every record whose bare id an earlier record has, of its own
+    /// collection or another, in record order: the suggestion index takes each id once,
+    /// from its first record, without sorting the ids to find the ones given twice.
+    repeats: Vec<(usize, usize)>,
     /// Built on first use (see [`IdIndex::names`]): a corpus whose references all resolve
     /// never pays for it, and the language server rebuilds the index on edits.
     suggestions: OnceLock<NameIndex<'c>>,
@@ -309,7 +313,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             .collect();
         // Each shard is filled in corpus order, so the first record of an id is the one
         // kept, and a shard's duplicates are in corpus order; the shards' are merged.
-        let (bare, duplicates): (Vec<_>, Vec<_>) = (0..1usize << shard_bits)
+        let (bare, (duplicates, repeats)): (Vec<_>, (Vec<_>, Vec<_>)) = (0..1usize << shard_bits)
             .into_par_iter()
             .map(|shard| {
                 let mine = || {
@@ -324,6 +328,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                 // dozen times.
                 let mut table = hashbrown::HashTable::with_capacity(mine().count());
                 let mut duplicates = Vec::new();
+                let mut repeats = Vec::new();
                 for (i, (record, &hash)) in mine() {
                     let owner = Owner {
                         collection: record.collection,
@@ -336,7 +341,10 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                     );
                     match entry {
                         hashbrown::hash_table::Entry::Occupied(mut found) => {
-                            if let Some(first) = found.get_mut().1.add(owner) {
+                            let owners = &mut found.get_mut().1;
+                            let first = owners.as_slice().iter().map(|o| o.record).min();
+                            repeats.push((i, first.unwrap_or(i)));
+                            if let Some(first) = owners.add(owner) {
                                 duplicates.push((i, first));
                             }
                         }
@@ -345,11 +353,13 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                         }
                     }
                 }
-                (table, duplicates)
+                (table, (duplicates, repeats))
             })
             .unzip();
         let mut duplicates: Vec<(usize, usize)> = duplicates.into_iter().flatten().collect();
         duplicates.sort_unstable();
+        let mut repeats: Vec<(usize, usize)> = repeats.into_iter().flatten().collect();
+        repeats.sort_unstable();
         let mut index = IdIndex {
             corpus,
             schemas,
@@ -359,6 +369,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             docs: HashMap::new(),
             doc_paths: HashMap::new(),
             duplicates,
+            repeats,
             suggestions: OnceLock::new(),
         };
         for (i, doc) in corpus.docs.iter().enumerate() {
@@ -433,15 +444,35 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     /// `OnceLock`, and neither ever finishes.
     pub fn names(&self) -> &NameIndex<'c> {
         self.suggestions.get_or_init(|| {
-            // Every record's id in its collection's group, in corpus order, which is nearly
-            // the order the ids lie in memory (the id map's order is not); the index merges
-            // an id's groups.
-            NameIndex::with_groups(
-                self.corpus
-                    .records
-                    .iter()
-                    .map(|record| (record.id.as_str(), collection_bit(record.collection))),
-            )
+            // Every id once, from its first record, in corpus order, which is nearly the
+            // order the ids lie in memory (the id map's order is not), in the groups of
+            // the collections that have it: its collection's, but for an id that
+            // another collection has too.
+            let mut shared: Vec<usize> = self.repeats.iter().map(|&(_, first)| first).collect();
+            shared.sort_unstable();
+            shared.dedup();
+            let names = self
+                .corpus
+                .records
+                .iter()
+                .enumerate()
+                .filter(|&(record, _)| {
+                    self.repeats
+                        .binary_search_by_key(&record, |&(repeat, _)| repeat)
+                        .is_err()
+                })
+                .map(|(record, of)| {
+                    let groups = if shared.binary_search(&record).is_ok() {
+                        self.owners(&of.id)
+                            .iter()
+                            .fold(0, |groups, owner| groups | collection_bit(owner.collection))
+                    } else {
+                        collection_bit(of.collection)
+                    };
+                    (of.id.as_str(), groups)
+                })
+                .collect();
+            NameIndex::with_distinct_groups(names)
         })
     }
 
@@ -1074,6 +1105,15 @@ mod tests {
             }
         }
         assert!(duplicates.len() > 1000);
+        let mut first_of_id: std::collections::HashMap<&str, usize> = Default::default();
+        let repeats: Vec<(usize, usize)> = records
+            .iter()
+            .enumerate()
+            .filter_map(|(record, (id, _))| {
+                let first = *first_of_id.entry(id.as_str()).or_insert(record);
+                (first != record).then_some((record, first))
+            })
+            .collect();
         for threads in [1, 2, 3, 8] {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
@@ -1081,6 +1121,7 @@ mod tests {
                 .unwrap();
             let index = pool.install(|| IdIndex::new(&corpus, &schemas));
             assert_eq!(index.duplicates(), duplicates, "{threads} threads");
+            assert_eq!(index.repeats, repeats, "{threads} threads");
             for ((id, collection), &first) in &first_of {
                 let owner = index
                     .owners(id)

@@ -480,7 +480,9 @@ mod tests {
             comment in any::<bool>(),
             markdown in any::<bool>(),
             crlf in any::<bool>(),
-            before in prop::sample::select(vec!["", "\n", "# a comment\n", "---\n", "--- # c\n", "%YAML 1.2\n---\n"]),
+            before in prop::sample::select(vec![
+                "", "\n", "# a comment\n", "---\n", "--- # c\n", "%YAML 1.2\n---\n",
+            ]),
             after in prop::sample::select(vec!["", "\n", "# the end\n", "...\n"]),
         ) {
             let pairs: Vec<String> = fields.iter().map(|(k, v)| format!("{k}: {v}")).collect();

@@ -30,12 +30,12 @@ trap 'rm -rf "$counts"' EXIT
 # The stages, each as a label and the function whose inclusive count is the stage's work.
 # `locate` is inlined into its caller; its closure, which reads and maps the files
 # reported on, is most of it.
-stages='load|gotchas::corpus::Corpus<F>::load_with
+stages='load|gotchas::corpus::Corpus<F>::load_for_report
 record rules|gotchas::check::record_findings
 index|gotchas::index::IdIndex<F>::new
 resolve|gotchas::index::IdIndex<F>::resolve_all
 references|gotchas::check::refs::check
-  suggestion index|gotchas::candidates::NameIndex::with_groups
+  suggestion index|gotchas::candidates::NameIndex::with_distinct_groups
   look-ups|gotchas::index::IdIndex<F>::suggest
 graph|gotchas::check::graph::check
 locate|gotchas::project::locate::{{closure}}

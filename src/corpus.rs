@@ -764,17 +764,20 @@ pub enum RecordChange {
 mod tests {
     use super::*;
 
+    /// Whether the file of `corpus` whose displayed path ends with `name` kept its text.
+    fn keeps_text<F>(corpus: &Corpus<F>, name: &str) -> bool {
+        let file = corpus.files.iter().find(|f| f.display.ends_with(name));
+        file.unwrap_or_else(|| panic!("{name} not loaded"))
+            .text
+            .is_some()
+    }
+
     #[test]
     fn the_site_keeps_only_the_texts_of_markdown_bodies() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let project = crate::project::Project::open(root, None).unwrap();
         let corpus = project.load_for_site();
-        let kept = |name: &str| {
-            let file = corpus.files.iter().find(|f| f.display.ends_with(name));
-            file.unwrap_or_else(|| panic!("{name} not loaded"))
-                .text
-                .is_some()
-        };
+        let kept = |name: &str| keeps_text(&corpus, name);
         assert!(kept("pd-batch-invariant-mode-absent-from-kv-namespace.md"));
         assert!(!kept("engines/mooncake.yaml"));
         assert!(
@@ -804,12 +807,7 @@ mod tests {
         write("records/things/broken.json", r#"{"id": "#);
         let project = crate::project::Project::open(root, None).unwrap();
         let corpus = project.load_for_check();
-        let kept = |name: &str| {
-            let file = corpus.files.iter().find(|f| f.display.ends_with(name));
-            file.unwrap_or_else(|| panic!("{name} not loaded"))
-                .text
-                .is_some()
-        };
+        let kept = |name: &str| keeps_text(&corpus, name);
         assert!(kept("untitled.json"), "a record with a finding");
         assert!(kept("broken.json"), "a file that does not parse");
         assert!(!kept("good.json"), "a record without findings");

@@ -377,8 +377,8 @@ fn parse_json(text: &str, display: &str, diagnostics: &mut Vec<Diagnostic>) -> O
     }
 }
 
-/// Parses YAML at byte `base` of the file; `Ok(None)` for a stream with no document.
-/// The YAML document of `text` (see [`yaml::parse`]), with its repeated keys reported.
+/// The YAML document of `text`, at byte `base` of the file (see [`yaml::parse`]; its
+/// `value` is `None` for a stream with no document), with its repeated keys reported.
 fn parse_yaml(
     text: &str,
     base: usize,

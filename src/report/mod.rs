@@ -15,13 +15,13 @@ pub mod sarif;
 
 use std::path::Path;
 
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{LineCol, ReadAgain, SourceFile, Span, line_col};
+use crate::source::{LineCol, ReadAgain, SourceFile, Span, display_hash, line_col};
 
 /// The text of every file a report quotes, by displayed path.
 #[derive(Debug, Default)]
@@ -49,15 +49,25 @@ impl Sources {
         diagnostics: &[Diagnostic],
         mut read_again: ReadAgain,
     ) -> Sources {
-        let mut wanted: HashSet<&str> = diagnostics
+        // By the hash of each displayed path, which each corpus file keeps: the corpus's
+        // files are searched reading a path only where its hash is wanted.
+        let mut wanted: hashbrown::HashTable<&str> = hashbrown::HashTable::new();
+        let named = diagnostics
             .iter()
-            .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)))
-            .map(String::as_str)
-            .collect();
+            .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)));
+        for file in named {
+            wanted
+                .entry(
+                    display_hash(file),
+                    |named| named == file,
+                    |named| display_hash(named),
+                )
+                .or_insert(file);
+        }
         let mut texts: HashMap<String, String> = HashMap::default();
         // A text read again already is taken, not read a third time; and when every text
         // is at hand, the corpus's files are not searched for the rest.
-        wanted.retain(|file| match read_again.remove_entry(*file) {
+        wanted.retain(|file| match read_again.remove_entry(&**file) {
             Some((display, text)) => {
                 texts.insert(display, text);
                 false
@@ -68,7 +78,12 @@ impl Sources {
             Some(corpus) if !wanted.is_empty() => corpus
                 .files
                 .iter()
-                .filter(|f| wanted.remove(f.display.as_str()))
+                .filter(|f| {
+                    wanted
+                        .find_entry(f.display_hash(), |named| *named == f.display)
+                        .map(|found| found.remove())
+                        .is_ok()
+                })
                 .collect(),
             _ => Vec::new(),
         };

@@ -20,7 +20,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discover;
 use crate::load::{self, LoadContext, Record};
 use crate::schema::Schemas;
-use crate::source::{Format, SourceFile, Span};
+use crate::source::{Format, Head, SourceFile, Span};
 use crate::stamp::Stamp;
 
 /// Everything loaded from disk. `F` is what each record keeps of its fields (see
@@ -109,8 +109,14 @@ where
         // The file's metadata is asked for only when a stamp is kept to compare it with:
         // any other file is read, which tells its metadata anyway.
         let unchanged = |kept: &Stamp| Stamp::read(path).as_ref() == Some(kept);
-        let (record, text_hash, stamp) = recall.recall_unread(display, place, &unchanged)?;
-        let file = SourceFile::unread(path.to_path_buf(), display.to_string(), text_hash, stamp);
+        let (record, head, text_hash, stamp) = recall.recall_unread(display, place, &unchanged)?;
+        let file = SourceFile::unread(
+            path.to_path_buf(),
+            display.to_string(),
+            text_hash,
+            stamp,
+            head,
+        );
         Some((record, file))
     }
 
@@ -149,17 +155,19 @@ where
             .recall
             .zip(text_hash)
             .and_then(|(recall, text_hash)| recall.recall(&read.file.display, text_hash, &place));
-        if let (Some(record), Some(text_hash)) = (recalled, text_hash) {
+        if let (Some((record, head)), Some(text_hash)) = (recalled, text_hash) {
             let mut file = read.file;
             let quoted = self.quoted.is_some_and(|quoted| quoted(&record.value));
             if !self.texts.keeps(Some(&record), quoted) {
-                // A recalled record parsed when it was drawn; a JSON text's root is found
-                // from its ends, without parsing it again.
-                let root = file
-                    .text
-                    .as_deref()
-                    .filter(|_| format == Format::Json)
-                    .map(load::json::root_span);
+                // A recalled record parsed when it was drawn, and where its root lay in
+                // this same text was kept with it; a JSON text's root is found from its
+                // ends without that, not parsing it again.
+                let root = head.map(|head| head.root).or_else(|| {
+                    file.text
+                        .as_deref()
+                        .filter(|_| format == Format::Json)
+                        .map(load::json::root_span)
+                });
                 let_go(&mut file, root, Some(text_hash));
             }
             return Unordered::recalled(collection, file, index, record);
@@ -196,7 +204,7 @@ where
 
 /// Lets the text of a record's file go, keeping its hash (`text_hash`, when it is known
 /// already) and, given where its root value lies (`root`, for a text that parsed), its head
-/// ([`crate::source::Head`]).
+/// ([`Head`]).
 fn let_go(file: &mut SourceFile, root: Option<Span>, text_hash: Option<u64>) {
     if let Some(root) = root {
         file.keep_head(&root);
@@ -230,18 +238,26 @@ impl Renumber for Value {}
 /// file whose [`Stamp`] has not changed either, instead of reading it.
 pub trait Recall<F>: Sync {
     /// The record drawn from the file shown as `display` when its text hashed `text_hash`,
-    /// given its place in this corpus; `None` when nothing is kept for that text.
-    fn recall(&self, display: &str, text_hash: u64, place: &Place<'_>) -> Option<Record<F>>;
+    /// given its place in this corpus, and the head of that text when one was kept; `None`
+    /// when nothing is kept for that text.
+    fn recall(
+        &self,
+        display: &str,
+        text_hash: u64,
+        place: &Place<'_>,
+    ) -> Option<(Record<F>, Option<Head>)>;
 
     /// The record drawn from the file shown as `display`, given its place in this corpus,
-    /// with the hash its text had and its stamp then, when a stamp is kept for it and
-    /// `unchanged` says the file still has it: the file need not be read.
+    /// with the head its text had (see [`Head`]), the hash of that text and the file's stamp
+    /// then, when a stamp is kept for it and `unchanged` says the file still has it: the
+    /// file need not be read, and with the head, a report that quotes only its root's line
+    /// (an orphan) need not read it either.
     fn recall_unread(
         &self,
         display: &str,
         place: &Place<'_>,
         unchanged: &dyn Fn(&Stamp) -> bool,
-    ) -> Option<(Record<F>, u64, Stamp)>;
+    ) -> Option<(Record<F>, Option<Head>, u64, Stamp)>;
 }
 
 /// Where a record file's record goes in the corpus being loaded.
@@ -819,6 +835,109 @@ mod tests {
             None,
         );
         assert!(unquoted.files.iter().all(|f| f.text.is_none()));
+    }
+
+    /// Recalls every record file as an earlier run left it: the record, its head and its
+    /// text's hash, kept from a load that read every file, as if each stamp were unchanged
+    /// (`unread`) or its text read and found the same.
+    struct Remembered {
+        files: Vec<(String, Record, Option<Head>, u64)>,
+        unread: bool,
+    }
+
+    impl Remembered {
+        fn find(&self, display: &str, place: &Place<'_>) -> Option<(Record, Option<Head>, u64)> {
+            let (_, record, head, hash) = self.files.iter().find(|(d, ..)| d == display)?;
+            let mut record = record.clone();
+            record.file = place.file;
+            Some((record, head.clone(), *hash))
+        }
+    }
+
+    impl Recall<Value> for Remembered {
+        fn recall(
+            &self,
+            display: &str,
+            text_hash: u64,
+            place: &Place<'_>,
+        ) -> Option<(Record, Option<Head>)> {
+            let (record, head, hash) = self.find(display, place)?;
+            (!self.unread && hash == text_hash).then_some((record, head))
+        }
+
+        fn recall_unread(
+            &self,
+            display: &str,
+            place: &Place<'_>,
+            _: &dyn Fn(&Stamp) -> bool,
+        ) -> Option<(Record, Option<Head>, u64, Stamp)> {
+            let (record, head, hash) = self.find(display, place)?;
+            let stamp = Stamp {
+                len: 0,
+                device: 0,
+                inode: 0,
+                modified: 1,
+                changed: 1,
+            };
+            self.unread.then_some((record, head, hash, stamp))
+        }
+    }
+
+    #[test]
+    fn a_recalled_record_has_the_head_kept_of_its_text_read_or_not() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let project = crate::project::Project::open(root, None).unwrap();
+        let (config, schemas) = (&project.config, &project.schemas);
+        let keep = |record: Record, _: usize, _: &SourceFile| record;
+        let first = Corpus::load_with(root, config, schemas, keep, None);
+        let remembered = |unread| Remembered {
+            files: first
+                .records
+                .iter()
+                .map(|record| {
+                    let file = &first.files[record.file];
+                    let head = file.head().cloned();
+                    (
+                        file.display.clone(),
+                        record.clone(),
+                        head,
+                        file.let_go_hash().unwrap(),
+                    )
+                })
+                .collect(),
+            unread,
+        };
+        let heads = |corpus: &Corpus| -> Vec<(String, Option<Head>)> {
+            corpus
+                .files
+                .iter()
+                .map(|file| (file.display.clone(), file.head().cloned()))
+                .collect()
+        };
+        let yaml = first.files.iter().find(|f| f.display.ends_with(".yaml"));
+        let markdown = first.files.iter().find(|f| f.display.ends_with(".md"));
+        for file in [yaml, markdown] {
+            assert!(file.unwrap().head().is_some(), "a head to recall");
+        }
+        for unread in [true, false] {
+            let recall = remembered(unread);
+            let again = Corpus::load_with(root, config, schemas, keep, Some(&recall));
+            assert_eq!(heads(&again), heads(&first), "unread: {unread}");
+            let forgetful = Remembered {
+                files: recall
+                    .files
+                    .into_iter()
+                    .map(|(display, record, _, hash)| (display, record, None, hash))
+                    .collect(),
+                unread,
+            };
+            let headless = Corpus::load_with(root, config, schemas, keep, Some(&forgetful));
+            // The bundled records are YAML and Markdown, whose roots only a parse finds.
+            assert!(
+                headless.files.iter().all(|f| f.head().is_none()),
+                "unread: {unread}: without the heads kept, none"
+            );
+        }
     }
 
     /// What a record keeps in [`a_record_that_appears_or_goes_renumbers_the_ones_after`]:

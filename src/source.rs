@@ -111,10 +111,16 @@ impl SourceFile {
     }
 
     /// A file known unchanged by its `stamp` and not read: its text is let go from the
-    /// start, with the hash it had when it was last read (see [`SourceFile::text_again`]).
-    /// Whether it starts with a byte-order mark is not known, so the commands that write
-    /// files read them.
-    pub fn unread(path: PathBuf, display: String, text_hash: u64, stamp: Stamp) -> Self {
+    /// start, with the hash it had when it was last read (see [`SourceFile::text_again`])
+    /// and the head kept of it then, if one was. Whether it starts with a byte-order mark
+    /// is not known, so the commands that write files read them.
+    pub fn unread(
+        path: PathBuf,
+        display: String,
+        text_hash: u64,
+        stamp: Stamp,
+        head: Option<Head>,
+    ) -> Self {
         SourceFile {
             path,
             display_hash: display_hash(&display),
@@ -122,7 +128,7 @@ impl SourceFile {
             text: None,
             had_bom: false,
             let_go: Some(text_hash),
-            head: None,
+            head,
             stamp: Some(stamp),
         }
     }

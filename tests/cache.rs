@@ -108,6 +108,45 @@ fn a_file_whose_stamp_settled_is_recalled_unread_until_it_is_written() {
     assert_eq!(after.stdout, uncached(corpus.path()));
 }
 
+/// An engine nothing cites and that cites nothing, its root on its second line.
+const ORPHAN: &str = "# An engine nothing cites.
+id: lonely
+type: engine
+name: Lonely
+repo: example/lonely
+languages: [Rust]
+license: MIT
+first_release_year: 2026
+status: verified
+confidence: 0.5
+updated: 2026-10-03
+sources: []
+";
+
+#[test]
+fn an_orphan_recalled_unread_is_reported_where_its_root_starts() {
+    let corpus = bundled_copy();
+    std::fs::write(corpus.path().join("records/engines/lonely.yaml"), ORPHAN).unwrap();
+    checked(corpus.path());
+    std::thread::sleep(gotchas::stamp::SETTLE + std::time::Duration::from_millis(50));
+    checked(corpus.path());
+    // Its file unread, the line the orphan is reported on comes from the cache, which kept
+    // it with the record.
+    let unread = checked(corpus.path());
+    assert_eq!(recalled_unread(&unread), (11, 11, 11));
+    let orphan = "\"code\": \"orphan\",\n      \"severity\": \"warning\",\n      \"message\": \
+        \"`engines/lonely` references nothing and nothing references it\",\n      \"path\": \
+        \"records/engines/lonely.yaml\",\n      \"line\": 2,\n      \"column\": 1,";
+    assert!(unread.stdout.contains(orphan), "{}", unread.stdout);
+    assert_eq!(unread.stdout, uncached(corpus.path()));
+    let human = check(corpus.path(), &[]).stdout;
+    assert!(
+        human.contains("2 | id: lonely\n  | ^^^^^^^^^^ an orphan record"),
+        "{human}"
+    );
+    assert_eq!(human, check(corpus.path(), &["--no-cache"]).stdout);
+}
+
 #[test]
 fn a_record_with_a_problem_is_never_recalled() {
     let corpus = bundled_copy();

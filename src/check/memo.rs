@@ -20,7 +20,7 @@ use crate::index::{Source, Written};
 use crate::links::{Link, LinkKind};
 use crate::load::Record;
 use crate::schema::Schemas;
-use crate::source::{SourceFile, Span};
+use crate::source::{Head, SourceFile, Span};
 use crate::stamp::Stamp;
 
 /// Recalls records from a [`Memo`] while a corpus loads, counting those it recalled.
@@ -62,11 +62,16 @@ impl<'m> Recaller<'m> {
 }
 
 impl Recall<Drawn> for Recaller<'_> {
-    fn recall(&self, display: &str, text_hash: u64, place: &Place<'_>) -> Option<Record<Drawn>> {
+    fn recall(
+        &self,
+        display: &str,
+        text_hash: u64,
+        place: &Place<'_>,
+    ) -> Option<(Record<Drawn>, Option<Head>)> {
         let payload = self.memo.recall(display, text_hash)?;
-        let record = decode(payload, place, self.schemas)?;
+        let recalled = decode(payload, place, self.schemas)?;
         self.recalled.fetch_add(1, Ordering::Relaxed);
-        Some(record)
+        Some(recalled)
     }
 
     fn recall_unread(
@@ -74,15 +79,15 @@ impl Recall<Drawn> for Recaller<'_> {
         display: &str,
         place: &Place<'_>,
         unchanged: &dyn Fn(&Stamp) -> bool,
-    ) -> Option<(Record<Drawn>, u64, Stamp)> {
+    ) -> Option<(Record<Drawn>, Option<Head>, u64, Stamp)> {
         let (stamp, text_hash, payload) = self.memo.recall_stamped(display)?;
         if !unchanged(&stamp) {
             return None;
         }
-        let record = decode(payload, place, self.schemas)?;
+        let (record, head) = decode(payload, place, self.schemas)?;
         self.recalled.fetch_add(1, Ordering::Relaxed);
         self.unread.fetch_add(1, Ordering::Relaxed);
-        Some((record, text_hash, stamp))
+        Some((record, head, text_hash, stamp))
     }
 }
 
@@ -159,7 +164,7 @@ impl Keeping<'_> {
                         .filter(|stamp| stamp.settled_before(self.started)),
                     // A record that will not encode (loading never makes one) is kept with
                     // no payload, which recalls nothing: its file is loaded as if not kept.
-                    payload: encode(record, self.schemas).unwrap_or_default(),
+                    payload: encode(record, file.head(), self.schemas).unwrap_or_default(),
                 })
                 .collect()
         })
@@ -171,9 +176,10 @@ const FIELD: u8 = 0;
 const FIELD_LINK: u8 = 1;
 const LINK: u8 = 2;
 
-/// A record as bytes: `None` when a reference names a field its collection does not
-/// declare, which loading never makes.
-fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
+/// A record as bytes, with the head of its file's text (see [`Head`]) when one was kept:
+/// `None` when a reference names a field its collection does not declare, which loading
+/// never makes.
+fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Option<Vec<u8>> {
     let references = &schemas.collections.get(record.collection)?.references;
     let mut out = Writer::default();
     out.str(&record.id);
@@ -211,12 +217,20 @@ fn encode(record: &Record<Drawn>, schemas: &Schemas) -> Option<Vec<u8>> {
         }
         out.str(&written.text);
     }
+    out.option(head, |out, head| {
+        out.str(&head.text);
+        span(out, &head.root);
+    });
     Some(out.bytes)
 }
 
-/// A record read back from bytes [`encode`] wrote, in its place in this corpus; `None`
-/// when they do not read whole.
-fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record<Drawn>> {
+/// A record read back from bytes [`encode`] wrote, in its place in this corpus, with the
+/// head of its file's text if one was kept; `None` when they do not read whole.
+fn decode(
+    payload: &[u8],
+    place: &Place<'_>,
+    schemas: &Schemas,
+) -> Option<(Record<Drawn>, Option<Head>)> {
     let references = &schemas.collections.get(place.collection)?.references;
     let every = schemas.every_collection();
     let mut input = Reader::new(payload);
@@ -279,10 +293,15 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
             })
         })
         .collect::<Option<Vec<Written>>>()?;
+    let head = input.option(|input| {
+        let text = input.str()?.into();
+        let root = read_span(input)?;
+        Some(Head { text, root })
+    })?;
     if !input.rest().is_empty() {
         return None;
     }
-    Some(Record {
+    let record = Record {
         collection: place.collection,
         id,
         stem: place.stem.to_string(),
@@ -297,7 +316,8 @@ fn decode(payload: &[u8], place: &Place<'_>, schemas: &Schemas) -> Option<Record
         body,
         sections,
         links,
-    })
+    };
+    Some((record, head))
 }
 
 fn link_kind(kind: LinkKind) -> u8 {
@@ -331,7 +351,7 @@ mod tests {
     use crate::source::Format;
 
     #[test]
-    fn a_record_reads_back_as_written_in_its_new_place() {
+    fn a_record_and_its_head_read_back_as_written_in_its_new_place() {
         let project = Project::open(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), None)
             .expect("the bundled project");
         let schemas = &project.schemas;
@@ -394,7 +414,11 @@ mod tests {
                 span: 40..52,
             }],
         };
-        let payload = encode(&record(0, 0), schemas).expect("encodable");
+        let head = Head {
+            text: "---\ntitle: KV cache dtype".into(),
+            root: 4..25,
+        };
+        let payload = encode(&record(0, 0), Some(&head), schemas).expect("encodable");
         let place = Place {
             collection: gotchas,
             format: Format::Markdown,
@@ -402,8 +426,12 @@ mod tests {
             file: 7,
             index: 5,
         };
-        let back = decode(&payload, &place, schemas).expect("decodable");
+        let (back, head_back) = decode(&payload, &place, schemas).expect("decodable");
         assert_eq!(format!("{back:?}"), format!("{:?}", record(5, 7)));
+        assert_eq!(head_back, Some(head));
+        let headless = encode(&record(0, 0), None, schemas).expect("encodable");
+        let (_, no_head) = decode(&headless, &place, schemas).expect("decodable");
+        assert_eq!(no_head, None);
         for cut in 0..payload.len() {
             assert!(decode(&payload[..cut], &place, schemas).is_none(), "{cut}");
         }

@@ -1421,7 +1421,8 @@ mod tests {
                 .iter()
                 .copied()
                 .chain(alike.iter().map(|&(low, position)| (u64::MAX - (low << 32), position)));
-            let mut entries: Vec<u64> = keys.map(|(key, position)| posting(key, position)).collect();
+            let mut entries: Vec<u64> =
+                keys.map(|(key, position)| posting(key, position)).collect();
             entries.sort_unstable();
             let postings = Postings::new(entries.clone());
             for key in entries.iter().copied().chain(absent) {

@@ -159,9 +159,9 @@ where
             let mut file = read.file;
             let quoted = self.quoted.is_some_and(|quoted| quoted(&record.value));
             if !self.texts.keeps(Some(&record), quoted) {
-                // A recalled record parsed when it was drawn, and where its root lay in
-                // this same text was kept with it; a JSON text's root is found from its
-                // ends without that, not parsing it again.
+                // A recalled record was parsed when it was drawn, and the head of this same
+                // text was kept with it: where its root lies is known without parsing the
+                // text again (a JSON text's is found from its ends when no head was kept).
                 let root = head.map(|head| head.root).or_else(|| {
                     file.text
                         .as_deref()

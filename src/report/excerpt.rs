@@ -83,13 +83,14 @@ impl Excerpt {
         let lead = if window_start > line_start { CUT } else { "" };
         let tail = if window_end < line_end { CUT } else { "" };
         let shown = text.get(window_start..window_end).unwrap_or_default();
+        let at = line_col(text, start);
         Some(Excerpt {
             source: format!("{lead}{shown}{tail}"),
-            line: line_col(text, start).line,
+            line: at.line,
             window: window_start..window_end,
             lead: lead.len(),
             shown_column: lead.chars().count() + chars_between(text, window_start, start) + 1,
-            column: line_col(text, start).column,
+            column: at.column,
         })
     }
 

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{LineCol, ReadAgain, SourceFile, Span, display_hash, line_col};
+use crate::source::{LineCol, ReadAgain, SourceFile, display_hash, line_cols};
 
 /// The text of every file a report quotes, by displayed path.
 #[derive(Debug, Default)]
@@ -121,7 +121,7 @@ impl Sources {
         let (Anchor::Span(span), Some(text)) = (anchor, self.get(file)) else {
             return None;
         };
-        Some(positions(text, span))
+        Some(line_cols(text, span))
     }
 
     /// The edits of a diagnostic's fix with their positions; `None` when there is no fix or
@@ -151,10 +151,6 @@ pub struct LocatedEdit<'d> {
     pub end: LineCol,
     /// The new text.
     pub replacement: &'d str,
-}
-
-fn positions(text: &str, span: &Span) -> (LineCol, LineCol) {
-    (line_col(text, span.start), line_col(text, span.end))
 }
 
 /// Counts for the closing line of a report.

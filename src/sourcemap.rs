@@ -6,7 +6,7 @@
 //! [`crate::load::json::scan`], [`crate::load::yaml`], [`crate::load::markdown`]). Clean
 //! files, the overwhelming majority, never pay for positions.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use crate::diagnostic::{Anchor, pointer_segments};
 use crate::source::Span;
@@ -23,6 +23,9 @@ pub struct Node {
 /// JSON pointer -> position, for one file.
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
+    /// Hashed with foldhash rather than the standard library's SipHash: a file pointed into
+    /// is mapped whole, a pointer hashed for each of its values, and the map is never
+    /// walked, so its order does not reach any output.
     nodes: HashMap<String, Node>,
 }
 

@@ -242,7 +242,8 @@ impl Scanner<'_> {
                 return;
             };
             // A key without a backslash is the text between its quotes; only one with an
-            // escape needs decoding, which for every key was a sixth of mapping a file.
+            // escape needs decoding (decoding every key, and keeping the keys met in a
+            // SipHash map, took a sixth of the instructions of mapping a file).
             let plain = raw
                 .strip_prefix('"')
                 .and_then(|rest| rest.strip_suffix('"'))

@@ -284,15 +284,19 @@ pub fn line_cols(text: &str, span: &Span) -> (LineCol, LineCol) {
     let Some(between) = text.get(from..to) else {
         return (start, line_col(text, span.end));
     };
-    let end = match between.rfind('\n') {
-        None => LineCol {
+    // Where the end is within the text between the two ends: on the start's line, its
+    // column runs on from the start's.
+    let within = line_col(between, between.len());
+    let end = if within.line == 1 {
+        LineCol {
             line: start.line,
-            column: start.column + between.chars().count(),
-        },
-        Some(last) => LineCol {
-            line: start.line + between.bytes().filter(|&b| b == b'\n').count(),
-            column: between.get(last + 1..).unwrap_or_default().chars().count() + 1,
-        },
+            column: start.column + within.column - 1,
+        }
+    } else {
+        LineCol {
+            line: start.line + within.line - 1,
+            column: within.column,
+        }
     };
     (start, end)
 }

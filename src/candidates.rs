@@ -370,16 +370,9 @@ fn by_groups(names: Vec<(usize, &str, u64)>) -> (Vec<(usize, &str, u64)>, Runs) 
         runs.push((groups, from..to));
         start += count;
     }
-    let mut ordered = vec![(0, "", 0); names.len()];
-    for name in names {
-        let set = sets.partition_point(|&(set, _)| set < name.2);
-        if let Some(at) = next.get_mut(set)
-            && let Some(slot) = ordered.get_mut(*at)
-        {
-            *slot = name;
-            *at += 1;
-        }
-    }
+    let ordered = placed(names, next, |name| {
+        sets.partition_point(|&(set, _)| set < name.2)
+    });
     (ordered, runs)
 }
 
@@ -403,9 +396,20 @@ fn by_length(names: Vec<(usize, &str, u64)>) -> Vec<(usize, &str, u64)> {
         *at = start;
         start += count;
     }
+    placed(names, next, |name| name.0)
+}
+
+/// Names (length, name, groups) each moved to the place `next` holds for its bucket
+/// (`bucket`), which then moves on by one: the second pass of a counting sort, given where
+/// each bucket starts. Names of one bucket keep the order given.
+fn placed<'n>(
+    names: Vec<(usize, &'n str, u64)>,
+    mut next: Vec<usize>,
+    bucket: impl Fn(&(usize, &'n str, u64)) -> usize,
+) -> Vec<(usize, &'n str, u64)> {
     let mut ordered = vec![(0, "", 0); names.len()];
     for name in names {
-        if let Some(at) = next.get_mut(name.0)
+        if let Some(at) = next.get_mut(bucket(&name))
             && let Some(slot) = ordered.get_mut(*at)
         {
             *slot = name;

@@ -120,6 +120,16 @@ where
         Some((record, file))
     }
 
+    /// Whether the file of `record` (or of none, when it held none) keeps its text: as
+    /// [`Texts::keeps`] says, given whether a report will quote the file, for a problem
+    /// found loading it (`problems`) or for the record's findings ([`Loader::quoted`]).
+    fn keeps_text(&self, record: Option<&Record<F>>, problems: bool) -> bool {
+        let quoted = self
+            .quoted
+            .is_some_and(|quoted| problems || record.is_some_and(|record| quoted(&record.value)));
+        self.texts.keeps(record, quoted)
+    }
+
     /// Loads `candidate`, whose file goes at `file` in the corpus and whose record, if it
     /// holds one, at `index` as far as is known: recalled without reading it when its stamp
     /// is the one `recall` keeps, recalled without parsing it when it reads without a
@@ -157,8 +167,8 @@ where
             .and_then(|(recall, text_hash)| recall.recall(&read.file.display, text_hash, &place));
         if let (Some((record, head)), Some(text_hash)) = (recalled, text_hash) {
             let mut file = read.file;
-            let quoted = self.quoted.is_some_and(|quoted| quoted(&record.value));
-            if !self.texts.keeps(Some(&record), quoted) {
+            // Recalled only when it read without a problem.
+            if !self.keeps_text(Some(&record), false) {
                 // A recalled record was parsed when it was drawn, and the head of this same
                 // text was kept with it: where its root lies is known without parsing the
                 // text again (a JSON text's is found from its ends when no head was kept).
@@ -182,16 +192,8 @@ where
             let record = Record::new(record, collection, stem, file);
             (index, (self.draw)(record, index, &loaded.file))
         });
-        let quoted = self.quoted.is_some_and(|quoted| {
-            !loaded.diagnostics.is_empty()
-                || record
-                    .as_ref()
-                    .is_some_and(|(_, record)| quoted(&record.value))
-        });
-        if !self
-            .texts
-            .keeps(record.as_ref().map(|(_, record)| record), quoted)
-        {
+        let problems = !loaded.diagnostics.is_empty();
+        if !self.keeps_text(record.as_ref().map(|(_, record)| record), problems) {
             let_go(&mut loaded.file, root, text_hash);
         }
         Unordered {

@@ -23,7 +23,7 @@ use crate::graph::Linked;
 use crate::load::{self, Record};
 use crate::schema::Schemas;
 use crate::site::Kept;
-use crate::source::{Format, ReadAgain, SourceFile, display_hash, display_path, first_line};
+use crate::source::{Format, NamedFiles, ReadAgain, SourceFile, display_path, first_line};
 use crate::sourcemap::SourceMap;
 
 /// A corpus root with its configuration and schemas, ready to load and check.
@@ -222,10 +222,9 @@ pub fn locate<F>(
     corpus: &Corpus<F>,
     schemas: &crate::schema::Schemas,
 ) -> ReadAgain {
-    // Each file named, and what of it is wanted, by the hash of its displayed path, which
-    // each corpus file keeps: the files are found by walking the corpus's in order, each
-    // path read only when its hash is one of these.
-    let mut wanted: hashbrown::HashTable<(&str, Wanted)> = hashbrown::HashTable::new();
+    // Each file named, and what of it is wanted: the files are found by walking the
+    // corpus's in order.
+    let mut wanted: NamedFiles<'_, Wanted> = NamedFiles::default();
     let named = diagnostics.iter().flat_map(|diagnostic| {
         let labels = diagnostic
             .labels
@@ -241,14 +240,7 @@ pub fn locate<F>(
             .chain(edits)
     });
     for (file, anchor, by_edit) in named {
-        let (_, wants) = wanted
-            .entry(
-                display_hash(file),
-                |(named, _)| named == file,
-                |(named, _)| display_hash(named),
-            )
-            .or_insert((file.as_str(), Wanted::default()))
-            .into_mut();
+        let wants = wanted.entry(file);
         match anchor {
             Anchor::File | Anchor::Span(_) => wants.text = true,
             // An edit replaces the whole root, which a head does not hold.
@@ -262,9 +254,7 @@ pub fn locate<F>(
         .par_iter()
         .enumerate()
         .filter_map(|(index, source)| {
-            let &(_, wants) = wanted.find(source.display_hash(), |(named, _)| {
-                *named == source.display.as_str()
-            })?;
+            let &wants = wanted.get(source)?;
             // A record pointed at only at its root, whose text was let go as it was loaded,
             // has kept the line the report quotes: it is not read again.
             if wants

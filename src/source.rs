@@ -70,12 +70,78 @@ pub struct SourceFile {
     display_hash: u64,
 }
 
-/// A hash of a displayed path, the same in every run: a stage that looks for a few named
-/// files among all the corpus's compares the hash each file keeps ([`SourceFile::display_hash`])
-/// before its path, which lies wherever it was allocated. Hashing every path instead was a
-/// third of locating a report's positions at 100,000 records, and half at a million.
-pub fn display_hash(display: &str) -> u64 {
+/// A hash of a displayed path, the same in every run: [`NamedFiles`] finds a few named
+/// files among all the corpus's by the hash each keeps before its path, which lies wherever
+/// it was allocated. Hashing every path instead was a third of locating a report's
+/// positions at 100,000 records, and half at a million.
+fn display_hash(display: &str) -> u64 {
     std::hash::BuildHasher::hash_one(&foldhash::fast::FixedState::with_seed(0), display)
+}
+
+/// Files named by their displayed paths, each with what is wanted of it (`T`), to be found
+/// among all the corpus's files by a hash of the path, which each [`SourceFile`] keeps: a
+/// walk over every file reads a path only where its hash is named.
+pub struct NamedFiles<'d, T> {
+    table: hashbrown::HashTable<(&'d str, T)>,
+}
+
+impl<T> Default for NamedFiles<'_, T> {
+    fn default() -> Self {
+        NamedFiles {
+            table: hashbrown::HashTable::new(),
+        }
+    }
+}
+
+impl<'d, T> NamedFiles<'d, T> {
+    /// What is wanted of the file shown as `display`: `T::default()` when it is first named.
+    pub fn entry(&mut self, display: &'d str) -> &mut T
+    where
+        T: Default,
+    {
+        let (_, wanted) = self
+            .table
+            .entry(
+                display_hash(display),
+                |(named, _)| *named == display,
+                |(named, _)| display_hash(named),
+            )
+            .or_insert((display, T::default()))
+            .into_mut();
+        wanted
+    }
+
+    /// What is wanted of `file`, if it is named.
+    pub fn get(&self, file: &SourceFile) -> Option<&T> {
+        self.table
+            .find(file.display_hash, |(named, _)| *named == file.display)
+            .map(|(_, wanted)| wanted)
+    }
+
+    /// Takes `file` out, with what was wanted of it, if it is named.
+    pub fn take(&mut self, file: &SourceFile) -> Option<T> {
+        let found = self
+            .table
+            .find_entry(file.display_hash, |(named, _)| *named == file.display)
+            .ok()?;
+        let ((_, wanted), _) = found.remove();
+        Some(wanted)
+    }
+
+    /// Keeps the names `keep` keeps.
+    pub fn retain(&mut self, mut keep: impl FnMut(&'d str) -> bool) {
+        self.table.retain(|(named, _)| keep(named));
+    }
+
+    /// Whether no file is named.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// The displayed paths named, in no order.
+    pub fn names(self) -> impl Iterator<Item = &'d str> {
+        self.table.into_iter().map(|(named, _)| named)
+    }
 }
 
 /// The start of a record's text, kept when the rest is let go: the text up to the end of the
@@ -165,11 +231,6 @@ impl SourceFile {
                 root,
             }
         });
-    }
-
-    /// [`display_hash`] of the file's displayed path, as it was when the file was made.
-    pub fn display_hash(&self) -> u64 {
-        self.display_hash
     }
 
     /// The head kept of a text that was let go (see [`Head`]), if it was.
@@ -562,6 +623,28 @@ mod tests {
                 (line_col(&text, start), line_col(&text, end))
             );
         }
+    }
+
+    #[test]
+    fn named_files_are_found_by_their_displayed_paths() {
+        let file = |display: &str| SourceFile::new(display.into(), display.into(), None, false);
+        let (a, b, c) = (
+            file("records/a.json"),
+            file("records/b.json"),
+            file("c.json"),
+        );
+        let mut named: NamedFiles<'_, usize> = NamedFiles::default();
+        *named.entry("records/a.json") += 1;
+        *named.entry("records/a.json") += 1;
+        *named.entry("records/b.json") += 5;
+        named.entry("schema/x.json");
+        assert_eq!(named.get(&a), Some(&2));
+        assert_eq!(named.get(&c), None);
+        assert_eq!(named.take(&b), Some(5));
+        assert_eq!(named.get(&b), None);
+        assert!(!named.is_empty());
+        named.retain(|display| display != "records/a.json");
+        assert_eq!(named.names().collect::<Vec<_>>(), ["schema/x.json"]);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{LineCol, ReadAgain, SourceFile, display_hash, line_cols};
+use crate::source::{LineCol, NamedFiles, ReadAgain, SourceFile, line_cols};
 
 /// The text of every file a report quotes, by displayed path.
 #[derive(Debug, Default)]
@@ -49,25 +49,17 @@ impl Sources {
         diagnostics: &[Diagnostic],
         mut read_again: ReadAgain,
     ) -> Sources {
-        // By the hash of each displayed path, which each corpus file keeps: the corpus's
-        // files are searched reading a path only where its hash is wanted.
-        let mut wanted: hashbrown::HashTable<&str> = hashbrown::HashTable::new();
+        let mut wanted: NamedFiles<'_, ()> = NamedFiles::default();
         let named = diagnostics
             .iter()
             .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)));
         for file in named {
-            wanted
-                .entry(
-                    display_hash(file),
-                    |named| named == file,
-                    |named| display_hash(named),
-                )
-                .or_insert(file);
+            wanted.entry(file);
         }
         let mut texts: HashMap<String, String> = HashMap::default();
         // A text read again already is taken, not read a third time; and when every text
         // is at hand, the corpus's files are not searched for the rest.
-        wanted.retain(|file| match read_again.remove_entry(&**file) {
+        wanted.retain(|file| match read_again.remove_entry(file) {
             Some((display, text)) => {
                 texts.insert(display, text);
                 false
@@ -78,12 +70,7 @@ impl Sources {
             Some(corpus) if !wanted.is_empty() => corpus
                 .files
                 .iter()
-                .filter(|f| {
-                    wanted
-                        .find_entry(f.display_hash(), |named| *named == f.display)
-                        .map(|found| found.remove())
-                        .is_ok()
-                })
+                .filter(|f| wanted.take(f).is_some())
                 .collect(),
             _ => Vec::new(),
         };
@@ -103,7 +90,7 @@ impl Sources {
             })
             .collect();
         texts.extend(read);
-        for file in wanted {
+        for file in wanted.names() {
             if let Ok(bytes) = std::fs::read(root.join(file)) {
                 texts.insert(file.to_string(), crate::source::decode_lossy(&bytes));
             }

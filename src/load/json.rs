@@ -6,13 +6,14 @@
 //! [`scan`] re-read the text to find where they are. serde_json's recursion limit (128) bounds
 //! nesting, so deeply nested input is an error, not a stack overflow.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::DuplicateKey;
-use crate::diagnostic::join_pointer;
+use crate::diagnostic::{push_pointer_index, push_pointer_segment};
 use crate::source::Span;
 use crate::sourcemap::{Node, SourceMap};
 
@@ -151,11 +152,12 @@ pub fn scan(text: &str) -> (SourceMap, Vec<DuplicateKey>) {
         text,
         bytes: text.as_bytes(),
         pos: 0,
+        pointer: String::new(),
         map: SourceMap::default(),
         duplicates: Vec::new(),
     };
     scanner.skip_ws();
-    scanner.value(String::new(), None, 0);
+    scanner.value(None, 0);
     (scanner.map, scanner.duplicates)
 }
 
@@ -166,6 +168,9 @@ struct Scanner<'t> {
     text: &'t str,
     bytes: &'t [u8],
     pos: usize,
+    /// The pointer of the value being read: a segment is pushed on the way into a member or
+    /// an element and cut off on the way out, so that no value builds a pointer of its own.
+    pointer: String,
     map: SourceMap,
     duplicates: Vec<DuplicateKey>,
 }
@@ -183,12 +188,13 @@ impl Scanner<'_> {
         self.bytes.get(self.pos).copied()
     }
 
-    /// Reads one value starting at the current position and records it under `pointer`.
-    fn value(&mut self, pointer: String, key: Option<Span>, depth: usize) {
+    /// Reads one value starting at the current position and records it under the current
+    /// pointer.
+    fn value(&mut self, key: Option<Span>, depth: usize) {
         let start = self.pos;
         match self.peek() {
-            Some(b'{') if depth < MAX_DEPTH => self.object(&pointer, depth),
-            Some(b'[') if depth < MAX_DEPTH => self.array(&pointer, depth),
+            Some(b'{') if depth < MAX_DEPTH => self.object(depth),
+            Some(b'[') if depth < MAX_DEPTH => self.array(depth),
             Some(b'"') => self.string(),
             Some(_) => {
                 while let Some(b) = self.peek() {
@@ -201,7 +207,7 @@ impl Scanner<'_> {
             None => return,
         }
         self.map.insert(
-            pointer,
+            &self.pointer,
             Node {
                 key,
                 value: start..self.pos,
@@ -222,9 +228,12 @@ impl Scanner<'_> {
         }
     }
 
-    fn object(&mut self, pointer: &str, depth: usize) {
+    /// Reads an object's members. A key met before in the same object is a duplicate: its
+    /// member's pointer is mapped already, since a value is mapped as it ends, and keys
+    /// that decode alike make the same pointer.
+    fn object(&mut self, depth: usize) {
         self.pos += 1;
-        let mut seen: foldhash::HashMap<String, Span> = foldhash::HashMap::default();
+        let parent = self.pointer.len();
         loop {
             self.skip_ws();
             match self.peek() {
@@ -249,9 +258,11 @@ impl Scanner<'_> {
                 .and_then(|rest| rest.strip_suffix('"'))
                 .filter(|inner| !inner.contains('\\'));
             let key = match plain {
-                Some(inner) => inner.to_string(),
-                None => serde_json::from_str::<String>(raw)
-                    .unwrap_or_else(|_| raw.trim_matches('"').to_string()),
+                Some(inner) => Cow::Borrowed(inner),
+                None => Cow::Owned(
+                    serde_json::from_str::<String>(raw)
+                        .unwrap_or_else(|_| raw.trim_matches('"').to_string()),
+                ),
             };
             self.skip_ws();
             if self.peek() != Some(b':') {
@@ -259,28 +270,27 @@ impl Scanner<'_> {
             }
             self.pos += 1;
             self.skip_ws();
-            match seen.get(&key) {
+            push_pointer_segment(&mut self.pointer, &key);
+            match self
+                .map
+                .get(&self.pointer)
+                .and_then(|first| first.key.clone())
+            {
                 Some(first) => {
                     self.duplicates.push(DuplicateKey {
-                        key,
+                        key: key.into_owned(),
                         span: key_span,
-                        first: first.clone(),
+                        first,
                     });
-                    // Scanned under a throwaway pointer: the first occurrence is the value.
-                    let mut ignored = SourceMap::default();
-                    std::mem::swap(&mut ignored, &mut self.map);
-                    self.value(String::new(), None, depth + 1);
-                    std::mem::swap(&mut ignored, &mut self.map);
+                    // Read into a throwaway map: the first occurrence is the value, and
+                    // the repeated value's own objects find their duplicates there.
+                    let mapped = std::mem::take(&mut self.map);
+                    self.value(None, depth + 1);
+                    self.map = mapped;
                 }
-                None => {
-                    self.value(
-                        join_pointer(pointer, &key),
-                        Some(key_span.clone()),
-                        depth + 1,
-                    );
-                    seen.insert(key, key_span);
-                }
+                None => self.value(Some(key_span), depth + 1),
             }
+            self.pointer.truncate(parent);
             self.skip_ws();
             if self.peek() == Some(b',') {
                 self.pos += 1;
@@ -288,8 +298,9 @@ impl Scanner<'_> {
         }
     }
 
-    fn array(&mut self, pointer: &str, depth: usize) {
+    fn array(&mut self, depth: usize) {
         self.pos += 1;
+        let parent = self.pointer.len();
         let mut index = 0;
         loop {
             self.skip_ws();
@@ -302,7 +313,9 @@ impl Scanner<'_> {
                 Some(_) => {}
             }
             let before = self.pos;
-            self.value(format!("{pointer}/{index}"), None, depth + 1);
+            push_pointer_index(&mut self.pointer, index);
+            self.value(None, depth + 1);
+            self.pointer.truncate(parent);
             if self.pos == before {
                 return;
             }
@@ -360,5 +373,37 @@ mod tests {
         assert_eq!(&text[map.get("").unwrap().value.clone()], text);
         assert_eq!(duplicates.len(), 1);
         assert_eq!(&text[duplicates[0].span.clone()], r#""a""#);
+    }
+
+    /// A key repeated in the same object is a duplicate however it is spelled, a key in
+    /// another object is not, and a repeated value's own repeated keys are reported too,
+    /// while the first occurrence keeps the pointer.
+    #[test]
+    fn scan_finds_duplicates_per_object() {
+        let text = r#"{"a/b": {"x": 1}, "c": {"a/b": 2, "x": 3}, "a\u002fb": {"y": 4, "y": 5}}"#;
+        let (map, duplicates) = scan(text);
+        let spans: Vec<(&str, &str, &str)> = duplicates
+            .iter()
+            .map(|d| {
+                (
+                    d.key.as_str(),
+                    &text[d.span.clone()],
+                    &text[d.first.clone()],
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("a/b", r#""a\u002fb""#, r#""a/b""#),
+                ("y", r#""y""#, r#""y""#)
+            ]
+        );
+        assert_eq!(
+            &text[map.get("/a~1b").unwrap().value.clone()],
+            r#"{"x": 1}"#
+        );
+        assert_eq!(&text[map.get("/c/a~1b").unwrap().value.clone()], "2");
+        assert_eq!(map.get("/a~1b/y"), None);
     }
 }

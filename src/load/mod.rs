@@ -541,7 +541,7 @@ pub fn source_map(text: &str, format: Format, text_fields: &HashSet<String>) -> 
             );
             if map.get("").is_none() {
                 map.insert(
-                    String::new(),
+                    "",
                     Node {
                         key: None,
                         value: FRONT_MATTER_OPENING,
@@ -550,7 +550,7 @@ pub fn source_map(text: &str, format: Format, text_fields: &HashSet<String>) -> 
             }
             for section in markdown::sections(text, &front.body, text_fields) {
                 map.insert(
-                    join_pointer("", &section.field),
+                    &join_pointer("", &section.field),
                     Node {
                         key: Some(section.heading),
                         value: section.content,

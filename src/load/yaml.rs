@@ -375,7 +375,7 @@ fn place(
     value: Span,
 ) {
     if let (Some(map), Some(pointer)) = (source_map.as_mut(), pointer) {
-        map.insert(pointer, Node { key, value });
+        map.insert(&pointer, Node { key, value });
     }
 }
 

@@ -12,7 +12,6 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use foldhash::HashMap;
 use rayon::prelude::*;
 
 use crate::check;
@@ -23,7 +22,9 @@ use crate::graph::Linked;
 use crate::load::{self, Record};
 use crate::schema::Schemas;
 use crate::site::Kept;
-use crate::source::{Format, NamedFiles, ReadAgain, SourceFile, display_path, first_line};
+use crate::source::{
+    Format, NamedFiles, ReadAgain, SourceFile, Span, TextAgain, display_path, first_line,
+};
 use crate::sourcemap::SourceMap;
 
 /// A corpus root with its configuration and schemas, ready to load and check.
@@ -210,11 +211,17 @@ impl Project {
 /// pointed at only at its root is not read again: the line its root starts on was kept as
 /// it was loaded ([`crate::source::Head`]), and it is what the report quotes.
 ///
+/// Each file's anchors are resolved, and placed on lines and columns, as the file is
+/// mapped, on whichever thread maps it: done afterwards, one diagnostic after another,
+/// every text and map was fetched from memory again (a thousand files at 100,000 records,
+/// more than a core's cache holds), and resolving and placing took longer than mapping.
+///
 /// Returns the texts of every file a diagnostic names, pointed into or not, as far as they
-/// could be had: the report quotes the same files, and reading them a second time took
-/// 19-21 ms of the 175 that followed the load at 100,000 records (1% of them with a
-/// problem); and with every text in hand, the report need not look for the files it quotes
-/// among all the corpus's (7 ms at 100,000 records, reading a path per file).
+/// could be had, with the places found in them: the report quotes the same files, and
+/// reading them a second time took 19-21 ms of the 175 that followed the load at 100,000
+/// records (1% of them with a problem); and with every text in hand, the report need not
+/// look for the files it quotes among all the corpus's (7 ms at 100,000 records, reading a
+/// path per file).
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub fn locate<F>(
@@ -222,127 +229,208 @@ pub fn locate<F>(
     corpus: &Corpus<F>,
     schemas: &crate::schema::Schemas,
 ) -> ReadAgain {
-    // Each file named, and what of it is wanted: the files are found by walking the
-    // corpus's in order.
-    let mut wanted: NamedFiles<'_, Wanted> = NamedFiles::default();
-    let named = diagnostics.iter().flat_map(|diagnostic| {
-        let labels = diagnostic
-            .labels
-            .iter()
-            .map(|l| (&l.file, &l.anchor, false));
-        let edits = diagnostic.fix.iter().flat_map(|fix| {
-            fix.edits
-                .iter()
-                .map(|edit| (&diagnostic.file, &edit.anchor, true))
-        });
-        std::iter::once((&diagnostic.file, &diagnostic.anchor, false))
-            .chain(labels)
-            .chain(edits)
-    });
-    for (file, anchor, by_edit) in named {
-        let wants = wanted.entry(file);
-        match anchor {
-            Anchor::File | Anchor::Span(_) => wants.text = true,
-            // An edit replaces the whole root, which a head does not hold.
-            Anchor::Value(pointer) if pointer.is_empty() && !by_edit => wants.root = true,
-            _ => wants.values = true,
-        }
-    }
-    let file_collections = &corpus.file_collections;
-    let mapped: HashMap<&str, (Cow<'_, str>, SourceMap)> = corpus
-        .files
-        .par_iter()
-        .enumerate()
-        .filter_map(|(index, source)| {
-            let &wants = wanted.get(source)?;
-            // A record pointed at only at its root, whose text was let go as it was loaded,
-            // has kept the line the report quotes: it is not read again.
-            if wants
-                == (Wanted {
-                    root: true,
-                    ..Wanted::default()
-                })
-                && source.text.is_none()
-                && let Some(head) = source.head()
-            {
-                let map = SourceMap::of_root(head.root.clone());
-                return Some((source.display.as_str(), (Cow::Borrowed(&*head.text), map)));
-            }
-            let text = source.text_again()?;
-            let format = source
-                .path
-                .extension()
-                .and_then(|e| e.to_str())
-                .and_then(Format::from_extension);
-            let fields = file_collections
-                .get(index)
-                .copied()
-                .flatten()
-                .map(|c| &schemas.collections[c].text_fields);
-            let map = match (format, fields) {
-                _ if !wants.root && !wants.values => SourceMap::default(),
-                // The root of a JSON record, where orphans are reported (nearly three in
-                // four of the files pointed into at 100,000 records), is found without
-                // mapping the whole file: the records that rules point into parsed.
-                (Some(Format::Json), Some(_)) if !wants.values => {
-                    SourceMap::of_root(load::json::root_span(&text))
-                }
-                (Some(format), Some(fields)) => load::source_map(&text, format, fields),
-                _ => SourceMap::default(),
-            };
-            Some((source.display.as_str(), (text, map)))
-        })
-        .collect();
-    // It borrows the diagnostics' paths, which are updated below.
-    drop(wanted);
-    let resolve = |file: &str, anchor: &mut Anchor, shape: Shape| {
-        if matches!(anchor, Anchor::File | Anchor::Span(_)) {
-            return;
-        }
-        let Some((text, map)) = mapped.get(file) else {
-            return;
-        };
-        if let Some(span) = map.locate(anchor) {
-            let span = match (&*anchor, shape) {
-                (Anchor::Within { needle, .. }, shape) => match within(text, &span, needle) {
-                    Some(target) => target,
-                    None if matches!(shape, Shape::FirstLine) => span,
-                    // Not found as written: an edit of the whole value would replace the
-                    // prose around the link, so the edit, and with it the fix, is dropped.
-                    None => return,
-                },
-                _ => span,
-            };
-            *anchor = Anchor::Span(match shape {
-                Shape::FirstLine => first_line(text, &span),
-                Shape::ScalarContent => scalar_content(text, span),
-            });
-        }
-    };
     for diagnostic in diagnostics.iter_mut() {
         if let Anchor::Value(pointer) | Anchor::Key(pointer) | Anchor::Within { pointer, .. } =
             &diagnostic.anchor
         {
             diagnostic.pointer = Some(pointer.clone());
         }
-        resolve(&diagnostic.file, &mut diagnostic.anchor, Shape::FirstLine);
-        for label in &mut diagnostic.labels {
-            resolve(&label.file, &mut label.anchor, Shape::FirstLine);
-        }
-        if let Some(fix) = &mut diagnostic.fix {
-            for edit in &mut fix.edits {
-                resolve(&diagnostic.file, &mut edit.anchor, Shape::ScalarContent);
+    }
+    // Each file named, what of it is wanted and the anchors into it: the files are found
+    // by walking the corpus's in order.
+    let mut wanted: NamedFiles<'_, Wanted> = NamedFiles::default();
+    for (index, diagnostic) in diagnostics.iter().enumerate() {
+        for (file, anchor, slot) in anchors(diagnostic) {
+            let wants = wanted.entry(file);
+            match anchor {
+                Anchor::File | Anchor::Span(_) => wants.text = true,
+                // An edit replaces the whole root, which a head does not hold.
+                Anchor::Value(pointer) if pointer.is_empty() && !matches!(slot, Slot::Edit(_)) => {
+                    wants.root = true
+                }
+                _ => wants.values = true,
+            }
+            if !matches!(anchor, Anchor::File) {
+                wants.anchors.push((index, slot));
             }
         }
     }
-    mapped
-        .into_iter()
-        .map(|(display, (text, _))| (display.to_string(), text.into_owned()))
-        .collect()
+    let file_collections = &corpus.file_collections;
+    let shared: &[Diagnostic] = diagnostics;
+    let located: Vec<(&str, TextAgain, Vec<Resolved>)> = corpus
+        .files
+        .par_iter()
+        .enumerate()
+        .filter_map(|(index, source)| {
+            let wants = wanted.get(source)?;
+            // A record pointed at only at its root, whose text was let go as it was loaded,
+            // has kept the line the report quotes: it is not read again.
+            let head = (wants.root && !wants.values && !wants.text && source.text.is_none())
+                .then(|| source.head())
+                .flatten();
+            let (text, map) = match head {
+                Some(head) => (
+                    Cow::Borrowed(&*head.text),
+                    SourceMap::of_root(head.root.clone()),
+                ),
+                None => {
+                    let text = source.text_again()?;
+                    let format = source
+                        .path
+                        .extension()
+                        .and_then(|e| e.to_str())
+                        .and_then(Format::from_extension);
+                    let fields = file_collections
+                        .get(index)
+                        .copied()
+                        .flatten()
+                        .map(|c| &schemas.collections[c].text_fields);
+                    let map = match (format, fields) {
+                        _ if !wants.root && !wants.values => SourceMap::default(),
+                        // The root of a JSON record, where orphans are reported (nearly
+                        // three in four of the files pointed into at 100,000 records), is
+                        // found without mapping the whole file: the records that rules
+                        // point into parsed.
+                        (Some(Format::Json), Some(_)) if !wants.values => {
+                            SourceMap::of_root(load::json::root_span(&text))
+                        }
+                        (Some(format), Some(fields)) => load::source_map(&text, format, fields),
+                        _ => SourceMap::default(),
+                    };
+                    (text, map)
+                }
+            };
+            let resolved: Vec<Resolved> = wants
+                .anchors
+                .iter()
+                .filter_map(|&(diagnostic, slot)| {
+                    let span = match slot.anchor(&shared[diagnostic])? {
+                        Anchor::Span(span) => span.clone(),
+                        anchor => resolve(&text, &map, anchor, slot)?,
+                    };
+                    Some(Resolved {
+                        diagnostic,
+                        slot,
+                        span,
+                    })
+                })
+                .collect();
+            let placed = TextAgain::new(
+                text.into_owned(),
+                resolved.iter().map(|resolved| resolved.span.clone()),
+            );
+            Some((source.display.as_str(), placed, resolved))
+        })
+        .collect();
+    drop(wanted);
+    let mut read_again = ReadAgain::default();
+    for (display, text, resolved) in located {
+        for resolved in resolved {
+            let diagnostic = &mut diagnostics[resolved.diagnostic];
+            if let Some(anchor) = resolved.slot.anchor_mut(diagnostic) {
+                *anchor = Anchor::Span(resolved.span);
+            }
+        }
+        read_again.insert(display.to_string(), text);
+    }
+    read_again
+}
+
+/// The span an anchor names in `text`, as `map` maps it, shaped for the slot it is in:
+/// `None` when the map has no place for it, or a link target is not in its value as
+/// written.
+fn resolve(text: &str, map: &SourceMap, anchor: &Anchor, slot: Slot) -> Option<Span> {
+    let span = map.locate(anchor)?;
+    let shape = slot.shape();
+    let span = match (anchor, shape) {
+        (Anchor::Within { needle, .. }, shape) => match within(text, &span, needle) {
+            Some(target) => target,
+            None if matches!(shape, Shape::FirstLine) => span,
+            // Not found as written: an edit of the whole value would replace the prose
+            // around the link, so the edit, and with it the fix, is dropped.
+            None => return None,
+        },
+        _ => span,
+    };
+    Some(match shape {
+        Shape::FirstLine => first_line(text, &span),
+        Shape::ScalarContent => scalar_content(text, span),
+    })
+}
+
+/// Every anchor of a diagnostic, with the file it is in and which of its anchors it is.
+fn anchors(diagnostic: &Diagnostic) -> impl Iterator<Item = (&str, &Anchor, Slot)> {
+    let labels = diagnostic
+        .labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| (label.file.as_str(), &label.anchor, Slot::Label(i)));
+    let edits = diagnostic.fix.iter().flat_map(|fix| {
+        fix.edits
+            .iter()
+            .enumerate()
+            .map(|(i, edit)| (diagnostic.file.as_str(), &edit.anchor, Slot::Edit(i)))
+    });
+    std::iter::once((diagnostic.file.as_str(), &diagnostic.anchor, Slot::Main))
+        .chain(labels)
+        .chain(edits)
+}
+
+/// The span an anchor was resolved to in its file.
+struct Resolved {
+    /// Whose anchor: the diagnostic's index.
+    diagnostic: usize,
+    /// Which of its anchors.
+    slot: Slot,
+    span: Span,
+}
+
+/// Which of a diagnostic's anchors: its own, a label's, or an edit's of its fix.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    Main,
+    Label(usize),
+    Edit(usize),
+}
+
+impl Slot {
+    /// How a span resolved for this slot is trimmed.
+    fn shape(self) -> Shape {
+        match self {
+            Slot::Main | Slot::Label(_) => Shape::FirstLine,
+            Slot::Edit(_) => Shape::ScalarContent,
+        }
+    }
+
+    fn anchor(self, diagnostic: &Diagnostic) -> Option<&Anchor> {
+        match self {
+            Slot::Main => Some(&diagnostic.anchor),
+            Slot::Label(i) => diagnostic.labels.get(i).map(|label| &label.anchor),
+            Slot::Edit(i) => diagnostic
+                .fix
+                .as_ref()?
+                .edits
+                .get(i)
+                .map(|edit| &edit.anchor),
+        }
+    }
+
+    fn anchor_mut(self, diagnostic: &mut Diagnostic) -> Option<&mut Anchor> {
+        match self {
+            Slot::Main => Some(&mut diagnostic.anchor),
+            Slot::Label(i) => diagnostic.labels.get_mut(i).map(|label| &mut label.anchor),
+            Slot::Edit(i) => diagnostic
+                .fix
+                .as_mut()?
+                .edits
+                .get_mut(i)
+                .map(|edit| &mut edit.anchor),
+        }
+    }
 }
 
 /// What [`locate`] wants of a file the diagnostics name, by what their anchors name.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Default)]
 struct Wanted {
     /// Its whole text, for the report: it is named by span, or as a whole.
     text: bool,
@@ -350,6 +438,8 @@ struct Wanted {
     root: bool,
     /// A source map of its values, for a pointer below the root or an edit.
     values: bool,
+    /// The anchors into it to resolve and place: which diagnostic, which of its anchors.
+    anchors: Vec<(usize, Slot)>,
 }
 
 /// Narrows a value's span to a link target inside it: the first `[[needle` or `](needle`
@@ -398,7 +488,7 @@ pub fn scalar_content(text: &str, span: crate::source::Span) -> crate::source::S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{SourceFile, first_line, line_col};
+    use crate::source::{SourceFile, first_line, line_col, line_cols};
     use proptest::prelude::*;
 
     /// Locates an orphan diagnostic at the root of `text` (the file `display`) from the head
@@ -432,11 +522,13 @@ mod tests {
             &crate::schema::Schemas::default(),
         );
         prop_assert_eq!(&diagnostics[0].anchor, &Anchor::Span(expected.clone()));
-        let head = texts.get(display).unwrap();
-        prop_assert!(text.starts_with(head.as_str()));
+        let again = texts.get(display).unwrap();
+        let head = again.text.as_str();
+        prop_assert!(text.starts_with(head));
         for offset in [expected.start, expected.end] {
             prop_assert_eq!(line_col(head, offset), line_col(text, offset));
         }
+        prop_assert_eq!(again.line_cols(&expected), line_cols(text, &expected));
         let line = |text: &str| {
             let start = text[..expected.start].rfind('\n').map_or(0, |at| at + 1);
             text[start..]

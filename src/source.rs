@@ -128,11 +128,6 @@ impl<'d, T> NamedFiles<'d, T> {
         Some(wanted)
     }
 
-    /// Keeps the names `keep` keeps.
-    pub fn retain(&mut self, mut keep: impl FnMut(&'d str) -> bool) {
-        self.table.retain(|(named, _)| keep(named));
-    }
-
     /// Whether no file is named.
     pub fn is_empty(&self) -> bool {
         self.table.is_empty()
@@ -265,7 +260,46 @@ impl SourceFile {
 /// disk, or copied from the corpus), by displayed path: handed on to a later stage that
 /// wants them too, so that a file is not read twice in one run, nor looked for twice among
 /// all the corpus's.
-pub type ReadAgain = foldhash::HashMap<String, String>;
+pub type ReadAgain = foldhash::HashMap<String, TextAgain>;
+
+/// A file's text with the places of the spans a stage resolved in it, worked out while the
+/// text was at hand: a report placing them later read each text from memory again, and at
+/// 100,000 records, where the texts a report names outgrow a core's cache, that was two
+/// fifths of rendering a JSON report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TextAgain {
+    /// The text.
+    pub text: String,
+    /// Each span placed, with the positions of its ends ([`line_cols`]), in span order.
+    places: Vec<(Span, (LineCol, LineCol))>,
+}
+
+impl TextAgain {
+    /// The text with `spans` placed in it.
+    pub fn new(text: String, spans: impl IntoIterator<Item = Span>) -> TextAgain {
+        let mut places: Vec<(Span, (LineCol, LineCol))> = spans
+            .into_iter()
+            .map(|span| {
+                let ends = line_cols(&text, &span);
+                (span, ends)
+            })
+            .collect();
+        places.sort_unstable_by_key(|(span, _)| (span.start, span.end));
+        places.dedup_by(|a, b| a.0 == b.0);
+        TextAgain { text, places }
+    }
+
+    /// [`line_cols`] of `span` in the text: as placed already, or worked out now.
+    pub fn line_cols(&self, span: &Span) -> (LineCol, LineCol) {
+        self.places
+            .binary_search_by_key(&(span.start, span.end), |(placed, _)| {
+                (placed.start, placed.end)
+            })
+            .ok()
+            .and_then(|at| self.places.get(at))
+            .map_or_else(|| line_cols(&self.text, span), |(_, ends)| *ends)
+    }
+}
 
 /// A hash that is the same in every run, so a text let go can be told from a changed one,
 /// and a file from the text the check cache was made from ([`crate::cache`]).
@@ -623,6 +657,23 @@ mod tests {
                 (line_col(&text, start), line_col(&text, end))
             );
         }
+
+        /// A text had again gives each span the places its text gives it, whether the span
+        /// was placed with the text or not, among spans that share a start or an end.
+        #[test]
+        fn a_text_had_again_places_spans_as_its_text_does(
+            text in "[aé\n-]{0,40}",
+            placed in proptest::collection::vec((0usize..45, 0usize..45), 0..8),
+            asked in proptest::collection::vec((0usize..45, 0usize..45), 1..8),
+        ) {
+            let again = TextAgain::new(text.clone(), placed.iter().map(|&(s, e)| s..e));
+            for (start, end) in placed.into_iter().chain(asked) {
+                proptest::prop_assert_eq!(
+                    again.line_cols(&(start..end)),
+                    line_cols(&text, &(start..end))
+                );
+            }
+        }
     }
 
     #[test]
@@ -643,7 +694,7 @@ mod tests {
         assert_eq!(named.take(&b), Some(5));
         assert_eq!(named.get(&b), None);
         assert!(!named.is_empty());
-        named.retain(|display| display != "records/a.json");
+        assert_eq!(named.take(&a), Some(2));
         assert_eq!(named.names().collect::<Vec<_>>(), ["schema/x.json"]);
     }
 

@@ -21,12 +21,12 @@ use serde::Serialize;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{LineCol, NamedFiles, ReadAgain, SourceFile, line_cols};
+use crate::source::{LineCol, NamedFiles, ReadAgain, SourceFile, TextAgain};
 
 /// The text of every file a report quotes, by displayed path.
 #[derive(Debug, Default)]
 pub struct Sources {
-    texts: HashMap<String, String>,
+    texts: HashMap<String, TextAgain>,
 }
 
 impl Sources {
@@ -47,25 +47,18 @@ impl Sources {
         root: &Path,
         corpus: Option<&Corpus<F>>,
         diagnostics: &[Diagnostic],
-        mut read_again: ReadAgain,
+        read_again: ReadAgain,
     ) -> Sources {
+        // A text read again already is kept, not read a third time; and when every text is
+        // at hand, the corpus's files are not searched for the rest.
+        let mut texts = read_again;
         let mut wanted: NamedFiles<'_, ()> = NamedFiles::default();
         let named = diagnostics
             .iter()
             .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)));
-        for file in named {
+        for file in named.filter(|file| !texts.contains_key(file.as_str())) {
             wanted.entry(file);
         }
-        let mut texts: HashMap<String, String> = HashMap::default();
-        // A text read again already is taken, not read a third time; and when every text
-        // is at hand, the corpus's files are not searched for the rest.
-        wanted.retain(|file| match read_again.remove_entry(file) {
-            Some((display, text)) => {
-                texts.insert(display, text);
-                false
-            }
-            None => true,
-        });
         let loaded: Vec<&SourceFile> = match corpus {
             Some(corpus) if !wanted.is_empty() => corpus
                 .files
@@ -74,7 +67,7 @@ impl Sources {
                 .collect(),
             _ => Vec::new(),
         };
-        let read: Vec<(String, String)> = loaded
+        let read: Vec<(String, TextAgain)> = loaded
             .par_iter()
             .filter_map(|file| {
                 let text = match file.text_again() {
@@ -86,13 +79,14 @@ impl Sources {
                     // Changed since it was checked: better no excerpt than a wrong one.
                     None => return None,
                 };
-                Some((file.display.clone(), text))
+                Some((file.display.clone(), TextAgain::new(text, [])))
             })
             .collect();
         texts.extend(read);
         for file in wanted.names() {
             if let Ok(bytes) = std::fs::read(root.join(file)) {
-                texts.insert(file.to_string(), crate::source::decode_lossy(&bytes));
+                let text = crate::source::decode_lossy(&bytes);
+                texts.insert(file.to_string(), TextAgain::new(text, []));
             }
         }
         Sources { texts }
@@ -100,15 +94,15 @@ impl Sources {
 
     /// The text of a file, if it could be read.
     pub fn get(&self, file: &str) -> Option<&str> {
-        self.texts.get(file).map(String::as_str)
+        self.texts.get(file).map(|text| text.text.as_str())
     }
 
     /// The start and end positions of a span in a file.
     pub fn range(&self, file: &str, anchor: &Anchor) -> Option<(LineCol, LineCol)> {
-        let (Anchor::Span(span), Some(text)) = (anchor, self.get(file)) else {
+        let (Anchor::Span(span), Some(text)) = (anchor, self.texts.get(file)) else {
             return None;
         };
-        Some(line_cols(text, span))
+        Some(text.line_cols(span))
     }
 
     /// The edits of a diagnostic's fix with their positions; `None` when there is no fix or
@@ -226,7 +220,10 @@ mod tests {
         assert_eq!(read.get("vllm.json"), Some("{\"id\": \"vllm\"}\n"));
         // Handed a text, the sources take it as it is and leave the file alone: a text
         // the file does not hold shows which was taken.
-        let handed = ReadAgain::from_iter([("vllm.json".to_string(), "handed".to_string())]);
+        let handed = ReadAgain::from_iter([(
+            "vllm.json".to_string(),
+            TextAgain::new("handed".to_string(), []),
+        )]);
         let taken = Sources::collect_with(dir.path(), Some(&corpus), &diagnostics, handed);
         assert_eq!(taken.get("vllm.json"), Some("handed"));
     }

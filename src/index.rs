@@ -793,12 +793,20 @@ fn split_qualified(text: &str) -> Option<(&str, &str)> {
 /// The most shards of [`IdIndex::bare`]: more cores than this share the shards.
 const MAX_SHARDS: usize = 16;
 
-/// The shard of [`IdIndex::bare`] an id of hash `hash` is in: its top `bits` bits.
+/// The shard of [`IdIndex::bare`] an id of hash `hash` is in: `bits` bits from the middle of
+/// the hash. Not its top bits: a table tells its entries apart by their top seven bits
+/// before comparing ids, and places them by their low bits, so a shard of ids sharing
+/// either would compare more ids at each slot it probes.
 fn shard_of(hash: u64, bits: u32) -> usize {
-    hash.checked_shr(u64::BITS - bits)
-        .filter(|_| bits > 0)
-        .map_or(0, |shard| shard as usize)
+    let middle = hash >> SHARD_SHIFT;
+    (middle & !(u64::MAX << bits.min(MAX_SHARD_BITS))) as usize
 }
+
+/// Where the bits that pick a shard start in an id's hash.
+const SHARD_SHIFT: u32 = 32;
+
+/// The most bits that pick a shard: above them lie the seven a table tells entries by.
+const MAX_SHARD_BITS: u32 = 24;
 
 /// The records that have one bare id, one per collection, in collection order. Nearly
 /// always there is one, kept without a list of its own: a hundred thousand one-item lists
@@ -1095,11 +1103,12 @@ mod tests {
     }
 
     #[test]
-    fn shards_are_picked_by_the_top_bits_of_a_hash() {
+    fn shards_are_picked_by_the_middle_bits_of_a_hash() {
         assert_eq!(shard_of(u64::MAX, 0), 0, "one shard");
-        assert_eq!(shard_of(1 << 63, 1), 1);
-        assert_eq!(shard_of((1 << 63) - 1, 1), 0);
-        assert_eq!(shard_of(0b1011 << 60, 4), 0b1011);
+        assert_eq!(shard_of(1 << 32, 1), 1);
+        assert_eq!(shard_of(u64::MAX << 33, 1), 0, "not the top bits");
+        assert_eq!(shard_of(u64::from(u32::MAX), 4), 0, "nor the low bits");
+        assert_eq!(shard_of(0b1011 << 32, 4), 0b1011);
     }
 
     #[test]

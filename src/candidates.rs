@@ -34,6 +34,7 @@ use std::hash::{BuildHasher, Hasher};
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
+use crate::buckets::by_bucket;
 use crate::suggest;
 
 /// How many word sets of the unknown name are looked up at most: every subset of up to 12
@@ -134,7 +135,7 @@ impl<'n> NameIndex<'n> {
             .into_par_iter()
             .map(|(name, groups)| (name.chars().count(), name, groups))
             .collect();
-        let (names, runs) = by_groups(by_length(names));
+        let (names, runs) = by_groups(&by_length(&names));
         let lengths = names.iter().map(|&(length, _, _)| length).collect();
         let groups = names.iter().map(|&(_, _, groups)| groups).collect();
         let names: Vec<&'n str> = names.into_iter().map(|(_, name, _)| name).collect();
@@ -351,72 +352,38 @@ type Runs = Vec<(u64, std::ops::Range<u32>)>;
 /// sets (one per collection, and one per mix of collections that share an id), where a
 /// second comparison sort of 100,000 names cost 28 million instructions, 6% of building
 /// the index.
-fn by_groups(names: Vec<(usize, &str, u64)>) -> (Vec<(usize, &str, u64)>, Runs) {
-    // Each set of groups and how many names it has, then where its run starts.
-    let mut sets: Vec<(u64, usize)> = Vec::new();
-    for &(_, _, groups) in &names {
-        match sets.iter_mut().find(|(set, _)| *set == groups) {
-            Some((_, count)) => *count += 1,
-            None => sets.push((groups, 1)),
+fn by_groups<'n>(names: &[(usize, &'n str, u64)]) -> (Vec<(usize, &'n str, u64)>, Runs) {
+    // Each set of groups, in order.
+    let mut sets: Vec<u64> = Vec::new();
+    for &(_, _, groups) in names {
+        if !sets.contains(&groups) {
+            sets.push(groups);
         }
     }
     sets.sort_unstable();
-    let mut runs = Runs::with_capacity(sets.len());
-    let mut next: Vec<usize> = Vec::with_capacity(sets.len());
-    let mut start = 0;
-    for &(groups, count) in &sets {
-        next.push(start);
-        let [from, to] = [start, start + count].map(|p| u32::try_from(p).unwrap_or(u32::MAX));
-        runs.push((groups, from..to));
-        start += count;
-    }
-    let ordered = placed(names, next, |name| {
-        sets.partition_point(|&(set, _)| set < name.2)
+    let (ordered, starts) = by_bucket(names, sets.len(), |name| {
+        sets.partition_point(|&set| set < name.2)
     });
+    let runs = sets
+        .iter()
+        .zip(starts.iter().zip(starts.iter().skip(1)))
+        .map(|(&groups, (&from, &to))| {
+            let [from, to] = [from, to].map(|p| u32::try_from(p).unwrap_or(u32::MAX));
+            (groups, from..to)
+        })
+        .collect();
     (ordered, runs)
 }
 
 /// Names (length, name, groups) in order of their lengths, names of one length in the order
 /// given: a counting sort, as lengths are few.
-fn by_length(names: Vec<(usize, &str, u64)>) -> Vec<(usize, &str, u64)> {
+fn by_length<'n>(names: &[(usize, &'n str, u64)]) -> Vec<(usize, &'n str, u64)> {
     let longest = names
         .iter()
         .map(|&(length, _, _)| length)
         .max()
         .unwrap_or(0);
-    let mut next = vec![0usize; longest + 1];
-    for &(length, _, _) in &names {
-        if let Some(count) = next.get_mut(length) {
-            *count += 1;
-        }
-    }
-    let mut start = 0;
-    for at in &mut next {
-        let count = *at;
-        *at = start;
-        start += count;
-    }
-    placed(names, next, |name| name.0)
-}
-
-/// Names (length, name, groups) each moved to the place `next` holds for its bucket
-/// (`bucket`), which then moves on by one: the second pass of a counting sort, given where
-/// each bucket starts. Names of one bucket keep the order given.
-fn placed<'n>(
-    names: Vec<(usize, &'n str, u64)>,
-    mut next: Vec<usize>,
-    bucket: impl Fn(&(usize, &'n str, u64)) -> usize,
-) -> Vec<(usize, &'n str, u64)> {
-    let mut ordered = vec![(0, "", 0); names.len()];
-    for name in names {
-        if let Some(at) = next.get_mut(bucket(&name))
-            && let Some(slot) = ordered.get_mut(*at)
-        {
-            *slot = name;
-            *at += 1;
-        }
-    }
-    ordered
+    by_bucket(names, longest + 1, |name| name.0).0
 }
 
 /// Removes each run of entries with the same `key` but its first, merging the others into

@@ -47,6 +47,7 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+pub mod buckets;
 pub mod cache;
 pub mod candidates;
 pub mod catalog;

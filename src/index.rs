@@ -278,8 +278,6 @@ pub struct IdIndex<'c, F = Value> {
     bare: Vec<hashbrown::HashTable<(&'c str, Owners)>>,
     /// How many top bits of a hash pick its shard of `bare`.
     shard_bits: u32,
-    /// Hashes the ids of `bare`.
-    hasher: foldhash::fast::RandomState,
     /// Prose page stem -> page.
     docs: HashMap<&'c str, usize>,
     /// Prose page path -> page.
@@ -301,16 +299,10 @@ pub struct IdIndex<'c, F = Value> {
 impl<'c, F: Cites> IdIndex<'c, F> {
     /// Indexes a loaded corpus.
     pub fn new(corpus: &'c Corpus<F>, schemas: &'c Schemas) -> Self {
-        let hasher = foldhash::fast::RandomState::default();
         let shard_bits = rayon::current_num_threads()
             .next_power_of_two()
             .min(MAX_SHARDS)
             .trailing_zeros();
-        let hashes: Vec<u64> = corpus
-            .records
-            .par_iter()
-            .map(|record| hasher.hash_one(record.id.as_str()))
-            .collect();
         // Each shard is filled in corpus order, so the first record of an id is the one
         // kept, and a shard's duplicates are in corpus order; the shards' are merged.
         let (bare, (duplicates, repeats)): (Vec<_>, (Vec<_>, Vec<_>)) = (0..1usize << shard_bits)
@@ -320,24 +312,23 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                     corpus
                         .records
                         .iter()
-                        .zip(&hashes)
                         .enumerate()
-                        .filter(move |(_, (_, hash))| shard_of(**hash, shard_bits) == shard)
+                        .filter(move |(_, record)| shard_of(record.id_hash, shard_bits) == shard)
                 };
                 // Sized up front: growing a map of a hundred thousand ids rehashes it a
                 // dozen times.
                 let mut table = hashbrown::HashTable::with_capacity(mine().count());
                 let mut duplicates = Vec::new();
                 let mut repeats = Vec::new();
-                for (i, (record, &hash)) in mine() {
+                for (i, record) in mine() {
                     let owner = Owner {
                         collection: record.collection,
                         record: i,
                     };
                     let entry = table.entry(
-                        hash,
+                        record.id_hash,
                         |(id, _): &(&str, Owners)| *id == record.id,
-                        |(id, _)| hasher.hash_one(*id),
+                        |(id, _)| id_hash(id),
                     );
                     match entry {
                         hashbrown::hash_table::Entry::Occupied(mut found) => {
@@ -365,7 +356,6 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             schemas,
             bare,
             shard_bits,
-            hasher,
             docs: HashMap::new(),
             doc_paths: HashMap::new(),
             duplicates,
@@ -424,7 +414,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
 
     /// The records with bare id `id`, one per collection, in collection order.
     fn owners(&self, id: &str) -> &[Owner] {
-        let hash = self.hasher.hash_one(id);
+        let hash = id_hash(id);
         self.bare
             .get(shard_of(hash, self.shard_bits))
             .and_then(|shard| shard.find(hash, |(key, _)| *key == id))
@@ -789,6 +779,19 @@ fn split_qualified(text: &str) -> Option<(&str, &str)> {
     // A slash is one byte, so both sides are on character boundaries.
     Some((text.get(..slash)?, text.get(slash + 1..)?))
 }
+
+/// The hash the id index finds an id by, the same in every run: records keep their id's
+/// ([`Record::id_hash`]), worked out as they were made.
+///
+/// A fixed seed rather than one drawn per index, which would make every record's hash
+/// depend on the index it is put in: ids come from the corpus being checked, and a corpus
+/// crafted to collide slows down only its own check.
+pub fn id_hash(id: &str) -> u64 {
+    foldhash::fast::FixedState::with_seed(ID_SEED).hash_one(id)
+}
+
+/// The seed of [`id_hash`]: any number, the same in every run.
+const ID_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The most shards of [`IdIndex::bare`]: more cores than this share the shards.
 const MAX_SHARDS: usize = 16;
@@ -1172,6 +1175,7 @@ mod tests {
             .map(|(id, collection)| Record {
                 collection: *collection,
                 id: id.clone(),
+                id_hash: id_hash(id),
                 stem: id.clone(),
                 file: 0,
                 format: crate::source::Format::Json,

@@ -303,6 +303,7 @@ fn decode(
     }
     let record = Record {
         collection: place.collection,
+        id_hash: crate::index::id_hash(&id),
         id,
         stem: place.stem.to_string(),
         file: place.file,
@@ -369,6 +370,7 @@ mod tests {
         let record = |index: usize, file: usize| Record {
             collection: gotchas,
             id: "kv-cache-dtype".to_string(),
+            id_hash: crate::index::id_hash("kv-cache-dtype"),
             stem: "kv-cache-dtype".to_string(),
             file,
             format: Format::Markdown,

@@ -322,6 +322,7 @@ pub fn locate<F>(
             Some((source.display.as_str(), placed, resolved))
         })
         .collect();
+    // It borrows the diagnostics' paths, and they are updated below.
     drop(wanted);
     let mut read_again = ReadAgain::default();
     for (display, text, resolved) in located {

@@ -23,7 +23,8 @@ use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::source::{LineCol, NamedFiles, ReadAgain, SourceFile, TextAgain};
 
-/// The text of every file a report quotes, by displayed path.
+/// The text of every file a report quotes, by displayed path, with the places of the spans
+/// found in it as it was located ([`TextAgain`]).
 #[derive(Debug, Default)]
 pub struct Sources {
     texts: HashMap<String, TextAgain>,

@@ -471,3 +471,35 @@ fn unreadable_files_and_folders_are_reported_and_the_run_goes_on() {
         "the readable records are still checked: {reported:#?}"
     );
 }
+
+/// A key repeated in one JSON object is reported where it repeats however it is spelled
+/// (an escape for a letter), and a repeated value's own repeated key is reported too, each
+/// at its line and column.
+#[test]
+fn repeated_json_keys_are_placed_however_spelled_and_however_deep() {
+    let record = concat!(
+        "{\n",
+        "  \"id\": \"twice\",\n",
+        "  \"type\": \"engine\",\n",
+        "  \"name\": \"Twice\",\n",
+        "  \"status\": \"verified\",\n",
+        "  \"st\\u0061tus\": \"draft\",\n",
+        "  \"extra\": {\"a\": 1},\n",
+        "  \"extra\": {\"b\": 2, \"b\": 3}\n",
+        "}\n",
+    );
+    let corpus = temp_corpus(&[("engines/twice.json", record.as_bytes())]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let repeated: Vec<(Option<u64>, Option<u64>)> = json_diagnostics(&run)
+        .into_iter()
+        .filter(|(code, ..)| code == "duplicate-key")
+        .map(|(_, _, line, column)| (line, column))
+        .collect();
+    assert_eq!(
+        repeated,
+        [(Some(6), Some(3)), (Some(8), Some(3)), (Some(8), Some(21))],
+        "{}",
+        run.stdout
+    );
+}

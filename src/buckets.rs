@@ -11,17 +11,7 @@ pub fn by_bucket<T: Copy>(
     buckets: usize,
     bucket_of: impl Fn(&T) -> usize,
 ) -> (Vec<T>, Vec<usize>) {
-    let mut starts = vec![0usize; buckets + 1];
-    for item in items {
-        if let Some(count) = starts.get_mut(bucket_of(item) + 1) {
-            *count += 1;
-        }
-    }
-    let mut kept = 0;
-    for at in &mut starts {
-        kept += *at;
-        *at = kept;
-    }
+    let starts = starts(items, buckets, &bucket_of);
     let Some(&first) = items.first() else {
         return (Vec::new(), starts);
     };
@@ -36,6 +26,25 @@ pub fn by_bucket<T: Copy>(
         }
     }
     (grouped, starts)
+}
+
+/// Where each bucket's run of `items` starts once they are grouped by bucket (`bucket_of`,
+/// below `buckets`; an item past the last bucket is not counted): `buckets + 1` offsets,
+/// the last one the number of items counted. The first pass of [`by_bucket`], and all a
+/// caller needs whose items are in bucket order already.
+pub fn starts<T>(items: &[T], buckets: usize, bucket_of: impl Fn(&T) -> usize) -> Vec<usize> {
+    let mut starts = vec![0usize; buckets + 1];
+    for item in items {
+        if let Some(count) = starts.get_mut(bucket_of(item) + 1) {
+            *count += 1;
+        }
+    }
+    let mut counted = 0;
+    for at in &mut starts {
+        counted += *at;
+        *at = counted;
+    }
+    starts
 }
 
 #[cfg(test)]

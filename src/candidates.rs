@@ -34,7 +34,7 @@ use std::hash::{BuildHasher, Hasher};
 use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
-use crate::buckets::by_bucket;
+use crate::buckets::{self, by_bucket};
 use crate::suggest;
 
 /// How many word sets of the unknown name are looked up at most: every subset of up to 12
@@ -417,17 +417,7 @@ impl Postings {
     /// Postings of `entries`, sorted.
     fn new(entries: Vec<u64>) -> Postings {
         let bits = (usize::BITS - (entries.len() / 2).leading_zeros()).min(32);
-        let mut starts = vec![0; (1 << bits) + 1];
-        for &entry in &entries {
-            if let Some(start) = starts.get_mut(directory_slot(entry, bits) + 1) {
-                *start += 1;
-            }
-        }
-        let mut sum = 0;
-        for start in &mut starts {
-            sum += *start;
-            *start = sum;
-        }
+        let starts = buckets::starts(&entries, 1 << bits, |&entry| directory_slot(entry, bits));
         Postings {
             entries,
             starts,

@@ -35,6 +35,7 @@ use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 
 use crate::buckets::{self, by_bucket};
+use crate::cache::stable_hash;
 use crate::suggest;
 
 /// How many word sets of the unknown name are looked up at most: every subset of up to 12
@@ -1032,20 +1033,16 @@ const fn char_kind(c: char) -> usize {
 /// one `u64` per word instead of a string, so that sets of words compare, sort and key
 /// cheaply, the same within a run and across runs.
 fn word_hashes(name: &str, words: &mut Vec<u64>) {
-    let state = foldhash::fast::FixedState::with_seed(0);
     words.clear();
     words.extend(suggest::words(name).map(|word| {
         if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
             // Lowered a character at a time, as scoring compares words: `str::to_lowercase`
             // lowers a final `Σ` to `ς`, which would key `ΟΔΟΣ` apart from `οδοσ`, a word
             // scoring finds the same, and the word postings would miss a name they must find.
-            state.hash_one(
-                word.chars()
-                    .flat_map(char::to_lowercase)
-                    .collect::<String>(),
-            )
+            let lowered: String = word.chars().flat_map(char::to_lowercase).collect();
+            stable_hash(lowered.as_bytes())
         } else {
-            state.hash_one(word)
+            stable_hash(word.as_bytes())
         }
     }));
     words.sort_unstable();

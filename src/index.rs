@@ -9,7 +9,6 @@
 //! proportion to the few unresolved ids, never the square of the corpus.
 
 use std::borrow::Cow;
-use std::hash::BuildHasher;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -780,15 +779,12 @@ fn split_qualified(text: &str) -> Option<(&str, &str)> {
 /// The hash the id index finds an id by, the same in every run: records keep their id's
 /// ([`Record::id_hash`]), worked out as they were made.
 ///
-/// A fixed seed rather than one drawn per index, which would make every record's hash
-/// depend on the index it is put in: ids come from the corpus being checked, and a corpus
-/// crafted to collide slows down only its own check.
+/// A fixed seed ([`crate::cache::stable_hash`]) rather than one drawn per index, which
+/// would make every record's hash depend on the index it is put in: ids come from the
+/// corpus being checked, and a corpus crafted to collide slows down only its own check.
 pub fn id_hash(id: &str) -> u64 {
-    foldhash::fast::FixedState::with_seed(ID_SEED).hash_one(id)
+    crate::cache::stable_hash(id.as_bytes())
 }
-
-/// The seed of [`id_hash`]: any number, the same in every run.
-const ID_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The most shards of [`IdIndex::bare`]: more cores than this share the shards.
 const MAX_SHARDS: usize = 16;

@@ -75,7 +75,7 @@ pub struct SourceFile {
 /// it was allocated. Hashing every path instead was a third of locating a report's
 /// positions at 100,000 records, and half at a million.
 fn display_hash(display: &str) -> u64 {
-    std::hash::BuildHasher::hash_one(&foldhash::fast::FixedState::with_seed(0), display)
+    crate::cache::stable_hash(display.as_bytes())
 }
 
 /// Files named by their displayed paths, each with what is wanted of it (`T`), to be found

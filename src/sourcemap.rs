@@ -33,7 +33,7 @@ pub struct SourceMap {
 
 /// The hash a [`SourceMap`] finds a pointer by.
 fn pointer_hash(pointer: &str) -> u64 {
-    std::hash::BuildHasher::hash_one(&foldhash::fast::FixedState::with_seed(0), pointer)
+    crate::cache::stable_hash(pointer.as_bytes())
 }
 
 impl SourceMap {

@@ -238,7 +238,7 @@ pub fn locate<F>(
     }
     // Each file named, what of it is wanted and the anchors into it: the files are found
     // by walking the corpus's in order.
-    let mut wanted: NamedFiles<'_, Wanted> = NamedFiles::default();
+    let mut wanted: NamedFiles<'_, Wanted<'_>> = NamedFiles::default();
     for (index, diagnostic) in diagnostics.iter().enumerate() {
         for (file, anchor, slot) in anchors(diagnostic) {
             let wants = wanted.entry(file);
@@ -251,12 +251,11 @@ pub fn locate<F>(
                 _ => wants.values = true,
             }
             if !matches!(anchor, Anchor::File) {
-                wants.anchors.push((index, slot));
+                wants.anchors.push((index, slot, anchor));
             }
         }
     }
     let file_collections = &corpus.file_collections;
-    let shared: &[Diagnostic] = diagnostics;
     let located: Vec<(&str, TextAgain, Vec<Resolved>)> = corpus
         .files
         .par_iter()
@@ -303,8 +302,8 @@ pub fn locate<F>(
             let resolved: Vec<Resolved> = wants
                 .anchors
                 .iter()
-                .filter_map(|&(diagnostic, slot)| {
-                    let span = match slot.anchor(&shared[diagnostic])? {
+                .filter_map(|&(diagnostic, slot, anchor)| {
+                    let span = match anchor {
                         Anchor::Span(span) => span.clone(),
                         anchor => resolve(&text, &map, anchor, slot)?,
                     };
@@ -322,7 +321,7 @@ pub fn locate<F>(
             Some((source.display.as_str(), placed, resolved))
         })
         .collect();
-    // It borrows the diagnostics' paths, and they are updated below.
+    // It borrows the diagnostics' paths and anchors, which are updated below.
     drop(wanted);
     let mut read_again = ReadAgain::default();
     for (display, text, resolved) in located {
@@ -403,19 +402,6 @@ impl Slot {
         }
     }
 
-    fn anchor(self, diagnostic: &Diagnostic) -> Option<&Anchor> {
-        match self {
-            Slot::Main => Some(&diagnostic.anchor),
-            Slot::Label(i) => diagnostic.labels.get(i).map(|label| &label.anchor),
-            Slot::Edit(i) => diagnostic
-                .fix
-                .as_ref()?
-                .edits
-                .get(i)
-                .map(|edit| &edit.anchor),
-        }
-    }
-
     fn anchor_mut(self, diagnostic: &mut Diagnostic) -> Option<&mut Anchor> {
         match self {
             Slot::Main => Some(&mut diagnostic.anchor),
@@ -432,15 +418,16 @@ impl Slot {
 
 /// What [`locate`] wants of a file the diagnostics name, by what their anchors name.
 #[derive(Default)]
-struct Wanted {
+struct Wanted<'d> {
     /// Its whole text, for the report: it is named by span, or as a whole.
     text: bool,
     /// Its root value's span, for a diagnostic or a label (not an edit) at the root.
     root: bool,
     /// A source map of its values, for a pointer below the root or an edit.
     values: bool,
-    /// The anchors into it to resolve and place: which diagnostic, which of its anchors.
-    anchors: Vec<(usize, Slot)>,
+    /// The anchors into it to resolve and place: which diagnostic, which of its anchors,
+    /// and the anchor.
+    anchors: Vec<(usize, Slot, &'d Anchor)>,
 }
 
 /// Narrows a value's span to a link target inside it: the first `[[needle` or `](needle`

@@ -128,9 +128,9 @@ pub fn repo_file(repo_url: &str, path: &str) -> String {
     }
 }
 
-/// The links of one generated HTML page that arrive nowhere: every `href` and `src` value
-/// that is relative (resolved against the page's folder) or starts with the base URL must
-/// name a file in `files`. External links and fragments are not followed.
+/// The links of one generated HTML page that arrive nowhere, in page order: every `href`
+/// and `src` value that is relative (resolved against the page's folder) or starts with the
+/// base URL must name a file in `files`. External links and fragments are not followed.
 pub fn broken_links(
     file: &str,
     html: &str,
@@ -142,17 +142,21 @@ pub fn broken_links(
         .and_then(|i| file.get(..=i))
         .unwrap_or_default();
     // Every page of a site is checked, each with dozens of links: one buffer for the paths
-    // they lead to, rather than a few strings per link.
+    // they lead to, rather than a few strings per link, and the page's depth counted once
+    // rather than for each link (66 -> 59 ms over the pages measured at attribute_values).
     let mut target = String::new();
+    let depth = depth(folder);
     attribute_values(html)
-        .filter(|url| !arrives(folder, url, files, base_url, &mut target))
+        .filter(|url| !arrives(folder, depth, url, files, base_url, &mut target))
         .map(Cow::into_owned)
         .collect()
 }
 
-/// Whether `url`, on a page in `folder`, names a file of the site; `target` is scratch space.
+/// Whether `url`, on a page in `folder` (`depth` folders below the root), names a file of
+/// the site; `target` is scratch space.
 fn arrives(
     folder: &str,
+    depth: usize,
     url: &str,
     files: &foldhash::HashSet<&str>,
     base_url: &str,
@@ -172,7 +176,7 @@ fn arrives(
         }
     } else if is_external(path) {
         return true;
-    } else if let Some(from_root) = from_root(folder, path) {
+    } else if let Some(from_root) = from_root(depth, path) {
         return files.contains(from_root);
     } else if !resolve(folder, &decode(path), target) {
         return false;
@@ -180,17 +184,22 @@ fn arrives(
     files.contains(target.as_str())
 }
 
-/// The site path of a link that climbs from `folder` straight back to the root and then
-/// names its target plainly (`../../engines/vllm/index.html` from `gotchas/x/`): the path
-/// after the climb, as [`resolve`] would write it. Most links of a page have this form, and
-/// are checked without being copied.
-fn from_root<'u>(folder: &str, url: &'u str) -> Option<&'u str> {
+/// The site path of a link that climbs from a folder `depth` below the root straight back
+/// to the root and then names its target plainly (`../../engines/vllm/index.html` from
+/// `gotchas/x/`): the path after the climb, as [`resolve`] would write it. Most links of a
+/// page have this form, and are checked without being copied.
+fn from_root(depth: usize, url: &str) -> Option<&str> {
     let mut rest = url;
-    for _ in folder.split('/').filter(|part| !part.is_empty()) {
+    for _ in 0..depth {
         rest = rest.strip_prefix("../")?;
     }
     let plain = memchr::memchr(b'%', rest.as_bytes()).is_none() && !has_dot_segment(rest);
     plain.then_some(rest)
+}
+
+/// How many folders below the site's root `folder` is: `engines/vllm/` is two.
+fn depth(folder: &str) -> usize {
+    folder.split('/').filter(|part| !part.is_empty()).count()
 }
 
 /// Whether a path has a `.` or `..` segment. Looks only at its dots: a link's path has one
@@ -252,30 +261,42 @@ fn decode(text: &str) -> Cow<'_, str> {
     percent_decode_str(text).decode_utf8_lossy()
 }
 
-/// Every `href="..."` and `src="..."` value, unescaped. The pages are generated, so their
-/// attributes are always double-quoted.
+/// Every `href="..."` and `src="..."` value, unescaped, in page order. The pages are
+/// generated, so their attributes are always double-quoted.
+///
+/// One pass of memchr's vectorised search for `=`, checking each for an opening quote after
+/// it and a link attribute's name before it. Searching for `href="`, then for `src="`, took
+/// 30% of this check's time, as both searches stopped at most of a page's quotes: over the
+/// 10,090 pages of a site of 10,000 generated records, checking every link took 86 ms on
+/// one core that way, 66 ms this way.
 fn attribute_values(html: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
-    // memchr's vectorised search: every page is scanned, and this scan was an eighth of a
-    // build with the standard library's `match_indices`.
-    ["href=\"", "src=\""].into_iter().flat_map(move |opening| {
-        memchr::memmem::find_iter(html.as_bytes(), opening).filter_map(move |at| {
-            let preceded = html
-                .get(..at)?
-                .chars()
-                .next_back()
-                .is_some_and(char::is_whitespace);
-            let start = at + opening.len();
-            let value = html.get(start..)?;
-            let value = value.get(..value.find('"')?)?;
-            preceded.then(|| unescape(value))
-        })
+    let bytes = html.as_bytes();
+    memchr::memchr_iter(b'=', bytes).filter_map(move |equals| {
+        if bytes.get(equals + 1) != Some(&b'"') {
+            return None;
+        }
+        let name = LINK_ATTRIBUTES.iter().find_map(|name| {
+            let start = equals.checked_sub(name.len())?;
+            (bytes.get(start..equals)? == name.as_bytes()).then_some(start)
+        })?;
+        let preceded = html
+            .get(..name)?
+            .chars()
+            .next_back()
+            .is_some_and(char::is_whitespace);
+        let value = html.get(equals + 2..)?;
+        let value = value.get(..memchr::memchr(b'"', value.as_bytes())?)?;
+        preceded.then(|| unescape(value))
     })
 }
+
+/// The attributes whose values [`broken_links`] follows.
+const LINK_ATTRIBUTES: [&str; 2] = ["href", "src"];
 
 /// Undoes HTML escaping: the named entities [`crate::markup::escape`] and Markdown write,
 /// and numeric ones.
 fn unescape(text: &str) -> Cow<'_, str> {
-    if !text.contains('&') {
+    if memchr::memchr(b'&', text.as_bytes()).is_none() {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -367,7 +388,7 @@ mod tests {
         let broken = broken_links("engines/vllm/index.html", html, &files, "/kb/");
         assert_eq!(
             broken,
-            vec!["../vllm/", "../../../above.html", "../../missing.png"]
+            vec!["../vllm/", "../../missing.png", "../../../above.html"]
         );
     }
 
@@ -380,16 +401,63 @@ mod tests {
     }
 
     const FOLDER_PIECES: &[&str] = &["a/", "bc/", "/", "index.html"];
+    const HTML_PIECES: &[&str] = &[
+        " href=\"",
+        "src=\"",
+        " src=\"",
+        "\nhref=\"",
+        "data-href=\"",
+        "xsrc=\"",
+        "=\"",
+        "=",
+        "\"",
+        " ",
+        "a",
+        "&amp;",
+        "é",
+        "\u{a0}href=\"",
+    ];
+
+    /// What [`attribute_values`] finds, the long way: each attribute name searched for
+    /// alone, the values sorted into page order.
+    fn attribute_values_one_by_one(html: &str) -> Vec<String> {
+        let mut found: Vec<(usize, String)> = LINK_ATTRIBUTES
+            .iter()
+            .flat_map(|name| {
+                let opening = format!("{name}=\"");
+                html.match_indices(&opening)
+                    .filter_map(|(at, _)| {
+                        let preceded = html[..at].chars().next_back()?.is_whitespace();
+                        let value = &html[at + opening.len()..];
+                        let value = &value[..value.find('"')?];
+                        preceded.then(|| (at, unescape(value).into_owned()))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, value)| value).collect()
+    }
     const LINK_PIECES: &[&str] = &["../", "./", "..", ".", "a", "/", "x.html", "%20", "b/"];
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
 
+        /// One search for every attribute finds what a search for each finds, in page order.
+        #[test]
+        fn attribute_values_finds_each_link_attribute(html in pathish(HTML_PIECES)) {
+            let found: Vec<String> = attribute_values(&html).map(Cow::into_owned).collect();
+            proptest::prop_assert_eq!(found, attribute_values_one_by_one(&html));
+        }
+
         /// The short way to a link's path gives what resolving it the long way gives.
         #[test]
-        fn from_root_agrees_with_resolve(folder in pathish(FOLDER_PIECES), url in pathish(LINK_PIECES)) {
+        fn from_root_agrees_with_resolve(
+            folder in pathish(FOLDER_PIECES),
+            url in pathish(LINK_PIECES)
+        ) {
             let folder = folder.rfind('/').map_or("", |i| &folder[..=i]);
-            if let Some(short) = from_root(folder, &url) {
+            if let Some(short) = from_root(depth(folder), &url) {
                 let mut long = String::new();
                 proptest::prop_assert!(resolve(folder, &decode(&url), &mut long));
                 proptest::prop_assert_eq!(short, long.as_str());

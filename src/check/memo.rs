@@ -195,7 +195,6 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
         out.str(&link.target);
         span(&mut out, &link.span);
     }
-    out.option(record.value.name.as_deref(), Writer::str);
     out.size(record.value.written.len());
     for written in &record.value.written {
         match &written.source {
@@ -251,7 +250,6 @@ fn decode(
             })
         })
         .collect::<Option<Vec<Link>>>()?;
-    let name = input.option(|input| input.str().map(str::to_string))?;
     let written = (0..input.size()?)
         .map(|_| {
             let (source, allowed) = match input.u8()? {
@@ -312,7 +310,6 @@ fn decode(
         value: Drawn {
             findings: Vec::new(),
             written,
-            name,
         },
         body,
         sections,
@@ -406,7 +403,6 @@ mod tests {
                         schemas.every_collection(),
                     ),
                 ],
-                name: Some("KV cache dtype ✓".to_string()),
             },
             body: Some(30..90),
             sections: vec!["symptom".to_string()],

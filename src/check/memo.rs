@@ -290,7 +290,7 @@ fn decode(
                 allowed,
             })
         })
-        .collect::<Option<Vec<Written>>>()?;
+        .collect::<Option<Box<[Written]>>>()?;
     let head = input.option(|input| {
         let text = input.str()?.into();
         let root = read_span(input)?;
@@ -374,7 +374,7 @@ mod tests {
             id_in_fields: true,
             value: Drawn {
                 findings: Vec::new(),
-                written: vec![
+                written: Box::new([
                     written(
                         Source::Field {
                             record: index,
@@ -402,7 +402,7 @@ mod tests {
                         "../docs/a.md",
                         schemas.every_collection(),
                     ),
-                ],
+                ]),
             },
             body: Some(30..90),
             sections: vec!["symptom".to_string()],

@@ -270,12 +270,12 @@ pub struct IdIndex<'c, F = Value> {
     /// order. A qualified id is looked up by its bare id: one map of the corpus's ids, where
     /// a second keyed by `(collection, id)` cost as much again to build and to hold.
     ///
-    /// The map is split into shards by the top bits of an id's hash, a shard per core,
+    /// The map is split into shards by bits of an id's hash ([`shard_of`]), a shard per core,
     /// built side by side: filling one map of 100,000 ids on one core took 8.8 ms, most of
     /// it waiting on memory, as each id lands at a random place of a table larger than a
     /// core's cache.
     bare: Vec<hashbrown::HashTable<(&'c str, Owners)>>,
-    /// How many top bits of a hash pick its shard of `bare`.
+    /// How many bits of a hash pick its shard of `bare` ([`shard_of`]).
     shard_bits: u32,
     /// Prose page stem -> page.
     docs: HashMap<&'c str, usize>,

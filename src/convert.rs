@@ -72,9 +72,9 @@ pub fn convert_record(
     to: Format,
 ) -> Result<Converted, Refused> {
     let collection = &schemas.collections[record.collection];
-    if let (Some(body), Some(text), true) =
-        (&record.body, file.text.as_deref(), to != Format::Markdown)
-        && has_free_prose(text, body, &collection.text_fields)
+    if let (Some(prose), Some(text), true) =
+        (&record.prose, file.text.as_deref(), to != Format::Markdown)
+        && has_free_prose(text, &prose.body, &collection.text_fields)
     {
         return Err(Refused {
             file: file.display.clone(),

@@ -70,7 +70,7 @@ impl Texts {
     fn keeps<F>(self, record: Option<&Record<F>>, quoted: bool) -> bool {
         match self {
             Texts::Kept => true,
-            Texts::Bodies => record.is_some_and(|record| record.body.is_some()),
+            Texts::Bodies => record.is_some_and(|record| record.prose.is_some()),
             Texts::LetGo => quoted,
         }
     }
@@ -103,7 +103,7 @@ where
         &self,
         path: &Path,
         display: &str,
-        place: &Place<'_>,
+        place: &Place,
     ) -> Option<(Record<F>, SourceFile)> {
         let recall = self.recall.filter(|_| matches!(self.texts, Texts::LetGo))?;
         // The file's metadata is asked for only when a stamp is kept to compare it with:
@@ -145,7 +145,6 @@ where
         let place = Place {
             collection,
             format,
-            stem: &stem,
             file,
             index,
         };
@@ -189,7 +188,7 @@ where
         let mut loaded = load::parse_read(read, format, &context);
         let root = loaded.record.as_ref().map(|record| record.root.clone());
         let record = loaded.record.take().map(|record| {
-            let record = Record::new(record, collection, stem, file);
+            let record = Record::new(record, collection, &stem, file);
             (index, (self.draw)(record, index, &loaded.file))
         });
         let problems = !loaded.diagnostics.is_empty();
@@ -246,7 +245,7 @@ pub trait Recall<F>: Sync {
         &self,
         display: &str,
         text_hash: u64,
-        place: &Place<'_>,
+        place: &Place,
     ) -> Option<(Record<F>, Option<Head>)>;
 
     /// The record drawn from the file shown as `display`, given its place in this corpus,
@@ -257,19 +256,17 @@ pub trait Recall<F>: Sync {
     fn recall_unread(
         &self,
         display: &str,
-        place: &Place<'_>,
+        place: &Place,
         unchanged: &dyn Fn(&Stamp) -> bool,
     ) -> Option<(Record<F>, Option<Head>, u64, Stamp)>;
 }
 
 /// Where a record file's record goes in the corpus being loaded.
-pub struct Place<'p> {
+pub struct Place {
     /// Its collection's index.
     pub collection: usize,
     /// Its format.
     pub format: crate::source::Format,
-    /// Its file name without extension.
-    pub stem: &'p str,
     /// Its file's index in [`Corpus::files`].
     pub file: usize,
     /// Its index in [`Corpus::records`], as far as it is known (see [`Renumber`]).
@@ -663,7 +660,7 @@ impl<F: Renumber> Corpus<F> {
         let existing = self.records.get(at).is_some_and(|r| r.file == file);
         let record = parsed.map(|parsed| {
             draw(
-                Record::new(parsed, collection, stem, file),
+                Record::new(parsed, collection, &stem, file),
                 at,
                 &self.files[file],
             )
@@ -848,7 +845,7 @@ mod tests {
     }
 
     impl Remembered {
-        fn find(&self, display: &str, place: &Place<'_>) -> Option<(Record, Option<Head>, u64)> {
+        fn find(&self, display: &str, place: &Place) -> Option<(Record, Option<Head>, u64)> {
             let (_, record, head, hash) = self.files.iter().find(|(d, ..)| d == display)?;
             let mut record = record.clone();
             record.file = place.file;
@@ -861,7 +858,7 @@ mod tests {
             &self,
             display: &str,
             text_hash: u64,
-            place: &Place<'_>,
+            place: &Place,
         ) -> Option<(Record, Option<Head>)> {
             let (record, head, hash) = self.find(display, place)?;
             (!self.unread && hash == text_hash).then_some((record, head))
@@ -870,7 +867,7 @@ mod tests {
         fn recall_unread(
             &self,
             display: &str,
-            place: &Place<'_>,
+            place: &Place,
             _: &dyn Fn(&Stamp) -> bool,
         ) -> Option<(Record, Option<Head>, u64, Stamp)> {
             let (record, head, hash) = self.find(display, place)?;

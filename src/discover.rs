@@ -297,6 +297,14 @@ fn classify(
     Ok((collection, format, stem.to_string()))
 }
 
+/// The file name without its extension of a file shown as `display` (`records/engines/nixl.yaml`
+/// gives `nixl`), as discovery names a record file's stem: the id of a record that writes
+/// none, and what the id it writes must be.
+pub fn file_stem(display: &str) -> &str {
+    let name = display.rsplit('/').next().unwrap_or(display);
+    stem_and_extension(name).0
+}
+
 /// A file name's stem and extension, as [`Path::file_stem`] and [`Path::extension`] split
 /// it (`.json` is a stem, `a.b.json` has the stem `a.b`), from the name already in hand:
 /// those two parse the whole path again from its end, each costing as much as the rest of
@@ -412,6 +420,15 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn file_stems_drop_folders_and_one_extension() {
+        assert_eq!(file_stem("records/engines/nixl.yaml"), "nixl");
+        assert_eq!(file_stem("records/engines/v1.2.yaml"), "v1.2");
+        assert_eq!(file_stem("../docs/guide.md"), "guide");
+        assert_eq!(file_stem("records/engines/.json"), ".json");
+        assert_eq!(file_stem("nixl"), "nixl");
     }
 
     #[test]

@@ -949,12 +949,12 @@ fn written_in(
             index,
             &record.value,
             &mut Vec::new(),
-            &record.sections,
+            record.sections(),
             all,
             &mut written,
         );
     }
-    written.extend(link_references(record.file, &record.links, all));
+    written.extend(link_references(record.file, record.links(), all));
     written
 }
 
@@ -1193,14 +1193,11 @@ mod tests {
                 collection: *collection,
                 id: id.clone(),
                 id_hash: id_hash(id),
-                stem: id.clone(),
                 file: 0,
                 format: crate::source::Format::Json,
                 id_in_fields: false,
                 value: Value::Null,
-                body: None,
-                sections: Vec::new(),
-                links: Vec::new(),
+                prose: None,
             })
             .collect();
         Corpus {

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
+use crate::discover::file_stem;
 use crate::git::Staged;
 use crate::index::{Cites, IdIndex, Problem, Source, Target, Unresolved};
 use crate::links::LinkKind;
@@ -241,12 +242,6 @@ fn cited_stem(reference: &Unresolved) -> &str {
     }
 }
 
-/// A path's file name without its extension: `records/engines/nixl.yaml` gives `nixl`.
-fn file_stem(path: &str) -> &str {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name.rsplit_once('.').map_or(name, |(stem, _)| stem)
-}
-
 fn is_config(project: &Project, root: &Path, display: &str) -> bool {
     let config = project
         .config
@@ -277,13 +272,6 @@ fn display_name(root: &Path, path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn file_stems_drop_folders_and_one_extension() {
-        assert_eq!(file_stem("records/engines/nixl.yaml"), "nixl");
-        assert_eq!(file_stem("records/engines/v1.2.yaml"), "v1.2");
-        assert_eq!(file_stem("../docs/guide.md"), "guide");
-    }
 
     #[test]
     fn display_names_resolve_links_and_missing_files() {

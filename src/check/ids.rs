@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, Label};
+use crate::discover::file_stem;
 use crate::index::{Cites, IdIndex};
 use crate::load::Record;
 use crate::rules;
@@ -18,32 +19,32 @@ pub fn check_record(
     display: &str,
 ) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
+    let stem = file_stem(display);
     let id_field = record.value.get("id");
     let id_anchor = match id_field {
         Some(Value::String(_)) => Anchor::Value("/id".into()),
         _ => Anchor::File,
     };
     if let Some(Value::String(id)) = id_field
-        && *id != record.stem
+        && id != stem
     {
         diagnostics.push(
             Diagnostic::new(
                 rules::ID_MISMATCH,
                 display,
-                format!("the id `{id}` differs from the file name `{}`", record.stem),
+                format!("the id `{id}` differs from the file name `{stem}`"),
             )
             .at(id_anchor.clone())
-            .with_label(format!("expected `{}`", record.stem))
+            .with_label(format!("expected `{stem}`"))
             .with_help(format!(
-                "rename the file to `{id}.{}`, or change the id to `{}`",
+                "rename the file to `{id}.{}`, or change the id to `{stem}`",
                 extension(display),
-                record.stem
             ))
             .with_fix(Fix {
                 applicability: Applicability::MaybeIncorrect,
                 edits: vec![Edit {
                     anchor: id_anchor.clone(),
-                    replacement: record.stem.clone(),
+                    replacement: stem.to_string(),
                 }],
             }),
         );

@@ -17,7 +17,7 @@ use super::Drawn;
 use crate::cache::{Kept, Memo, Reader, Writer};
 use crate::corpus::{Corpus, Place, Recall};
 use crate::index::{Source, Written};
-use crate::links::{Link, LinkKind};
+use crate::links::LinkKind;
 use crate::load::Record;
 use crate::schema::Schemas;
 use crate::source::{Head, SourceFile, Span};
@@ -66,7 +66,7 @@ impl Recall<Drawn> for Recaller<'_> {
         &self,
         display: &str,
         text_hash: u64,
-        place: &Place<'_>,
+        place: &Place,
     ) -> Option<(Record<Drawn>, Option<Head>)> {
         let payload = self.memo.recall(display, text_hash)?;
         let recalled = decode(payload, place, self.schemas)?;
@@ -77,7 +77,7 @@ impl Recall<Drawn> for Recaller<'_> {
     fn recall_unread(
         &self,
         display: &str,
-        place: &Place<'_>,
+        place: &Place,
         unchanged: &dyn Fn(&Stamp) -> bool,
     ) -> Option<(Record<Drawn>, Option<Head>, u64, Stamp)> {
         let (stamp, text_hash, payload) = self.memo.recall_stamped(display)?;
@@ -184,17 +184,6 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
     let mut out = Writer::default();
     out.str(&record.id);
     out.flag(record.id_in_fields);
-    out.option(record.body.as_ref(), span);
-    out.size(record.sections.len());
-    for section in &record.sections {
-        out.str(section);
-    }
-    out.size(record.links.len());
-    for link in &record.links {
-        out.u8(link_kind(link.kind));
-        out.str(&link.target);
-        span(&mut out, &link.span);
-    }
     out.size(record.value.written.len());
     for written in &record.value.written {
         match &written.source {
@@ -227,7 +216,7 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
 /// head of its file's text if one was kept; `None` when they do not read whole.
 fn decode(
     payload: &[u8],
-    place: &Place<'_>,
+    place: &Place,
     schemas: &Schemas,
 ) -> Option<(Record<Drawn>, Option<Head>)> {
     let references = &schemas.collections.get(place.collection)?.references;
@@ -235,21 +224,6 @@ fn decode(
     let mut input = Reader::new(payload);
     let id = input.str()?.to_string();
     let id_in_fields = input.flag()?;
-    let body = input.option(read_span)?;
-    let sections = (0..input.size()?)
-        .map(|_| input.str().map(str::to_string))
-        .collect::<Option<Vec<String>>>()?;
-    let links = (0..input.size()?)
-        .map(|_| {
-            let kind = read_link_kind(&mut input)?;
-            let target = input.str()?.to_string();
-            Some(Link {
-                kind,
-                target,
-                span: read_span(&mut input)?,
-            })
-        })
-        .collect::<Option<Vec<Link>>>()?;
     let written = (0..input.size()?)
         .map(|_| {
             let (source, allowed) = match input.u8()? {
@@ -303,7 +277,6 @@ fn decode(
         collection: place.collection,
         id_hash: crate::index::id_hash(&id),
         id,
-        stem: place.stem.to_string(),
         file: place.file,
         format: place.format,
         id_in_fields,
@@ -311,9 +284,7 @@ fn decode(
             findings: Vec::new(),
             written,
         },
-        body,
-        sections,
-        links,
+        prose: None,
     };
     Some((record, head))
 }
@@ -368,7 +339,6 @@ mod tests {
             collection: gotchas,
             id: "kv-cache-dtype".to_string(),
             id_hash: crate::index::id_hash("kv-cache-dtype"),
-            stem: "kv-cache-dtype".to_string(),
             file,
             format: Format::Markdown,
             id_in_fields: true,
@@ -404,13 +374,7 @@ mod tests {
                     ),
                 ]),
             },
-            body: Some(30..90),
-            sections: vec!["symptom".to_string()],
-            links: vec![Link {
-                kind: LinkKind::File,
-                target: "../docs/a.md".to_string(),
-                span: 40..52,
-            }],
+            prose: None,
         };
         let head = Head {
             text: "---\ntitle: KV cache dtype".into(),
@@ -420,7 +384,6 @@ mod tests {
         let place = Place {
             collection: gotchas,
             format: Format::Markdown,
-            stem: "kv-cache-dtype",
             file: 7,
             index: 5,
         };

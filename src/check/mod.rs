@@ -57,13 +57,17 @@ pub struct Drawn {
 }
 
 /// Draws from `record`, the record at `index` of its corpus, read from `file`, what checking
-/// needs, and lets its fields go.
+/// needs, and lets its fields go, and its Markdown body's sections and links, which are
+/// among the references drawn.
 pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) -> Record<Drawn> {
     let drawn = Drawn {
         findings: record_findings(&record, &file.display, schemas),
         written: index::written_in_read(&record, index, file, schemas).into_boxed_slice(),
     };
-    record.keeping(drawn)
+    Record {
+        prose: None,
+        ..record.keeping(drawn)
+    }
 }
 
 impl Drawn {

@@ -328,7 +328,7 @@ pub(super) fn named_records(
             display: file.display.clone(),
             collection: record.collection,
             format: record.format,
-            stem: record.stem.clone(),
+            stem: crate::discover::file_stem(&file.display).to_string(),
         };
         named.insert_file(
             candidate,

@@ -55,7 +55,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
     let collection = &content.schemas.collections[record.collection];
     let mut fields = Fields::default();
     if let (Some(body), Some(text)) = (
-        &record.body,
+        record.prose.as_ref().map(|prose| &prose.body),
         content.corpus.files[record.file].text.as_deref(),
     ) && let Some(prose) = text.get(body.clone())
         && !prose.trim().is_empty()
@@ -89,7 +89,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
         root,
     };
     for (name, value) in shown {
-        if HEADING_FIELDS.contains(&name) || record.sections.iter().any(|s| s == name) {
+        if HEADING_FIELDS.contains(&name) || record.sections().iter().any(|s| s == name) {
             continue;
         }
         let field = |html| Field {

@@ -4,6 +4,7 @@
 //! rendered in any order, in parallel, and still agree with each other.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::Path;
 
 use petgraph::graph::NodeIndex;
@@ -39,10 +40,9 @@ pub struct Published {
     pub page: String,
     /// Its `name`, else its id.
     pub name: String,
-    /// Every reference in its fields, by JSON pointer: the published record it points at, or
-    /// `None` when it resolves to nothing. The pointers are the resolved references' own,
-    /// interned; foldhash, as every reference of every page is looked up here.
-    pub refs: foldhash::HashMap<&'static str, Option<usize>>,
+    /// Where the references in its fields are in [`Content::field_refs`] (see
+    /// [`Content::reference`]).
+    refs: Range<usize>,
 }
 
 /// A prose page.
@@ -114,6 +114,12 @@ pub struct Content<'c> {
     pub all_collections: Vec<usize>,
     /// Records with a page, in corpus order.
     pub records: Vec<Published>,
+    /// Every reference in the published records' fields: the JSON pointer it is written at
+    /// (the resolved reference's own, interned) and the published record it points at, or
+    /// `None` when it resolves to nothing; sorted by published record, then by pointer.
+    /// One table for every record, where a map for each was an allocation and a few hundred
+    /// bytes a record, built on one core.
+    field_refs: Vec<(&'static str, Option<usize>)>,
     /// For each corpus record, its index in `records`.
     pub published: Vec<Option<usize>>,
     /// Prose pages.
@@ -144,7 +150,7 @@ impl<'c> Content<'c> {
         let enum_names = enum_page_fields(root, config, schemas)?;
         let mut published = vec![None; corpus.records.len()];
         let mut published_docs = vec![None; corpus.docs.len()];
-        let mut records = Vec::new();
+        let mut records = Vec::with_capacity(graph.graph.node_count());
         let mut docs = Vec::new();
         for node in graph.graph.node_indices() {
             let weight = &graph.graph[node];
@@ -157,7 +163,7 @@ impl<'c> Content<'c> {
                         qid: weight.id.clone(),
                         page: folder_of(&weight.id),
                         name: weight.name.clone(),
-                        refs: foldhash::HashMap::default(),
+                        refs: 0..0,
                     });
                 }
                 NodeKind::Page(doc) => {
@@ -182,15 +188,35 @@ impl<'c> Content<'c> {
                 (&edge.source, to)
             })
             .chain(resolved.unresolved.iter().map(|u| (&u.source, None)));
-        for (source, to) in field_refs {
-            if let Source::Field {
-                record, pointer, ..
-            } = source
-                && let Some(from) = published[*record]
-            {
-                records[from].refs.insert(pointer, to);
+        let mut field_refs: Vec<(usize, &'static str, Option<usize>)> = field_refs
+            .filter_map(|(source, to)| match source {
+                Source::Field {
+                    record, pointer, ..
+                } => Some((published[*record]?, *pointer, to)),
+                Source::FieldLink { .. } | Source::Link { .. } => None,
+            })
+            .collect();
+        // Stable, and the resolved references come in runs of their records' order, which a
+        // stable sort merges; a pointer written twice keeps its last target, as a map would.
+        field_refs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        field_refs.dedup_by(|later, kept| {
+            let same = (later.0, later.1) == (kept.0, kept.1);
+            if same {
+                kept.2 = later.2;
             }
+            same
+        });
+        let mut start = 0;
+        for run in field_refs.chunk_by(|a, b| a.0 == b.0) {
+            if let Some(&(from, _, _)) = run.first() {
+                records[from].refs = start..start + run.len();
+            }
+            start += run.len();
         }
+        let field_refs = field_refs
+            .into_iter()
+            .map(|(_, pointer, to)| (pointer, to))
+            .collect();
         let mut content = Content {
             corpus,
             schemas,
@@ -200,6 +226,7 @@ impl<'c> Content<'c> {
             graph,
             all_collections: (0..schemas.collections.len()).collect(),
             records,
+            field_refs,
             published,
             docs,
             published_docs,
@@ -228,6 +255,19 @@ impl<'c> Content<'c> {
     pub fn json_of(&self, published: usize) -> String {
         let page = &self.records[published].page;
         format!("{}.json", page.strip_suffix('/').unwrap_or(page))
+    }
+
+    /// Where the reference written at `pointer` in a published record's fields points: the
+    /// published record, or `None` when it resolves to nothing; `None` as a whole when no
+    /// reference is written there.
+    pub fn reference(&self, published: usize, pointer: &str) -> Option<Option<usize>> {
+        let refs = self
+            .records
+            .get(published)
+            .and_then(|record| self.field_refs.get(record.refs.clone()))
+            .unwrap_or_default();
+        let at = refs.binary_search_by(|(at, _)| (*at).cmp(pointer)).ok()?;
+        refs.get(at).map(|&(_, to)| to)
     }
 
     /// A published record's fields.
@@ -337,14 +377,20 @@ impl<'c> Content<'c> {
 /// text until `check` has judged it. Two pages that end up at one path are caught when the
 /// site is planned.
 fn folder_of(id: &str) -> String {
-    let segments: Vec<&str> = id
-        .split(['/', '\\'])
-        .map(|segment| match segment {
+    // Sized for the id and its closing slash: a `_` in place of an empty segment may grow
+    // it by a byte, a `.` or `..` never.
+    let mut folder = String::with_capacity(id.len() + 1);
+    for (n, segment) in id.split(['/', '\\']).enumerate() {
+        if n > 0 {
+            folder.push('/');
+        }
+        folder.push_str(match segment {
             "" | "." | ".." => "_",
             segment => segment,
-        })
-        .collect();
-    format!("{}/", segments.join("/"))
+        });
+    }
+    folder.push('/');
+    folder
 }
 
 /// Whether an enum value can name a page folder (`severity/major/`).
@@ -418,5 +464,19 @@ fn enum_page_fields(
         Ok(listed.iter().map(|(field, _)| field.clone()).collect())
     } else {
         Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_folder_never_leaves_the_site() {
+        assert_eq!(folder_of("engines/vllm"), "engines/vllm/");
+        assert_eq!(folder_of("../../etc"), "_/_/etc/");
+        assert_eq!(folder_of("a//b\\c"), "a/_/b/c/");
+        assert_eq!(folder_of("./x/."), "_/x/_/");
+        assert_eq!(folder_of(""), "_/");
     }
 }

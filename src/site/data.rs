@@ -58,10 +58,8 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
             Source::FieldLink { .. } | Source::Link { .. } => None,
         })
         .map(|(field, pointer, value)| {
-            let target = entry
-                .refs
-                .get(pointer)
-                .copied()
+            let target = content
+                .reference(published, pointer)
                 .flatten()
                 .map(|to| content.records[to].qid.as_str());
             Reference {

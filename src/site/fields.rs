@@ -101,9 +101,9 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
             FieldValue::String(text)
                 if collection.text_fields.contains(name)
                     && (text.contains('\n') || text.chars().nth(PROSE_LENGTH - 1).is_some())
-                    && !content.records[published]
-                        .refs
-                        .contains_key(join_pointer("", name).as_str()) =>
+                    && content
+                        .reference(published, &join_pointer("", name))
+                        .is_none() =>
             {
                 fields
                     .prose
@@ -192,10 +192,10 @@ impl Writer<'_, '_> {
     #[allow(clippy::indexing_slicing)]
     fn string(&self, text: &str, pointer: &str, top: Option<&str>, out: &mut String) {
         let content = self.content;
-        if let Some(target) = content.records[self.published].refs.get(pointer) {
+        if let Some(target) = content.reference(self.published, pointer) {
             match target {
                 Some(to) => {
-                    let record = &content.records[*to];
+                    let record = &content.records[to];
                     out.push_str("<a href=\"");
                     urls::push_href(out, self.root, &record.page);
                     let _ = write!(
@@ -204,7 +204,7 @@ impl Writer<'_, '_> {
                         escaped(&record.qid),
                         escaped(&record.name)
                     );
-                    if let Some(url) = content.text(*to, "url").filter(|u| is_web(u)) {
+                    if let Some(url) = content.text(to, "url").filter(|u| is_web(u)) {
                         let _ = write!(
                             out,
                             " <a class=\"external host\" href=\"{}\">{}</a>",

@@ -196,16 +196,10 @@ impl<'c> Content<'c> {
                 Source::FieldLink { .. } | Source::Link { .. } => None,
             })
             .collect();
-        // Stable, and the resolved references come in runs of their records' order, which a
-        // stable sort merges; a pointer written twice keeps its last target, as a map would.
+        // A reference has one place, so no two share a record and a pointer. Stable: the
+        // resolved references come in runs of their records' order, which a stable sort
+        // merges.
         field_refs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-        field_refs.dedup_by(|later, kept| {
-            let same = (later.0, later.1) == (kept.0, kept.1);
-            if same {
-                kept.2 = later.2;
-            }
-            same
-        });
         let mut start = 0;
         for run in field_refs.chunk_by(|a, b| a.0 == b.0) {
             if let Some(&(from, _, _)) = run.first() {

@@ -286,7 +286,7 @@ fn a_file_that_holds_no_record_moves_no_reference() {
     .unwrap();
     let run = run_in(corpus.path(), &["refs", "engines/vllm"]);
     assert!(
-        run.stderr.contains("problems while loading"),
+        run.stderr.contains("note: 1 problem while loading;"),
         "{}",
         run.stderr
     );

@@ -15,6 +15,7 @@ use crate::corpus::Corpus;
 use crate::graph::{CorpusGraph, Linked, export};
 use crate::index::{IdIndex, Resolved};
 use crate::project::Project;
+use crate::report::human::plural;
 use crate::stats::Stats;
 use crate::suggest;
 
@@ -86,8 +87,8 @@ impl Web {
         let corpus = project.load_linked();
         if !corpus.diagnostics.is_empty() {
             eprintln!(
-                "note: {} problems while loading; the graph shows what loaded (run `gotchas check`)",
-                corpus.diagnostics.len()
+                "note: {} while loading; the graph shows what loaded (run `gotchas check`)",
+                plural(corpus.diagnostics.len(), "problem")
             );
         }
         Ok(Web { project, corpus })

@@ -368,6 +368,30 @@ fn query_list_filters_sorts_and_get_suggests() {
 }
 
 #[test]
+fn index_counts_one_record_in_the_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("schema")).unwrap();
+    std::fs::write(
+        dir.path().join("schema/engine.schema.json"),
+        r#"{"x-collection": "engines", "type": "object"}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("records/engines")).unwrap();
+    std::fs::write(
+        dir.path().join("records/engines/vllm.json"),
+        r#"{"id": "vllm"}"#,
+    )
+    .unwrap();
+    let index = run(dir.path(), &["index"]);
+    assert_eq!(index.code, 0, "{}", index.stderr);
+    assert!(
+        index.stdout.contains("\n1 record in 1 collection.\n"),
+        "{}",
+        index.stdout
+    );
+}
+
+#[test]
 fn index_is_deterministic_and_check_detects_a_stale_one() {
     let dir = bundled_copy();
     let written = run(

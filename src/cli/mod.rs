@@ -168,11 +168,7 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
     let _ = writeln!(
         stderr,
         "{text}gotchas could not run: {} in the setup",
-        if errors.len() == 1 {
-            "1 problem".to_string()
-        } else {
-            format!("{} problems", errors.len())
-        }
+        report::human::plural(errors.len(), "problem")
     );
     ExitCode::from(2)
 }

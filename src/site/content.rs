@@ -34,12 +34,8 @@ pub struct Published {
     pub record: usize,
     /// Its node in the corpus graph.
     pub node: NodeIndex,
-    /// `engines/vllm`.
-    pub qid: String,
     /// Its page's folder: `engines/vllm/`.
     pub page: String,
-    /// Its `name`, else its id.
-    pub name: String,
     /// Where the references in its fields are in [`Content::field_refs`] (see
     /// [`Content::reference`]).
     refs: Range<usize>,
@@ -160,9 +156,7 @@ impl<'c> Content<'c> {
                     records.push(Published {
                         record,
                         node,
-                        qid: weight.id.clone(),
                         page: folder_of(&weight.id),
-                        name: weight.name.clone(),
                         refs: 0..0,
                     });
                 }
@@ -264,6 +258,17 @@ impl<'c> Content<'c> {
         refs.get(at).map(|&(_, to)| to)
     }
 
+    /// A published record's qualified id (`engines/vllm`): its graph node's, which the
+    /// record's page, links and data files show as the graph does.
+    pub fn qid(&self, published: usize) -> &str {
+        &self.graph.graph[self.records[published].node].id
+    }
+
+    /// A published record's `name`, else its id: its graph node's.
+    pub fn name(&self, published: usize) -> &str {
+        &self.graph.graph[self.records[published].node].name
+    }
+
     /// A published record's fields.
     pub fn value(&self, published: usize) -> &'c FieldValue {
         &self.corpus.records[self.records[published].record]
@@ -307,7 +312,7 @@ impl<'c> Content<'c> {
             values: values
                 .into_iter()
                 .map(|(value, mut records)| {
-                    records.sort_by(|&a, &b| self.records[a].qid.cmp(&self.records[b].qid));
+                    records.sort_by(|&a, &b| self.qid(a).cmp(self.qid(b)));
                     EnumValue {
                         value: value.to_string(),
                         page: format!("{field}/{value}/"),
@@ -327,7 +332,7 @@ impl<'c> Content<'c> {
             .into_iter()
             .enumerate()
             .map(|(collection, mut records)| {
-                records.sort_by(|&a, &b| self.records[a].qid.cmp(&self.records[b].qid));
+                records.sort_by(|&a, &b| self.qid(a).cmp(self.qid(b)));
                 let schema = &self.schemas.collections[collection];
                 let has_updated = schema.properties.iter().any(|p| p == "updated")
                     || records.iter().any(|&p| self.text(p, "updated").is_some());
@@ -358,10 +363,7 @@ impl<'c> Content<'c> {
         let mut dated: Vec<(&str, usize)> = (0..self.records.len())
             .filter_map(|p| Some((self.text(p, "updated")?, p)))
             .collect();
-        dated.sort_by(|a, b| {
-            b.0.cmp(a.0)
-                .then_with(|| self.records[a.1].qid.cmp(&self.records[b.1].qid))
-        });
+        dated.sort_by(|a, b| b.0.cmp(a.0).then_with(|| self.qid(a.1).cmp(self.qid(b.1))));
         dated.into_iter().map(|(_, p)| p).collect()
     }
 }

@@ -61,7 +61,7 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
             let target = content
                 .reference(published, pointer)
                 .flatten()
-                .map(|to| content.records[to].qid.as_str());
+                .map(|to| content.qid(to));
             Reference {
                 field,
                 pointer,
@@ -80,7 +80,7 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
         .collect();
     referenced_by.sort_by(|a, b| a.from.cmp(b.from).then(a.field.cmp(b.field)));
     RecordJson {
-        id: &entry.qid,
+        id: content.qid(published),
         collection: &collection.folder,
         kind: &collection.name,
         file: &content.corpus.files[loaded.file].display,

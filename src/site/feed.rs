@@ -43,9 +43,9 @@ pub fn atom(content: &Content<'_>) -> String {
         let folder = &content.schemas.collections[content.collection_of(published)].folder;
         out.push_str(&format!(
             "  <entry>\n    <title>{}</title>\n    <id>{url}</id>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{url}\"/>\n    <updated>{stamp}</updated>\n    <category term=\"{}\"/>\n    <summary>{}</summary>\n  </entry>\n",
-            escape(&record.name),
+            escape(content.name(published)),
             escape(folder),
-            escape(&record.qid),
+            escape(content.qid(published)),
         ));
     }
     out.push_str("</feed>\n");

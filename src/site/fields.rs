@@ -201,8 +201,8 @@ impl Writer<'_, '_> {
                     let _ = write!(
                         out,
                         "\" title=\"{}\">{}</a>",
-                        escaped(&record.qid),
-                        escaped(&record.name)
+                        escaped(content.qid(to)),
+                        escaped(content.name(to))
                     );
                     if let Some(url) = content.text(to, "url").filter(|u| is_web(u)) {
                         let _ = write!(

@@ -178,9 +178,9 @@ impl<'a, 'c> Frame<'a, 'c> {
         let record = &content.records[published];
         let bare = &content.corpus.records[record.record].id;
         Row {
-            qid: &record.qid,
+            qid: content.qid(published),
             id: bare,
-            name: &record.name,
+            name: content.name(published),
             path: &record.page,
             updated: content.text(published, "updated"),
             badges: self.badges(published),
@@ -443,9 +443,9 @@ impl<'a, 'c> Frame<'a, 'c> {
         };
         let page = RecordPage {
             record: Head {
-                qid: &record.qid,
+                qid: content.qid(published),
                 id: &loaded.id,
-                name: &record.name,
+                name: content.name(published),
                 collection: CollectionLink {
                     folder,
                     path: format!("{folder}/"),
@@ -467,7 +467,13 @@ impl<'a, 'c> Frame<'a, 'c> {
             referenced_by: self.referenced_by(record.node),
             graph: self.neighbourhood(record.node, &root),
         };
-        self.render("record.html", file, &record.page, &record.name, page)
+        self.render(
+            "record.html",
+            file,
+            &record.page,
+            content.name(published),
+            page,
+        )
     }
 
     /// Incoming edges of a node, by citing collection (`pages` for prose) and field.

@@ -74,8 +74,8 @@ fn record_row(content: &Content<'_>, published: usize) -> String {
     }
     row(
         &entry.page,
-        &entry.name,
-        &entry.qid,
+        content.name(published),
+        content.qid(published),
         &values.join(" "),
         &plain(&text, RECORD_TEXT),
     )

@@ -140,7 +140,6 @@ where
             display,
             collection,
             format,
-            stem,
         } = candidate;
         let place = Place {
             collection,
@@ -188,7 +187,8 @@ where
         let mut loaded = load::parse_read(read, format, &context);
         let root = loaded.record.as_ref().map(|record| record.root.clone());
         let record = loaded.record.take().map(|record| {
-            let record = Record::new(record, collection, &stem, file);
+            let stem = discover::file_stem(&loaded.file.display);
+            let record = Record::new(record, collection, stem, file);
             (index, (self.draw)(record, index, &loaded.file))
         });
         let problems = !loaded.diagnostics.is_empty();
@@ -647,10 +647,6 @@ impl<F: Renumber> Corpus<F> {
             .extension()
             .and_then(|e| e.to_str())
             .and_then(crate::source::Format::from_extension);
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let mut diagnostics = Vec::new();
         let parsed = format
             .and_then(|format| load::parse(&text, &display, format, &context, &mut diagnostics));
@@ -660,7 +656,7 @@ impl<F: Renumber> Corpus<F> {
         let existing = self.records.get(at).is_some_and(|r| r.file == file);
         let record = parsed.map(|parsed| {
             draw(
-                Record::new(parsed, collection, &stem, file),
+                Record::new(parsed, collection, discover::file_stem(&display), file),
                 at,
                 &self.files[file],
             )

@@ -30,8 +30,6 @@ pub struct Candidate {
     pub collection: usize,
     /// Its format.
     pub format: Format,
-    /// The file name without extension: what the id must be.
-    pub stem: String,
 }
 
 /// The records found, and the problems finding them.
@@ -224,12 +222,11 @@ fn sort_file(
         .with_help("rename the file")));
     }
     Some(match classify(records_dir, &path, schemas) {
-        Ok((collection, format, stem)) => Ok(Candidate {
+        Ok((collection, format)) => Ok(Candidate {
             display: display_path(root, &path),
             path,
             collection,
             format,
-            stem,
         }),
         Err(why) => Err(stray(display_path(root, &path), why, schemas)),
     })
@@ -255,13 +252,12 @@ pub fn candidate(root: &Path, records: &Path, path: &Path, schemas: &Schemas) ->
     if !path.starts_with(&records_dir) {
         return None;
     }
-    let (collection, format, stem) = classify(&records_dir, path, schemas).ok()?;
+    let (collection, format) = classify(&records_dir, path, schemas).ok()?;
     Some(Candidate {
         path: path.to_path_buf(),
         display: display_path(root, path),
         collection,
         format,
-        stem,
     })
 }
 
@@ -273,11 +269,7 @@ enum Stray {
     Nested(String),
 }
 
-fn classify(
-    records_dir: &Path,
-    path: &Path,
-    schemas: &Schemas,
-) -> Result<(usize, Format, String), Stray> {
+fn classify(records_dir: &Path, path: &Path, schemas: &Schemas) -> Result<(usize, Format), Stray> {
     let relative = relative_display(records_dir, path);
     let mut parts = relative.split('/');
     let (Some(folder), Some(file)) = (parts.next(), parts.next()) else {
@@ -290,11 +282,11 @@ fn classify(
     if nested {
         return Err(Stray::Nested(folder.to_string()));
     }
-    let (stem, extension) = stem_and_extension(file);
+    let (_, extension) = stem_and_extension(file);
     let format = extension
         .and_then(Format::from_extension)
         .ok_or(Stray::UnknownExtension)?;
-    Ok((collection, format, stem.to_string()))
+    Ok((collection, format))
 }
 
 /// The file name without its extension of a file shown as `display` (`records/engines/nixl.yaml`

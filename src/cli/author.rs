@@ -328,7 +328,6 @@ pub(super) fn named_records(
             display: file.display.clone(),
             collection: record.collection,
             format: record.format,
-            stem: crate::discover::file_stem(&file.display).to_string(),
         };
         named.insert_file(
             candidate,

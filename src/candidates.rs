@@ -1029,9 +1029,9 @@ const fn char_kind(c: char) -> usize {
 }
 
 /// The distinct lowercase words of a name (split at `-` and `_`, as
-/// [`crate::suggest::Unknown::score`] does), each as a hash with a fixed seed, sorted, into `words`:
-/// one `u64` per word instead of a string, so that sets of words compare, sort and key
-/// cheaply, the same within a run and across runs.
+/// [`crate::suggest::Unknown::score`] does), each as a hash with a fixed seed, sorted, into
+/// `words`: one `u64` per word instead of a string, so that sets of words compare, sort and
+/// key cheaply, the same within a run and across runs.
 fn word_hashes(name: &str, words: &mut Vec<u64>) {
     words.clear();
     words.extend(suggest::words(name).map(|word| {

@@ -14,8 +14,9 @@
 //!   the id that went away.
 //!
 //! A named folder puts every file under it in scope, a named schema every record of its
-//! collection, and the corpus root or the config file everything. Names that are none of these are not part of the corpus: they are ignored,
-//! with a note, because a hook passes every file its pattern matches (a `README.md` too).
+//! collection, and the corpus root or the config file everything. Names that are none of
+//! these are not part of the corpus: they are ignored, with a note, because a hook passes
+//! every file its pattern matches (a `README.md` too).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -252,8 +253,8 @@ fn is_config(project: &Project, root: &Path, display: &str) -> bool {
 }
 
 /// A path as the corpus displays it (relative to the canonical `root`, `/`-separated; empty
-/// for the root itself), or `None` outside the root. Symbolic links are resolved as far as the path exists, so a
-/// deleted file is still found under a root reached through a link.
+/// for the root itself), or `None` outside the root. Symbolic links are resolved as far as
+/// the path exists, so a deleted file is still found under a root reached through a link.
 fn display_name(root: &Path, path: &Path) -> Option<String> {
     let absolute = std::path::absolute(path).ok()?;
     let mut existing = absolute.as_path();

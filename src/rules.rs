@@ -108,14 +108,16 @@ rules! {
     IO_ERROR = "io-error", Error, fatal = false, "a file cannot be read";
 
     /// ## What it finds
-    /// A record file whose bytes are not UTF-8. A UTF-8 byte-order mark is accepted.
+    /// A record file whose bytes are not UTF-8. A UTF-8 byte-order mark is accepted; a
+    /// UTF-16 or UTF-32 one names the encoding the file was saved in.
     ///
     /// ## Why it matters
     /// Records are text that people read and diff; a file in another encoding shows mangled
     /// characters on the site and in reviews.
     ///
     /// ## How to fix
-    /// Re-save the file as UTF-8 (`iconv -f latin1 -t utf-8`).
+    /// Re-save the file as UTF-8 (`iconv -f latin1 -t utf-8`, or `-f utf-16` for a file
+    /// the report says is UTF-16).
     INVALID_UTF8 = "invalid-utf8", Error, fatal = false, "a file is not UTF-8";
 
     /// ## What it finds

@@ -315,7 +315,25 @@ pub enum DecodeError {
         /// Byte offset of the first invalid sequence, after any byte-order mark.
         offset: usize,
     },
+    /// The bytes start with the byte-order mark of another Unicode encoding: the file was
+    /// saved as UTF-16 or UTF-32, as some editors do when asked for "Unicode". Named, where
+    /// "not valid UTF-8" at the first byte would leave the reader to guess why.
+    OtherEncoding {
+        /// The encoding the mark names: `UTF-16LE`, `UTF-16BE`, `UTF-32LE` or `UTF-32BE`.
+        name: &'static str,
+        /// The mark's bytes.
+        mark: &'static [u8],
+    },
 }
+
+/// The byte-order marks of the Unicode encodings other than UTF-8, each with its encoding's
+/// name; UTF-32LE's first, as it starts with UTF-16LE's.
+const OTHER_BOMS: [(&[u8], &str); 4] = [
+    (b"\xFF\xFE\0\0", "UTF-32LE"),
+    (b"\0\0\xFE\xFF", "UTF-32BE"),
+    (b"\xFF\xFE", "UTF-16LE"),
+    (b"\xFE\xFF", "UTF-16BE"),
+];
 
 /// Decodes file bytes as UTF-8, accepting and removing a byte-order mark.
 ///
@@ -323,6 +341,9 @@ pub enum DecodeError {
 /// the bytes unchanged is what lets a fix edit exactly the bytes of one value.
 pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
     const BOM: &[u8] = b"\xEF\xBB\xBF";
+    if let Some(&(mark, name)) = OTHER_BOMS.iter().find(|(bom, _)| bytes.starts_with(bom)) {
+        return Err(DecodeError::OtherEncoding { name, mark });
+    }
     let had_bom = bytes.starts_with(BOM);
     let bytes = if had_bom {
         bytes.get(BOM.len()..).unwrap_or_default().to_vec()
@@ -716,6 +737,27 @@ mod tests {
         assert_eq!(
             decode(b"ab\xFF".to_vec()),
             Err(DecodeError::InvalidUtf8 { offset: 2 })
+        );
+    }
+
+    #[test]
+    fn decode_names_the_encoding_another_byte_order_mark_declares() {
+        for (bytes, name, mark) in [
+            (&b"\xFF\xFEa\0"[..], "UTF-16LE", &b"\xFF\xFE"[..]),
+            (b"\xFE\xFF\0a", "UTF-16BE", b"\xFE\xFF"),
+            (b"\xFF\xFE\0\0a\0\0\0", "UTF-32LE", b"\xFF\xFE\0\0"),
+            (b"\0\0\xFE\xFF\0\0\0a", "UTF-32BE", b"\0\0\xFE\xFF"),
+        ] {
+            assert_eq!(
+                decode(bytes.to_vec()),
+                Err(DecodeError::OtherEncoding { name, mark }),
+                "{name}"
+            );
+        }
+        // A UTF-8 text may start with the characters those bytes are not.
+        assert_eq!(
+            decode("ÿþ".as_bytes().to_vec()),
+            Ok(("ÿþ".to_string(), false))
         );
     }
 

@@ -503,3 +503,54 @@ fn repeated_json_keys_are_placed_however_spelled_and_however_deep() {
         run.stdout
     );
 }
+
+/// A file in another encoding is named by its byte-order mark, and the report's range covers
+/// what it shows of the offending bytes: the mark, or the bad byte's replacement character.
+#[test]
+fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain("id: wide\n".bytes().flat_map(|byte| [byte, 0]))
+        .collect();
+    let corpus = temp_corpus(&[
+        ("engines/good.yaml", GOOD),
+        ("engines/wide.yaml", &utf16),
+        ("engines/latin1.yaml", b"id: latin1\nname: Caf\xE9\n"),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    let found: Vec<(&str, &str, u64, u64, u64)> = report["diagnostics"]
+        .as_array()
+        .expect("a diagnostics array")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or_default(),
+                d["message"].as_str().unwrap_or_default(),
+                d["line"].as_u64().unwrap_or_default(),
+                d["column"].as_u64().unwrap_or_default(),
+                d["end_column"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "records/engines/latin1.yaml",
+                "the file is not valid UTF-8",
+                2,
+                10,
+                11
+            ),
+            (
+                "records/engines/wide.yaml",
+                "the file is UTF-16LE, not UTF-8",
+                1,
+                1,
+                3
+            ),
+        ]
+    );
+}

@@ -194,14 +194,26 @@ pub fn decode_text(path: &Path, display: String, bytes: Vec<u8>) -> LoadedText {
             file.text = Some(text);
             file.had_bom = had_bom;
         }
+        // Spans are in the text a report shows, `source::decode_lossy`'s, where the bad
+        // bytes are replacement characters.
         Err(source::DecodeError::InvalidUtf8 { offset }) => diagnostics.push(
             Diagnostic::new(
                 rules::INVALID_UTF8,
                 &file.display,
                 "the file is not valid UTF-8",
             )
-            .at_span(offset..offset + 1)
+            .at_span(offset..offset + char::REPLACEMENT_CHARACTER.len_utf8())
             .with_label("this byte does not start a UTF-8 character")
+            .with_help("re-save the file as UTF-8"),
+        ),
+        Err(source::DecodeError::OtherEncoding { name, mark }) => diagnostics.push(
+            Diagnostic::new(
+                rules::INVALID_UTF8,
+                &file.display,
+                format!("the file is {name}, not UTF-8"),
+            )
+            .at_span(0..source::decode_lossy(mark).len())
+            .with_label(format!("a {name} byte-order mark"))
             .with_help("re-save the file as UTF-8"),
         ),
     }

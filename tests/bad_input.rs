@@ -554,3 +554,51 @@ fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
         ]
     );
 }
+
+/// Where JSON's parser stops at something JSON has no room for but people write in it, the
+/// help says what: comments, JavaScript's numbers, single quotes.
+#[test]
+fn json_errors_at_comments_odd_numbers_and_single_quotes_say_why() {
+    let corpus = temp_corpus(&[
+        ("engines/good.yaml", GOOD),
+        (
+            "engines/comment.json",
+            b"{\"id\": \"comment\", /* draft */ \"name\": \"C\"}",
+        ),
+        (
+            "engines/nan.json",
+            b"{\"id\": \"nan\", \"confidence\": NaN}",
+        ),
+        (
+            "engines/minus.json",
+            b"{\"id\": \"minus\", \"confidence\": -Infinity}",
+        ),
+        ("engines/quote.json", b"{'id': 'quote'}"),
+        ("engines/comma.json", b"{\"id\": \"comma\",}"),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    let helps: Vec<(&str, Option<&str>)> = report["diagnostics"]
+        .as_array()
+        .expect("a diagnostics array")
+        .iter()
+        .filter(|d| d["code"] == "syntax-error")
+        .map(|d| (d["path"].as_str().unwrap_or_default(), d["help"].as_str()))
+        .collect();
+    let no_comments =
+        "JSON has no comments: remove it, or write the record in YAML, where `#` starts one";
+    let no_nan = "JSON has no NaN or Infinity: write a number, or `null`";
+    assert_eq!(
+        helps,
+        [
+            ("records/engines/comma.json", None),
+            ("records/engines/comment.json", Some(no_comments)),
+            ("records/engines/minus.json", Some(no_nan)),
+            ("records/engines/nan.json", Some(no_nan)),
+            (
+                "records/engines/quote.json",
+                Some("JSON strings and keys take double quotes")
+            ),
+        ]
+    );
+}

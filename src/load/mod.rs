@@ -384,12 +384,34 @@ fn parse_json(text: &str, display: &str, diagnostics: &mut Vec<Diagnostic>) -> O
             } else {
                 rules::SYNTAX_ERROR
             };
-            diagnostics.push(
+            let mut diagnostic =
                 Diagnostic::new(code, display, format!("invalid JSON: {}", err.message))
-                    .at_span(err.offset..err.offset),
-            );
+                    .at_span(err.offset..err.offset);
+            if let Some(help) = text.get(err.offset..).and_then(json_help) {
+                diagnostic = diagnostic.with_help(help);
+            }
+            diagnostics.push(diagnostic);
             None
         }
+    }
+}
+
+/// A help line for what JSON's parser stopped at, `rest` being the text from there, when it
+/// is something JSON has no room for but people write in it: comments, which editors'
+/// JSON-with-comments accepts, and the numbers JavaScript has and JSON does not. The
+/// parser says only "expected value" there.
+fn json_help(rest: &str) -> Option<&'static str> {
+    if rest.starts_with("//") || rest.starts_with("/*") {
+        Some("JSON has no comments: remove it, or write the record in YAML, where `#` starts one")
+    } else if ["NaN", "Infinity", "-Infinity"]
+        .iter()
+        .any(|word| rest.starts_with(word))
+    {
+        Some("JSON has no NaN or Infinity: write a number, or `null`")
+    } else if rest.starts_with('\'') {
+        Some("JSON strings and keys take double quotes")
+    } else {
+        None
     }
 }
 

@@ -602,3 +602,40 @@ fn json_errors_at_comments_odd_numbers_and_single_quotes_say_why() {
         ]
     );
 }
+
+/// A YAML 1.1 merge key is a plain key in the YAML 1.2 that records are read as: the
+/// unknown field it makes says so, rather than suggesting another field's name.
+#[test]
+fn a_yaml_merge_key_is_reported_as_one() {
+    let corpus = temp_corpus(&[(
+        "engines/merged.yaml",
+        b"id: merged\ntype: engine\nname: Merged\nconfidence: 0.5\nupdated: 2026-10-03\n\
+          sources: []\nstatus: draft\n<<: {status: verified}\n",
+    )]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    let unknown: Vec<(&str, Option<&str>, u64)> = report["diagnostics"]
+        .as_array()
+        .expect("a diagnostics array")
+        .iter()
+        .filter(|d| d["code"] == "unknown-field")
+        .map(|d| {
+            (
+                d["message"].as_str().unwrap_or_default(),
+                d["help"].as_str(),
+                d["line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        unknown,
+        [(
+            "unknown field `<<`",
+            Some(
+                "`<<` merges a mapping into another in YAML 1.1 only; YAML 1.2, which gotchas \
+                 reads, has no merge keys: write the fields out in the record"
+            ),
+            8
+        )]
+    );
+}

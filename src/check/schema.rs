@@ -152,6 +152,11 @@ fn declared_properties(collection: &Collection, schema_pointer: &str) -> Vec<Str
     }
 }
 
+/// YAML 1.1's merge key. Records written for a YAML 1.1 loader (PyYAML's, which scripts
+/// checking a corpus like this often use) may rely on it; in YAML 1.2 it is a plain key, and
+/// the did-you-mean for it would name some unrelated field.
+const YAML_MERGE_KEY: &str = "<<";
+
 fn unknown_field(field: &str, pointer: &str, declared: &[String], display: &str) -> Diagnostic {
     let key = join_pointer(pointer, field);
     let suggestions = suggest::suggest(field, declared.iter().map(String::as_str), 3);
@@ -162,6 +167,12 @@ fn unknown_field(field: &str, pointer: &str, declared: &[String], display: &str)
     )
     .at(Anchor::Key(key.clone()))
     .with_label("the schema does not declare this field");
+    if field == YAML_MERGE_KEY {
+        return diagnostic.with_help(
+            "`<<` merges a mapping into another in YAML 1.1 only; YAML 1.2, which gotchas \
+             reads, has no merge keys: write the fields out in the record",
+        );
+    }
     if let Some(help) = suggest::did_you_mean(&suggestions) {
         diagnostic = diagnostic.with_help(help);
     } else if !declared.is_empty() {

@@ -639,3 +639,42 @@ fn a_yaml_merge_key_is_reported_as_one() {
         )]
     );
 }
+
+/// A YAML 1.1 boolean (`yes`, `off`) is a string in YAML 1.2: a boolean field holding one
+/// says how to write it; the same string in JSON, where nothing made it a boolean, does not.
+#[test]
+fn a_yaml_1_1_boolean_in_a_boolean_field_says_how_to_write_it() {
+    let yaml = "id: off\ntype: engine\nname: Off\nstatus: draft\nconfidence: 0.5\n\
+                updated: 2026-10-03\nsources: []\nverified_negatively: Off\n";
+    let json = "{\"id\": \"quoted\", \"type\": \"engine\", \"name\": \"Q\", \"status\": \"draft\", \
+                \"confidence\": 0.5, \"updated\": \"2026-10-03\", \"sources\": [], \
+                \"verified_negatively\": \"yes\"}";
+    let corpus = temp_corpus(&[
+        ("engines/off.yaml", yaml.as_bytes()),
+        ("engines/quoted.json", json.as_bytes()),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
+    let violations: Vec<(&str, Option<&str>)> = report["diagnostics"]
+        .as_array()
+        .expect("a diagnostics array")
+        .iter()
+        .filter(|d| d["code"] == "schema-violation")
+        .map(|d| (d["path"].as_str().unwrap_or_default(), d["help"].as_str()))
+        .collect();
+    assert_eq!(
+        violations,
+        [
+            (
+                "records/engines/off.yaml",
+                Some(
+                    "`Off` is false in YAML 1.1 only; YAML 1.2, which gotchas reads, takes it as a \
+                 string: write `false`"
+                )
+            ),
+            ("records/engines/quoted.json", None),
+        ],
+        "{}",
+        run.stdout
+    );
+}

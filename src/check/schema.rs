@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use jsonschema::JsonType;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
@@ -13,11 +14,31 @@ use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, join_point
 use crate::load::{Record, json_type};
 use crate::rules;
 use crate::schema::Collection;
+use crate::source::Format;
 use crate::suggest;
 
 /// Longest value quoted in a message; longer ones are cut, as a long text field would drown
 /// the line.
 const MAX_QUOTED: usize = 60;
+
+/// The boolean `word` is in YAML 1.1 and not in YAML 1.2, where it is a string: `yes`, `no`,
+/// `on`, `off`, `y` and `n`, as YAML 1.1 spells them (lowercase, capitalised or uppercase).
+/// A corpus that a YAML 1.1 loader (PyYAML's) read before may have them in its records.
+fn yaml_1_1_boolean(word: &str) -> Option<bool> {
+    let spellings = |lower: &str| {
+        let capitalised = lower
+            .get(..1)
+            .map(|first| first.to_uppercase() + lower.get(1..).unwrap_or_default());
+        word == lower || Some(word) == capitalised.as_deref() || word == lower.to_uppercase()
+    };
+    if ["yes", "on", "y"].into_iter().any(spellings) {
+        Some(true)
+    } else if ["no", "off", "n"].into_iter().any(spellings) {
+        Some(false)
+    } else {
+        None
+    }
+}
 
 /// Validates one record against its collection's schema.
 pub fn validate(record: &Record, collection: &Collection, display: &str) -> Vec<Diagnostic> {
@@ -39,7 +60,7 @@ pub fn validate(record: &Record, collection: &Collection, display: &str) -> Vec<
                 &pointer,
                 &schema_pointer,
                 collection,
-                display,
+                (display, record.format),
                 &err.to_string(),
             )
         })
@@ -52,7 +73,7 @@ fn translate(
     pointer: &str,
     schema_pointer: &str,
     collection: &Collection,
-    display: &str,
+    (display, format): (&str, Format),
     fallback: &str,
 ) -> Vec<Diagnostic> {
     match kind {
@@ -109,18 +130,31 @@ fn translate(
                     .join(" or "),
             };
             let found = json_type(instance);
-            vec![
-                Diagnostic::new(
-                    rules::SCHEMA_VIOLATION,
-                    display,
-                    format!(
-                        "{} must be {expected}, found {found}",
-                        describe_pointer(pointer)
-                    ),
-                )
-                .at(Anchor::Value(pointer.to_string()))
-                .with_label(format!("expected {expected}")),
-            ]
+            let mut diagnostic = Diagnostic::new(
+                rules::SCHEMA_VIOLATION,
+                display,
+                format!(
+                    "{} must be {expected}, found {found}",
+                    describe_pointer(pointer)
+                ),
+            )
+            .at(Anchor::Value(pointer.to_string()))
+            .with_label(format!("expected {expected}"));
+            let wants_boolean = match kind {
+                TypeKind::Single(t) => *t == JsonType::Boolean,
+                TypeKind::Multiple(set) => set.contains(JsonType::Boolean),
+            };
+            if let Some(word) = instance.as_str()
+                && let Some(truth) = yaml_1_1_boolean(word)
+                && wants_boolean
+                && format != Format::Json
+            {
+                diagnostic = diagnostic.with_help(format!(
+                    "`{word}` is {truth} in YAML 1.1 only; YAML 1.2, which gotchas reads, \
+                     takes it as a string: write `{truth}`"
+                ));
+            }
+            vec![diagnostic]
         }
         _ => vec![
             Diagnostic::new(
@@ -303,4 +337,32 @@ fn shorten(text: &str) -> String {
     }
     let cut: String = text.chars().take(MAX_QUOTED).collect();
     format!("{cut}…")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_1_1_booleans_are_known_in_the_spellings_it_allows() {
+        for (word, truth) in [
+            ("yes", true),
+            ("Yes", true),
+            ("YES", true),
+            ("on", true),
+            ("ON", true),
+            ("y", true),
+            ("Y", true),
+            ("no", false),
+            ("No", false),
+            ("off", false),
+            ("OFF", false),
+            ("n", false),
+        ] {
+            assert_eq!(yaml_1_1_boolean(word), Some(truth), "{word}");
+        }
+        for word in ["yEs", "oN", "true", "maybe", "", "nope"] {
+            assert_eq!(yaml_1_1_boolean(word), None, "{word}");
+        }
+    }
 }

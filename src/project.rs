@@ -42,6 +42,27 @@ impl Project {
     /// Reads the config (`config_file`, else `gotchas.toml` at the root if present) and
     /// compiles the schemas. Errors here are fatal: the run cannot be trusted without them.
     pub fn open(root: &Path, config_file: Option<&Path>) -> Result<Project, Vec<Diagnostic>> {
+        // Said first: a root that is not there would otherwise be reported as its schema
+        // folder missing, which sends the reader to the wrong setting.
+        if !root.is_dir() {
+            let what = if root.exists() {
+                "is not a folder"
+            } else {
+                "does not exist"
+            };
+            let shown = root.display().to_string();
+            return Err(vec![
+                Diagnostic::new(
+                    crate::rules::INVALID_CONFIG,
+                    &shown,
+                    format!("the corpus root `{shown}` {what}"),
+                )
+                .with_help(
+                    "pass --root the folder that holds records/ and schema/, or make one \
+                     with `gotchas init`",
+                ),
+            ]);
+        }
         let default_config = root.join(config::FILE_NAME);
         let config = match config_file {
             Some(path) => Config::read(path, &display_path(root, path))?,

@@ -142,3 +142,26 @@ fn colour_only_when_asked_or_on_a_terminal() {
     let coloured = gotchas(&["check", "--root", root, "--color", "always"]);
     assert!(coloured.stdout.contains('\u{1b}'));
 }
+
+#[test]
+fn a_corpus_root_that_is_not_a_folder_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("kb");
+    let run = check(&missing, &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(&format!(
+            "error[invalid-config]: the corpus root `{}` does not exist",
+            missing.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("schema folder"), "{}", run.stderr);
+
+    let file = dir.path().join("gotchas.toml");
+    std::fs::write(&file, "").unwrap();
+    let run = check(&file, &[]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("is not a folder"), "{}", run.stderr);
+}

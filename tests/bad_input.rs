@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check, json_diagnostics, temp_corpus};
+use common::{check, json_diagnostics, json_report, temp_corpus};
 
 const GOOD: &[u8] = b"id: good\ntype: engine\nname: Good\nstatus: draft\nconfidence: 0.5\nupdated: 2026-10-03\nsources: []\n";
 
@@ -519,10 +519,8 @@ fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
-    let found: Vec<(&str, &str, u64, u64, u64)> = report["diagnostics"]
-        .as_array()
-        .expect("a diagnostics array")
+    let report = json_report(&run);
+    let found: Vec<(&str, &str, u64, u64, u64)> = report
         .iter()
         .map(|d| {
             (
@@ -577,10 +575,8 @@ fn json_errors_at_comments_odd_numbers_and_single_quotes_say_why() {
         ("engines/comma.json", b"{\"id\": \"comma\",}"),
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
-    let helps: Vec<(&str, Option<&str>)> = report["diagnostics"]
-        .as_array()
-        .expect("a diagnostics array")
+    let report = json_report(&run);
+    let helps: Vec<(&str, Option<&str>)> = report
         .iter()
         .filter(|d| d["code"] == "syntax-error")
         .map(|d| (d["path"].as_str().unwrap_or_default(), d["help"].as_str()))
@@ -613,10 +609,8 @@ fn a_yaml_merge_key_is_reported_as_one() {
           sources: []\nstatus: draft\n<<: {status: verified}\n",
     )]);
     let run = check(corpus.path(), &["--format", "json"]);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
-    let unknown: Vec<(&str, Option<&str>, u64)> = report["diagnostics"]
-        .as_array()
-        .expect("a diagnostics array")
+    let report = json_report(&run);
+    let unknown: Vec<(&str, Option<&str>, u64)> = report
         .iter()
         .filter(|d| d["code"] == "unknown-field")
         .map(|d| {
@@ -654,10 +648,8 @@ fn a_yaml_1_1_boolean_in_a_boolean_field_says_how_to_write_it() {
         ("engines/quoted.json", json.as_bytes()),
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
-    let violations: Vec<(&str, Option<&str>)> = report["diagnostics"]
-        .as_array()
-        .expect("a diagnostics array")
+    let report = json_report(&run);
+    let violations: Vec<(&str, Option<&str>)> = report
         .iter()
         .filter(|d| d["code"] == "schema-violation")
         .map(|d| (d["path"].as_str().unwrap_or_default(), d["help"].as_str()))

@@ -74,12 +74,18 @@ fn check_args<'a>(root: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-/// The `(code, path, line, column)` of each diagnostic of a `--format json` run.
-pub fn json_diagnostics(run: &Run) -> Vec<(String, String, Option<u64>, Option<u64>)> {
+/// The diagnostics of a `--format json` run, whole.
+pub fn json_report(run: &Run) -> Vec<serde_json::Value> {
     let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON output");
     report["diagnostics"]
         .as_array()
         .expect("a diagnostics array")
+        .clone()
+}
+
+/// The `(code, path, line, column)` of each diagnostic of a `--format json` run.
+pub fn json_diagnostics(run: &Run) -> Vec<(String, String, Option<u64>, Option<u64>)> {
+    json_report(run)
         .iter()
         .map(|d| {
             (

@@ -553,6 +553,15 @@ fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
     );
 }
 
+/// The path and help of each diagnostic of `report` with code `code`, in order.
+fn helps<'r>(report: &'r [serde_json::Value], code: &str) -> Vec<(&'r str, Option<&'r str>)> {
+    report
+        .iter()
+        .filter(|d| d["code"] == code)
+        .map(|d| (d["path"].as_str().unwrap_or_default(), d["help"].as_str()))
+        .collect()
+}
+
 /// Where JSON's parser stops at something JSON has no room for but people write in it, the
 /// help says what: comments, JavaScript's numbers, single quotes.
 #[test]
@@ -576,11 +585,7 @@ fn json_errors_at_comments_odd_numbers_and_single_quotes_say_why() {
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
     let report = json_report(&run);
-    let helps: Vec<(&str, Option<&str>)> = report
-        .iter()
-        .filter(|d| d["code"] == "syntax-error")
-        .map(|d| (d["path"].as_str().unwrap_or_default(), d["help"].as_str()))
-        .collect();
+    let helps = helps(&report, "syntax-error");
     let no_comments =
         "JSON has no comments: remove it, or write the record in YAML, where `#` starts one";
     let no_nan = "JSON has no NaN or Infinity: write a number, or `null`";
@@ -649,11 +654,7 @@ fn a_yaml_1_1_boolean_in_a_boolean_field_says_how_to_write_it() {
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
     let report = json_report(&run);
-    let violations: Vec<(&str, Option<&str>)> = report
-        .iter()
-        .filter(|d| d["code"] == "schema-violation")
-        .map(|d| (d["path"].as_str().unwrap_or_default(), d["help"].as_str()))
-        .collect();
+    let violations = helps(&report, "schema-violation");
     assert_eq!(
         violations,
         [

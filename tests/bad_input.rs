@@ -585,12 +585,12 @@ fn json_errors_at_comments_odd_numbers_and_single_quotes_say_why() {
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
     let report = json_report(&run);
-    let helps = helps(&report, "syntax-error");
+    let found = helps(&report, "syntax-error");
     let no_comments =
         "JSON has no comments: remove it, or write the record in YAML, where `#` starts one";
     let no_nan = "JSON has no NaN or Infinity: write a number, or `null`";
     assert_eq!(
-        helps,
+        found,
         [
             ("records/engines/comma.json", None),
             ("records/engines/comment.json", Some(no_comments)),

@@ -21,25 +21,6 @@ use crate::suggest;
 /// the line.
 const MAX_QUOTED: usize = 60;
 
-/// The boolean `word` is in YAML 1.1 and not in YAML 1.2, where it is a string: `yes`, `no`,
-/// `on`, `off`, `y` and `n`, as YAML 1.1 spells them (lowercase, capitalised or uppercase).
-/// A corpus that a YAML 1.1 loader (PyYAML's) read before may have them in its records.
-fn yaml_1_1_boolean(word: &str) -> Option<bool> {
-    let spellings = |lower: &str| {
-        let capitalised = lower
-            .get(..1)
-            .map(|first| first.to_uppercase() + lower.get(1..).unwrap_or_default());
-        word == lower || Some(word) == capitalised.as_deref() || word == lower.to_uppercase()
-    };
-    if ["yes", "on", "y"].into_iter().any(spellings) {
-        Some(true)
-    } else if ["no", "off", "n"].into_iter().any(spellings) {
-        Some(false)
-    } else {
-        None
-    }
-}
-
 /// Validates one record against its collection's schema.
 pub fn validate(record: &Record, collection: &Collection, display: &str) -> Vec<Diagnostic> {
     // Nearly every record is valid, and asking only whether it is skips the bookkeeping of
@@ -183,6 +164,25 @@ fn declared_properties(collection: &Collection, schema_pointer: &str) -> Vec<Str
         Some(properties) => properties.keys().cloned().collect(),
         None if parent.is_empty() => collection.properties.clone(),
         None => Vec::new(),
+    }
+}
+
+/// The boolean `word` is in YAML 1.1 and not in YAML 1.2, where it is a string: `yes`, `no`,
+/// `on`, `off`, `y` and `n`, as YAML 1.1 spells them (lowercase, capitalised or uppercase).
+/// A corpus that a YAML 1.1 loader (PyYAML's) read before may have them in its records.
+fn yaml_1_1_boolean(word: &str) -> Option<bool> {
+    let spellings = |lower: &str| {
+        let capitalised = lower
+            .get(..1)
+            .map(|first| first.to_uppercase() + lower.get(1..).unwrap_or_default());
+        word == lower || Some(word) == capitalised.as_deref() || word == lower.to_uppercase()
+    };
+    if ["yes", "on", "y"].into_iter().any(spellings) {
+        Some(true)
+    } else if ["no", "off", "n"].into_iter().any(spellings) {
+        Some(false)
+    } else {
+        None
     }
 }
 

@@ -671,3 +671,31 @@ fn a_yaml_1_1_boolean_in_a_boolean_field_says_how_to_write_it() {
         run.stdout
     );
 }
+
+/// A Markdown record with TOML front matter, as Zola and Hugo write it, is told what a
+/// record's front matter is; one with none at all, only where it goes.
+#[test]
+fn toml_front_matter_is_named_as_such() {
+    let corpus = temp_corpus(&[
+        ("gotchas/toml.md", b"+++\nid = \"toml\"\n+++\n\nBody.\n"),
+        ("gotchas/none.md", b"# A heading\n\nBody.\n"),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    let report = json_report(&run);
+    assert_eq!(
+        helps(&report, "front-matter"),
+        [
+            (
+                "records/gotchas/none.md",
+                Some("put the fields between two `---` lines at the top of the file")
+            ),
+            (
+                "records/gotchas/toml.md",
+                Some(
+                    "`+++` opens TOML front matter, as Zola and Hugo write it; a record's \
+                     fields are YAML, between two `---` lines at the top of the file"
+                )
+            ),
+        ]
+    );
+}

@@ -467,11 +467,19 @@ fn parse_markdown(
                     "opened here, but no closing `---` line follows",
                 ),
             };
+            // Zola and Hugo take TOML front matter between `+++` lines; a page moved over
+            // from either starts with one.
+            let help = if text.starts_with("+++") {
+                "`+++` opens TOML front matter, as Zola and Hugo write it; a record's fields \
+                 are YAML, between two `---` lines at the top of the file"
+            } else {
+                "put the fields between two `---` lines at the top of the file"
+            };
             diagnostics.push(
                 Diagnostic::new(rules::FRONT_MATTER, display, message)
                     .at_span(span)
                     .with_label(label)
-                    .with_help("put the fields between two `---` lines at the top of the file"),
+                    .with_help(help),
             );
             return None;
         }

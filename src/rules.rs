@@ -189,7 +189,9 @@ rules! {
     /// ```
     ///
     /// ## How to fix
-    /// Start the file with a `---` line and close the front matter with another.
+    /// Start the file with a `---` line and close the front matter with another. A page
+    /// moved over from Zola or Hugo may have TOML front matter between `+++` lines: write its
+    /// fields as YAML.
     FRONT_MATTER = "front-matter", Error, fatal = false, "Markdown front matter is missing or unterminated";
 
     /// ## What it finds

@@ -699,3 +699,28 @@ fn toml_front_matter_is_named_as_such() {
         ]
     );
 }
+
+/// A YAML error where a tab indents a line, in a YAML record or in Markdown front matter,
+/// says YAML indents with spaces; another YAML error does not.
+#[test]
+fn a_tab_in_yaml_indentation_is_named() {
+    let corpus = temp_corpus(&[
+        ("engines/tab.yaml", b"id: tab\nname:\n\t- x\n"),
+        (
+            "gotchas/tab.md",
+            b"---\nid: tab\nsources:\n\t- x\n---\n\nBody.\n",
+        ),
+        ("engines/quote.yaml", b"id: \"quote\nname: Q\n"),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    let report = json_report(&run);
+    let tabs = Some("YAML indents with spaces, never tabs");
+    assert_eq!(
+        helps(&report, "syntax-error"),
+        [
+            ("records/engines/quote.yaml", None),
+            ("records/engines/tab.yaml", tabs),
+            ("records/gotchas/tab.md", tabs),
+        ]
+    );
+}

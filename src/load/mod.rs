@@ -437,13 +437,29 @@ fn parse_yaml(
                 yaml::ErrorKind::Syntax => rules::SYNTAX_ERROR,
                 yaml::ErrorKind::Limit => rules::LIMIT_EXCEEDED,
             };
-            diagnostics.push(
+            let mut diagnostic =
                 Diagnostic::new(code, display, format!("invalid YAML: {}", err.message))
-                    .at_span(err.span),
-            );
+                    .at_span(err.span.clone());
+            // The scanner says where tabs are not allowed, not what to write instead.
+            if indented_with_a_tab(text, err.span.start.saturating_sub(base)) {
+                diagnostic = diagnostic.with_help("YAML indents with spaces, never tabs");
+            }
+            diagnostics.push(diagnostic);
             None
         }
     }
+}
+
+/// Whether the line of `text` holding byte `at` is indented, up to `at`, with a tab.
+fn indented_with_a_tab(text: &str, at: usize) -> bool {
+    let Some(before) = text.get(..at) else {
+        return false;
+    };
+    let line = before
+        .rfind('\n')
+        .and_then(|end| before.get(end + 1..))
+        .unwrap_or(before);
+    line.trim_start_matches([' ', '\t']).is_empty() && line.contains('\t')
 }
 
 fn parse_markdown(

@@ -293,8 +293,18 @@ fn classify(records_dir: &Path, path: &Path, schemas: &Schemas) -> Result<(usize
 /// gives `nixl`), as discovery names a record file's stem: the id of a record that writes
 /// none, and what the id it writes must be.
 pub fn file_stem(display: &str) -> &str {
-    let name = display.rsplit('/').next().unwrap_or(display);
-    stem_and_extension(name).0
+    stem_and_extension(file_name(display)).0
+}
+
+/// The extension of a file shown as `display`, split off as [`file_stem`] splits it, the
+/// two together being its file name.
+pub fn file_extension(display: &str) -> Option<&str> {
+    stem_and_extension(file_name(display)).1
+}
+
+/// The last part of a displayed path, whose parts `/` separates on every platform.
+fn file_name(display: &str) -> &str {
+    display.rsplit('/').next().unwrap_or(display)
 }
 
 /// A file name's stem and extension, as [`Path::file_stem`] and [`Path::extension`] split
@@ -415,12 +425,15 @@ mod tests {
     }
 
     #[test]
-    fn file_stems_drop_folders_and_one_extension() {
+    fn file_names_split_into_a_stem_and_one_extension() {
         assert_eq!(file_stem("records/engines/nixl.yaml"), "nixl");
         assert_eq!(file_stem("records/engines/v1.2.yaml"), "v1.2");
         assert_eq!(file_stem("../docs/guide.md"), "guide");
         assert_eq!(file_stem("records/engines/.json"), ".json");
         assert_eq!(file_stem("nixl"), "nixl");
+        assert_eq!(file_extension("records/engines/v1.2.yaml"), Some("yaml"));
+        assert_eq!(file_extension("records/engines/.json"), None);
+        assert_eq!(file_extension("nixl"), None);
     }
 
     #[test]

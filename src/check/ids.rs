@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, Label};
-use crate::discover::file_stem;
+use crate::discover::{file_extension, file_stem};
 use crate::index::{Cites, IdIndex};
 use crate::load::Record;
 use crate::rules;
@@ -38,7 +38,7 @@ pub fn check_record(
             .with_label(format!("expected `{stem}`"))
             .with_help(format!(
                 "rename the file to `{id}.{}`, or change the id to `{stem}`",
-                extension(display),
+                file_extension(display).unwrap_or_default(),
             ))
             .with_fix(Fix {
                 applicability: Applicability::MaybeIncorrect,
@@ -134,10 +134,6 @@ fn id_anchor<F>(record: &Record<F>) -> Anchor {
     } else {
         Anchor::File
     }
-}
-
-fn extension(display: &str) -> &str {
-    display.rsplit_once('.').map_or("", |(_, ext)| ext)
 }
 
 /// Lower-case words joined by dashes: `Kv_Cache Foo` -> `kv-cache-foo`.

@@ -361,8 +361,17 @@ rules! {
     /// The record exists, so a loose check passes, but the link means something else than the
     /// field says.
     ///
+    /// ## Example
+    /// ```yaml
+    /// affects: [lmcache]        # sources/lmcache; did you mean lm-cache (engines/lm-cache)?
+    /// affects: [sources/vllm]   # did you mean engines/vllm?
+    /// ```
+    ///
     /// ## How to fix
-    /// Point at a record of an allowed collection, or widen the field's `x-ref`.
+    /// Point at a record of an allowed collection: the help names one whose id is close, or
+    /// the same id qualified with an allowed folder, and editors offer it as a fix, which
+    /// `gotchas check --fix` never applies (the record named exists, so the schema may be
+    /// what is wrong). Or widen the field's `x-ref`.
     WRONG_TARGET = "wrong-target", Error, fatal = false, "a reference names a record of the wrong collection";
 
     /// ## What it finds

@@ -235,6 +235,97 @@ fn one_fix_run_also_fixes_what_a_fix_reveals() {
     );
 }
 
+const ENGINE: &str =
+    "type: engine\nstatus: verified\nconfidence: 0.9\nupdated: 2026-01-01\nsources: [s]\n";
+
+#[test]
+fn a_record_of_the_wrong_collection_gets_a_did_you_mean_among_the_allowed_ones() {
+    // The engine `lmcache` was renamed `lm-cache`, and the source `lmcache` (its repository)
+    // now takes the references the engine had; `sources/vllm` was written for the engine of
+    // that id; nothing the field allows is close to `s`.
+    let gotcha = format!("{GOTCHA}affects: [lmcache, sources/vllm, s]\n");
+    let files = [
+        ("sources/s.yaml", SOURCE.as_bytes().to_vec()),
+        (
+            "sources/lmcache.yaml",
+            SOURCE.replace("id: s", "id: lmcache").into_bytes(),
+        ),
+        (
+            "sources/vllm.yaml",
+            SOURCE.replace("id: s", "id: vllm").into_bytes(),
+        ),
+        (
+            "engines/lm-cache.yaml",
+            format!("id: lm-cache\nname: LMCache\n{ENGINE}").into_bytes(),
+        ),
+        (
+            "engines/vllm.yaml",
+            format!("id: vllm\nname: vLLM\n{ENGINE}").into_bytes(),
+        ),
+        ("gotchas/g.yaml", gotcha.clone().into_bytes()),
+    ];
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (*p, b.as_slice())).collect();
+    let dir = common::temp_corpus(&files);
+    let report = common::json_report(&check(dir.path(), &["--format", "json"]));
+    let wrong: Vec<_> = report
+        .iter()
+        .filter(|d| d["code"] == "wrong-target")
+        .collect();
+    let seen: Vec<(&str, &str, Option<&str>)> = wrong
+        .iter()
+        .map(|d| {
+            (
+                d["message"].as_str().unwrap_or_default(),
+                d["help"].as_str().unwrap_or_default(),
+                d["fix"]["edits"][0]["replacement"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "`lmcache` in `affects` names sources/lmcache, which `affects` cannot point at",
+                "did you mean lm-cache (engines/lm-cache)?",
+                Some("lm-cache"),
+            ),
+            (
+                "`sources/vllm` in `affects` names sources/vllm, which `affects` cannot point at",
+                "did you mean engines/vllm?",
+                Some("engines/vllm"),
+            ),
+            (
+                "`s` in `affects` names sources/s, which `affects` cannot point at",
+                "use the id of a record of an allowed collection, or allow the collection in \
+                 the schema's `x-ref`",
+                None,
+            ),
+        ]
+    );
+    for suggested in &wrong[..2] {
+        assert_eq!(suggested["fix"]["applicability"], "maybe-incorrect");
+        assert!(
+            suggested["notes"].as_array().unwrap().iter().any(|n| n
+                .as_str()
+                .unwrap()
+                .ends_with("is meant, allow its collection in the schema's `x-ref`")),
+            "{suggested}"
+        );
+    }
+    // The record named exists: whether the reference or the schema is wrong is the
+    // author's call, so `--fix` applies neither suggestion.
+    let fixed = check(dir.path(), &["--fix"]);
+    assert!(
+        fixed.stdout.contains("fixed 0 problems in 0 files"),
+        "{}",
+        fixed.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/g.yaml")).unwrap(),
+        gotcha
+    );
+}
+
 #[test]
 fn a_field_is_not_renamed_onto_one_the_record_has() {
     let gotcha = format!("{GOTCHA}severity: major\nseverty: minor\n");

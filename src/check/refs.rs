@@ -23,11 +23,7 @@ pub fn check<F: Cites>(
     // The same unknown id is often cited many times; suggest once per id and field, for
     // the distinct ones in parallel (each look-up reads the index only, built beforehand
     // as `IdIndex::names` explains).
-    let mut wanted: Vec<(&str, &[usize])> = unresolved
-        .iter()
-        .filter(|reference| reference.problem == Problem::Unresolved)
-        .map(|reference| (reference.text.as_str(), reference.allowed))
-        .collect();
+    let mut wanted: Vec<(&str, &[usize])> = unresolved.iter().filter_map(looked_up).collect();
     wanted.sort_unstable();
     wanted.dedup();
     if !wanted.is_empty() {
@@ -41,12 +37,31 @@ pub fn check<F: Cites>(
     unresolved
         .par_iter()
         .map(|reference| {
-            let suggestions = suggested
-                .get(&(reference.text.as_str(), reference.allowed))
+            let suggestions = looked_up(reference)
+                .and_then(|key| suggested.get(&key))
                 .unwrap_or(&none);
             diagnose(corpus, schemas, index, reference, suggestions)
         })
         .collect()
+}
+
+/// The id a reference that did not resolve is looked up by for a did-you-mean, with the
+/// collections it may name: an unknown id as written; for a record of the wrong
+/// collection, its bare id, as a record of an allowed collection may be a typo away
+/// (`affects: [vllm-doc]`, meaning engines/vllm, where sources/vllm-doc exists). An
+/// ambiguous id names records already.
+fn looked_up(reference: &Unresolved) -> Option<(&str, &'static [usize])> {
+    let text = reference.text.as_str();
+    match reference.problem {
+        Problem::Unresolved => Some((text, reference.allowed)),
+        Problem::WrongTarget(_) => Some((bare_id(text), reference.allowed)),
+        Problem::Ambiguous(_) => None,
+    }
+}
+
+/// `engines/vllm` -> `vllm`; a bare id as it is.
+fn bare_id(text: &str) -> &str {
+    text.rsplit('/').next().unwrap_or(text)
 }
 
 type Suggestions<'c> = Vec<(suggest::Suggestion<'c>, usize)>;
@@ -143,15 +158,39 @@ fn diagnose<F: Cites>(
         }
         Problem::WrongTarget(found) => {
             let kinds: Vec<String> = found.iter().map(|&r| index.qualified_id(r)).collect();
-            Diagnostic::new(
+            let diagnostic = Diagnostic::new(
                 rules::WRONG_TARGET,
                 display,
-                format!("`{text}` in {what} names {}, which {what} cannot point at", kinds.join(" and ")),
+                format!(
+                    "`{text}` in {what} names {}, which {what} cannot point at",
+                    kinds.join(" and ")
+                ),
             )
-            .at(anchor)
+            .at(anchor.clone())
             .with_label("a record of the wrong collection")
-            .with_note(format!("{what} may point at records in {allowed}"))
-            .with_help("use the id of a record of an allowed collection, or allow the collection in the schema's `x-ref`")
+            .with_note(format!("{what} may point at records in {allowed}"));
+            let Some((help, replacement)) = meant_instead(corpus, index, reference, suggestions)
+            else {
+                return diagnostic.with_help("use the id of a record of an allowed collection, or allow the collection in the schema's `x-ref`");
+            };
+            let diagnostic = diagnostic
+                .with_note(format!(
+                    "if {} is meant, allow its collection in the schema's `x-ref`",
+                    kinds.join(" or ")
+                ))
+                .with_help(help);
+            // The record named exists, so whether the field or the schema is wrong is the
+            // author's call: the fix is offered, never applied by `--fix`.
+            match replacement {
+                Some(replacement) => diagnostic.with_fix(Fix {
+                    applicability: Applicability::MaybeIncorrect,
+                    edits: vec![Edit {
+                        anchor,
+                        replacement,
+                    }],
+                }),
+                None => diagnostic,
+            }
         }
         Problem::Ambiguous(candidates) => {
             let qualified: Vec<String> =
@@ -187,6 +226,43 @@ fn diagnose<F: Cites>(
     }
 }
 
+/// For a reference naming a record of a collection it may not point at, the record it
+/// may point at that was likely meant: a `help:` naming it, and what to replace the
+/// reference with, if it can be written so as to name that record alone. A qualified id
+/// (`sources/vllm`) whose bare id names a record the field may point at was most likely
+/// meant for that one (`engines/vllm`); otherwise the suggestions for the bare id, those
+/// the field may point at only (the look-up offers close ids of other collections when
+/// none fits, and the record named is one of them).
+// Record indices come from the corpus the index was built from.
+#[allow(clippy::indexing_slicing)]
+fn meant_instead<F: Cites>(
+    corpus: &Corpus<F>,
+    index: &IdIndex<'_, F>,
+    reference: &Unresolved,
+    suggestions: &Suggestions<'_>,
+) -> Option<(String, Option<String>)> {
+    let text = reference.text.as_str();
+    let allowed = reference.allowed;
+    let bare = bare_id(text);
+    if bare != text
+        && let Ok(record) = index.resolve(bare, allowed)
+    {
+        let qualified = index.qualified_id(record);
+        return Some((format!("did you mean {qualified}?"), Some(qualified)));
+    }
+    let fitting: Suggestions<'_> = suggestions
+        .iter()
+        .filter(|(_, record)| allowed.contains(&corpus.records[*record].collection))
+        .cloned()
+        .collect();
+    // Shown, never applied, so the best suggestion is offered even where `--fix` would not
+    // be sure of it.
+    let best = fitting.first().and_then(|(suggestion, record)| {
+        replacement(index, text, allowed, suggestion.name, *record)
+    });
+    Some((index.did_you_mean(&fitting)?, best))
+}
+
 /// The replacement `--fix` may apply: the only typo-distance candidate in an allowed
 /// collection, written as the original was (bare or qualified), and only if it resolves
 /// to that one record.
@@ -201,14 +277,26 @@ fn certain_fix<F: Cites>(
         .filter(|(s, _)| s.kind == MatchKind::Typo)
         .map(|(s, _)| s.clone())
         .collect();
-    let best = suggest::certain(text.rsplit('/').next().unwrap_or(text), &typos)?;
+    let best = suggest::certain(bare_id(text), &typos)?;
     let (_, record) = suggestions.iter().find(|(s, _)| s.name == best.name)?;
+    replacement(index, text, allowed, best.name, *record)
+}
+
+/// What replaces `text` to name `record`, whose id is `name`: written as the original was
+/// (bare or qualified), and only if it resolves to that one record where it is written.
+fn replacement<F: Cites>(
+    index: &IdIndex<'_, F>,
+    text: &str,
+    allowed: &[usize],
+    name: &str,
+    record: usize,
+) -> Option<String> {
     let replacement = if text.contains('/') {
-        index.qualified_id(*record)
+        index.qualified_id(record)
     } else {
-        best.name.to_string()
+        name.to_string()
     };
-    (index.resolve(&replacement, allowed) == Ok(*record)).then_some(replacement)
+    (index.resolve(&replacement, allowed) == Ok(record)).then_some(replacement)
 }
 
 // Allowed collections are indices of the schemas.

@@ -93,6 +93,7 @@ impl Drop for ReadOnly<'_> {
     }
 }
 
+/// Files are written side by side; one that cannot be written stops none of the others.
 #[cfg(unix)]
 #[test]
 fn a_failed_write_leaves_the_original_and_names_the_file() {
@@ -102,11 +103,24 @@ fn a_failed_write_leaves_the_original_and_names_the_file() {
         .unwrap()
         .replace("nixl, mooncake,", "nixl, mooncache,");
     std::fs::write(&path, &broken).unwrap();
+    let engine = dir.path().join("records/engines/vllm.yaml");
+    let engine_fixed = std::fs::read_to_string(&engine).unwrap();
+    std::fs::write(
+        &engine,
+        engine_fixed.replace("- engine-vllm-github", "- engine-vllm-githb"),
+    )
+    .unwrap();
     let run = {
         let _guard = ReadOnly::new(path.parent().unwrap());
         check(dir.path(), &["--fix"])
     };
     assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("fixed 1 problem in 1 file"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), engine_fixed);
     assert!(
         run.stdout
             .contains("error[io-error]: cannot write the fixed file"),

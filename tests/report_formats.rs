@@ -252,6 +252,51 @@ fn assert_well_formed(xml: &str) {
 }
 
 #[test]
+fn statistics_count_the_problems_of_each_rule_instead_of_listing_them() {
+    let dir = corpus();
+    let table = check(dir.path(), &["--statistics"]);
+    assert_eq!(table.code, 1, "errors still fail the run: {}", table.stderr);
+    assert_eq!(
+        table.stdout,
+        "2  warning  broken-link     [*] a link in prose points at nothing\n\
+         1  error    invalid-value       a value is not one of the allowed values\n\
+         1  error    stray-file          a file under the records root is not a record\n\
+         1  error    unresolved-ref  [*] a reference names no record\n\
+         [*] 2 problems fixable with `gotchas check --fix`\n\
+         checked 5 records in 5 files: 3 errors, 2 warnings\n"
+    );
+
+    // The counts are those of the full report: per rule and level, and what `--fix` fixes.
+    let report = common::json_report(&check(dir.path(), &["--format", "json"]));
+    let run = check(dir.path(), &["--statistics", "--format", "json"]);
+    let statistics: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    for rule in statistics["statistics"]
+        .as_array()
+        .expect("a statistics array")
+    {
+        let of_rule: Vec<&Value> = report
+            .iter()
+            .filter(|d| d["code"] == rule["code"] && d["severity"] == rule["severity"])
+            .collect();
+        assert_eq!(rule["count"], of_rule.len(), "{rule}");
+        let fixable = of_rule
+            .iter()
+            .filter(|d| d["fix"]["applicability"] == "machine-applicable")
+            .count();
+        assert_eq!(rule["fixable"], fixable, "{rule}");
+    }
+    assert_eq!(statistics["summary"]["errors"], 3);
+
+    let refused = check(dir.path(), &["--statistics", "--format", "sarif"]);
+    assert_eq!(refused.code, 2);
+    assert!(
+        refused.stderr.contains("--statistics"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
 fn output_writes_the_report_and_keeps_the_summary_on_the_terminal() {
     let dir = corpus();
     let report = dir.path().join("report.sarif");

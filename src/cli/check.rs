@@ -78,6 +78,10 @@ pub(crate) struct CheckArgs {
     /// Show at most N diagnostics per file in the human report, then count the rest (0: all).
     #[arg(long, value_name = "N", default_value_t = 50)]
     max_per_file: usize,
+    /// Print how many problems each rule found, and how many `--fix` would fix, instead of
+    /// the problems (human and json formats).
+    #[arg(long)]
+    statistics: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -95,6 +99,10 @@ enum OutputFormat {
 }
 
 pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Write) -> ExitCode {
+    if args.statistics && !matches!(args.format, OutputFormat::Human | OutputFormat::Json) {
+        eprintln!("error: --statistics prints a table in the human or json format only");
+        return ExitCode::from(2);
+    }
     let mut stages = Stages::new(args.verbose);
     let project = match Project::open(&cli.root, cli.config.as_deref()) {
         Ok(project) => project,
@@ -350,6 +358,7 @@ fn report<F>(
             styled: styled && args.output.is_none(),
             quiet: args.quiet,
             max_per_file: args.max_per_file,
+            statistics: args.statistics,
         },
     );
     stages.done("render");
@@ -435,6 +444,8 @@ struct Rendering<'a, F> {
     styled: bool,
     quiet: bool,
     max_per_file: usize,
+    /// `--statistics`: a count per rule instead of the diagnostics.
+    statistics: bool,
 }
 
 /// The report in the chosen format.
@@ -442,8 +453,11 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>) -> String {
     let prefix = || crate::git::worktree_prefix(&r.project.root);
     match format {
         OutputFormat::Human => {
-            let mut text =
-                report::human::render(r.diagnostics, r.sources, r.styled, r.max_per_file);
+            let mut text = if r.statistics {
+                report::statistics::human(r.diagnostics)
+            } else {
+                report::human::render(r.diagnostics, r.sources, r.styled, r.max_per_file)
+            };
             if r.quiet {
                 return text;
             }
@@ -457,6 +471,7 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>) -> String {
             }
             text
         }
+        OutputFormat::Json if r.statistics => report::statistics::json(r.diagnostics, r.summary),
         OutputFormat::Json => report::json::render(r.diagnostics, r.sources, r.summary),
         OutputFormat::Sarif => report::sarif::render(r.diagnostics, r.sources, &prefix()),
         OutputFormat::Github => report::github::render(r.diagnostics, r.sources, &prefix()),

@@ -1,6 +1,6 @@
 //! Report: diagnostics rendered for people ([`human`]), for scripts ([`json`]) and for the
 //! tools CI runs them through: code scanning ([`sarif`]), pull-request annotations
-//! ([`github`]) and test dashboards ([`junit`]).
+//! ([`github`]) and test dashboards ([`junit`]); or counted per rule ([`statistics`]).
 //!
 //! Rendering is the last stage and the only one that turns diagnostics into text; the CLI
 //! decides where the text goes. Renderers need the text of the files they quote, which
@@ -12,6 +12,7 @@ pub mod human;
 pub mod json;
 pub mod junit;
 pub mod sarif;
+pub mod statistics;
 
 use std::path::Path;
 

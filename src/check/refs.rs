@@ -48,7 +48,7 @@ pub fn check<F: Cites>(
 /// The id a reference that did not resolve is looked up by for a did-you-mean, with the
 /// collections it may name: an unknown id as written; for a record of the wrong
 /// collection, its bare id, as a record of an allowed collection may be a typo away
-/// (`affects: [vllm-doc]`, meaning engines/vllm, where sources/vllm-doc exists). An
+/// (`affects: [lmcache]`, meaning engines/lm-cache, where sources/lmcache exists). An
 /// ambiguous id names records already.
 fn looked_up(reference: &Unresolved) -> Option<(&str, &'static [usize])> {
     let text = reference.text.as_str();

@@ -168,21 +168,14 @@ fn declared_properties(collection: &Collection, schema_pointer: &str) -> Vec<Str
 }
 
 /// The boolean `word` is in YAML 1.1 and not in YAML 1.2, where it is a string: `yes`, `no`,
-/// `on`, `off`, `y` and `n`, as YAML 1.1 spells them (lowercase, capitalised or uppercase).
-/// A corpus that a YAML 1.1 loader (PyYAML's) read before may have them in its records.
+/// `on`, `off`, `y` and `n`, in the spellings YAML 1.1's boolean type lists (lowercase,
+/// capitalised or uppercase; `y` and `n` in either case). A corpus that a YAML 1.1 loader
+/// (PyYAML's) read before may have them in its records.
 fn yaml_1_1_boolean(word: &str) -> Option<bool> {
-    let spellings = |lower: &str| {
-        let capitalised = lower
-            .get(..1)
-            .map(|first| first.to_uppercase() + lower.get(1..).unwrap_or_default());
-        word == lower || Some(word) == capitalised.as_deref() || word == lower.to_uppercase()
-    };
-    if ["yes", "on", "y"].into_iter().any(spellings) {
-        Some(true)
-    } else if ["no", "off", "n"].into_iter().any(spellings) {
-        Some(false)
-    } else {
-        None
+    match word {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
+        _ => None,
     }
 }
 

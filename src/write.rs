@@ -12,6 +12,16 @@ use std::path::Path;
 
 /// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, as it writes it: a report of a hundred thousand
+/// problems is streamed to the temporary file, never held whole in memory. When `write`
+/// fails, the temporary file is removed and `path` is left as it was.
+pub fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
@@ -21,7 +31,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .prefix(".gotchas-")
         .suffix(".tmp")
         .tempfile_in(dir)?;
-    temporary.write_all(bytes)?;
+    {
+        let mut buffered = std::io::BufWriter::new(temporary.as_file_mut());
+        write(&mut buffered)?;
+        buffered.flush()?;
+    }
     temporary.as_file().sync_all()?;
     if let Some(permissions) = permissions {
         temporary.as_file().set_permissions(permissions)?;
@@ -54,5 +68,26 @@ mod tests {
         }
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn a_write_that_fails_halfway_leaves_the_original_and_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.json");
+        std::fs::write(&path, "old").unwrap();
+        let failed = write_atomic_with(&path, |out| {
+            out.write_all(b"half a rep")?;
+            Err(std::io::Error::other("the renderer failed"))
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "the renderer failed");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
+        write_atomic_with(&path, |out| {
+            out.write_all(b"new ")?;
+            out.write_all(b"report")
+        })
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new report");
     }
 }

@@ -101,7 +101,6 @@ fn verbose_times_each_stage_on_stderr_and_changes_nothing_else() {
         "check/locate",
         "baseline",
         "render",
-        "write",
     ] {
         assert!(
             verbose.stderr.contains(&format!("timing: {stage}: ")),

@@ -327,6 +327,37 @@ fn output_writes_the_report_and_keeps_the_summary_on_the_terminal() {
     assert!(unwritable.stderr.contains("cannot write the report"));
 }
 
+/// A report goes out as it is rendered, so a write that fails part of the way (a full
+/// disk) must still end the run with 2 and say why.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_report_that_cannot_be_written_out_exits_2_and_says_why() {
+    let dir = corpus();
+    for format in ["human", "json", "sarif", "github", "junit"] {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gotchas"))
+            .args([
+                "check",
+                "--no-cache",
+                "--color",
+                "never",
+                "--format",
+                format,
+            ])
+            .arg("--root")
+            .arg(dir.path())
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{format}: {stderr}");
+        assert!(
+            stderr.contains("error: cannot write the report: No space left on device"),
+            "{format}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn paths_are_relative_to_the_repository_not_the_corpus() {
     let repo = tempfile::tempdir().unwrap();

@@ -1,7 +1,7 @@
 //! `gotchas check`: load, check, optionally narrow to changed files, fix or baseline, and
 //! report.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
@@ -346,25 +346,25 @@ fn report<F>(
             }
         }
     }
-    let rendered = render(
-        args.format,
-        &Rendering {
-            project,
-            corpus: &corpus,
-            scope: scope.as_ref(),
-            diagnostics: &diagnostics,
-            sources: &sources,
-            summary,
-            styled: styled && args.output.is_none(),
-            quiet: args.quiet,
-            max_per_file: args.max_per_file,
-            statistics: args.statistics,
-        },
-    );
-    stages.done("render");
-    match &args.output {
+    let rendering = Rendering {
+        project,
+        corpus: &corpus,
+        scope: scope.as_ref(),
+        diagnostics: &diagnostics,
+        sources: &sources,
+        summary,
+        styled: styled && args.output.is_none(),
+        quiet: args.quiet,
+        max_per_file: args.max_per_file,
+        statistics: args.statistics,
+    };
+    // The report is written as it is rendered: held whole, a report of a hundred thousand
+    // problems took more memory than the corpus it was about.
+    let written = match &args.output {
         Some(path) => {
-            if let Err(err) = crate::write::write_atomic(path, rendered.as_bytes()) {
+            if let Err(err) =
+                crate::write::write_atomic_with(path, |file| render(args.format, &rendering, file))
+            {
                 eprintln!("error: cannot write the report {}: {err}", path.display());
                 return ExitCode::from(2);
             }
@@ -372,15 +372,28 @@ fn report<F>(
                 text.push_str(&report::human::summary_line(&summary));
                 text.push('\n');
             }
+            out.write_all(text.as_bytes())
         }
-        // Machine formats own standard output, so nothing may come before them.
-        None if args.format != OutputFormat::Human => text = rendered,
-        None => text.push_str(&rendered),
-    }
-    if out.write_all(text.as_bytes()).is_err() {
+        None => {
+            let mut buffered = std::io::BufWriter::new(&mut *out);
+            // Machine formats own standard output, so nothing may come before them.
+            if args.format == OutputFormat::Human {
+                buffered.write_all(text.as_bytes())
+            } else {
+                Ok(())
+            }
+            .and_then(|()| render(args.format, &rendering, &mut buffered))
+            .and_then(|()| buffered.flush())
+        }
+    };
+    if let Err(err) = written {
+        // A reader that stopped reading (`| head`) knows why; anything else is news.
+        if err.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write the report: {err}");
+        }
         return ExitCode::from(2);
     }
-    stages.done("write");
+    stages.done("render");
     let code = exit_code(args, &summary);
     // The process ends here: freeing 100,000 records one allocation at a time took a
     // twentieth of a run, for memory the exit returns at once.
@@ -448,33 +461,35 @@ struct Rendering<'a, F> {
     statistics: bool,
 }
 
-/// The report in the chosen format.
-fn render<F>(format: OutputFormat, r: &Rendering<'_, F>) -> String {
+/// Writes the report in the chosen format to `out`.
+fn render<F>(format: OutputFormat, r: &Rendering<'_, F>, out: &mut dyn Write) -> io::Result<()> {
     let prefix = || crate::git::worktree_prefix(&r.project.root);
     match format {
         OutputFormat::Human => {
-            let mut text = if r.statistics {
-                report::statistics::human(r.diagnostics)
+            if r.statistics {
+                out.write_all(report::statistics::human(r.diagnostics).as_bytes())?;
             } else {
-                report::human::render(r.diagnostics, r.sources, r.styled, r.max_per_file)
-            };
+                report::human::write(out, r.diagnostics, r.sources, r.styled, r.max_per_file)?;
+            }
             if r.quiet {
-                return text;
+                return Ok(());
             }
-            text.push_str(&report::human::summary_line(&r.summary));
-            text.push('\n');
+            writeln!(out, "{}", report::human::summary_line(&r.summary))?;
             if r.summary.stale > 0 {
-                text.push_str(&format!(
-                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them\n",
+                writeln!(
+                    out,
+                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them",
                     plural(r.summary.stale, "known problem")
-                ));
+                )?;
             }
-            text
+            Ok(())
         }
-        OutputFormat::Json if r.statistics => report::statistics::json(r.diagnostics, r.summary),
-        OutputFormat::Json => report::json::render(r.diagnostics, r.sources, r.summary),
-        OutputFormat::Sarif => report::sarif::render(r.diagnostics, r.sources, &prefix()),
-        OutputFormat::Github => report::github::render(r.diagnostics, r.sources, &prefix()),
+        OutputFormat::Json if r.statistics => {
+            out.write_all(report::statistics::json(r.diagnostics, r.summary).as_bytes())
+        }
+        OutputFormat::Json => report::json::write(out, r.diagnostics, r.sources, r.summary),
+        OutputFormat::Sarif => report::sarif::write(out, r.diagnostics, r.sources, &prefix()),
+        OutputFormat::Github => report::github::write(out, r.diagnostics, r.sources, &prefix()),
         OutputFormat::Junit => {
             let records: Vec<&str> = r
                 .corpus
@@ -483,7 +498,7 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>) -> String {
                 .map(|record| r.corpus.file_of(record).display.as_str())
                 .filter(|file| r.scope.is_none_or(|scope| scope.contains(file)))
                 .collect();
-            report::junit::render(&records, r.diagnostics, r.sources, &prefix())
+            report::junit::write(out, &records, r.diagnostics, r.sources, &prefix())
         }
     }
 }

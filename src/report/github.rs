@@ -9,13 +9,19 @@
 //! values also escape `:` and `,`, exactly as GitHub's own toolkit does; anything else would
 //! cut the annotation short or break it into several.
 
+use std::io::{self, Write};
+
 use super::{Sources, full_message, repository_path};
 use crate::diagnostic::{Diagnostic, Severity};
 
-/// Renders one workflow command per diagnostic. `prefix` is the corpus root's folder in the
-/// repository (see [`repository_path`]).
-pub fn render(diagnostics: &[Diagnostic], sources: &Sources, prefix: &str) -> String {
-    let mut out = String::new();
+/// Writes one workflow command per diagnostic to `out`. `prefix` is the corpus root's folder
+/// in the repository (see [`repository_path`]).
+pub fn write(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    prefix: &str,
+) -> io::Result<()> {
     for diagnostic in diagnostics {
         let command = match diagnostic.severity {
             Severity::Error => "error",
@@ -35,13 +41,14 @@ pub fn render(diagnostics: &[Diagnostic], sources: &Sources, prefix: &str) -> St
             .iter()
             .map(|(name, value)| format!("{name}={}", escape_property(value)))
             .collect();
-        out.push_str(&format!(
-            "::{command} {}::{}\n",
+        writeln!(
+            out,
+            "::{command} {}::{}",
             properties.join(","),
             escape_data(&full_message(diagnostic))
-        ));
+        )?;
     }
-    out
+    Ok(())
 }
 
 /// Escapes a command's message.

@@ -2,6 +2,8 @@
 //! offending value, secondary labels, notes and a help line. A line too long to show whole
 //! (minified JSON) is shown as a window around the value ([`super::excerpt`]).
 
+use std::io::{self, Write};
+
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet, Title};
 
 use super::excerpt::{Excerpt, clip};
@@ -20,12 +22,42 @@ pub fn render(
     styled: bool,
     max_per_file: usize,
 ) -> String {
+    let mut text = String::new();
+    let pieces = each_piece(diagnostics, sources, styled, max_per_file, &mut |piece| {
+        text.push_str(piece);
+        Ok(())
+    });
+    debug_assert!(pieces.is_ok(), "pushing onto a string cannot fail");
+    text
+}
+
+/// [`render`] to `out`, a diagnostic at a time, for a report that may be too large to
+/// hold whole.
+pub fn write(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    styled: bool,
+    max_per_file: usize,
+) -> io::Result<()> {
+    each_piece(diagnostics, sources, styled, max_per_file, &mut |piece| {
+        out.write_all(piece.as_bytes())
+    })
+}
+
+/// Hands the rendered report to `take`, a piece at a time, in order.
+fn each_piece(
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    styled: bool,
+    max_per_file: usize,
+    take: &mut dyn FnMut(&str) -> io::Result<()>,
+) -> io::Result<()> {
     let renderer = if styled {
         Renderer::styled()
     } else {
         Renderer::plain()
     };
-    let mut out = String::new();
     for same_file in diagnostics.chunk_by(|a, b| a.file == b.file) {
         let count = same_file.len();
         let shown = if max_per_file == 0 {
@@ -44,23 +76,23 @@ pub fn render(
                         .render(&[Group::with_title(title(diagnostic))])
                         .lines()
                         .count();
-                    out.push_str(&excerpt.fix_location(&rendered, title_lines));
+                    take(&excerpt.fix_location(&rendered, title_lines))?;
                 }
-                None => out.push_str(&rendered),
+                None => take(&rendered)?,
             }
-            out.push_str("\n\n");
+            take("\n\n")?;
         }
         if shown < count
             && let Some(first) = same_file.first()
         {
-            out.push_str(&format!(
+            take(&format!(
                 "note: {}: {} not shown (--max-per-file 0 shows all)\n\n",
                 first.file,
                 plural(count - shown, "more diagnostic")
-            ));
+            ))?;
         }
     }
-    out
+    Ok(())
 }
 
 fn title(diagnostic: &Diagnostic) -> Title<'_> {

@@ -3,15 +3,31 @@
 //! Positions are 1-based lines and character columns, like the human output; `end_column`
 //! is exclusive. The shape is stable: fields are added, never renamed.
 
-use serde::Serialize;
+use std::io::{self, Write};
+
+use serde::{Serialize, Serializer};
 
 use super::{Sources, Summary};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 
 #[derive(Serialize)]
 struct Report<'a> {
-    diagnostics: Vec<JsonDiagnostic<'a>>,
+    diagnostics: Diagnostics<'a>,
     summary: Summary,
+}
+
+/// The diagnostics, each converted as it is written: the converted list and the document
+/// were, after the diagnostics themselves, the largest things a check with a hundred
+/// thousand problems held.
+struct Diagnostics<'a> {
+    diagnostics: &'a [Diagnostic],
+    sources: &'a Sources,
+}
+
+impl Serialize for Diagnostics<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.diagnostics.iter().map(|d| convert(d, self.sources)))
+    }
 }
 
 #[derive(Serialize)]
@@ -45,15 +61,23 @@ struct JsonEdit {
     replacement: String,
 }
 
-/// Renders the whole report as one pretty-printed JSON document ending in a newline.
-pub fn render(diagnostics: &[Diagnostic], sources: &Sources, summary: Summary) -> String {
+/// Writes the whole report to `out` as one pretty-printed JSON document ending in a
+/// newline.
+pub fn write(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    sources: &Sources,
+    summary: Summary,
+) -> io::Result<()> {
     let report = Report {
-        diagnostics: diagnostics.iter().map(|d| convert(d, sources)).collect(),
+        diagnostics: Diagnostics {
+            diagnostics,
+            sources,
+        },
         summary,
     };
-    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    text.push('\n');
-    text
+    serde_json::to_writer_pretty(&mut *out, &report)?;
+    out.write_all(b"\n")
 }
 
 fn convert<'a>(diagnostic: &'a Diagnostic, sources: &Sources) -> JsonDiagnostic<'a> {

@@ -9,21 +9,23 @@
 //! the same corpus gives the same bytes.
 
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 
 use super::{Sources, repository_path};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::markup::escape;
 use crate::report::human::plural;
 
-/// Renders one test suite with a test case per record file (`records`, displayed paths) and
-/// per other file with a diagnostic. `prefix` is the corpus root's folder in the repository
-/// (see [`repository_path`]).
-pub fn render(
+/// Writes to `out` one test suite with a test case per record file (`records`, displayed
+/// paths) and per other file with a diagnostic, a case at a time. `prefix` is the corpus
+/// root's folder in the repository (see [`repository_path`]).
+pub fn write(
+    out: &mut dyn Write,
     records: &[&str],
     diagnostics: &[Diagnostic],
     sources: &Sources,
     prefix: &str,
-) -> String {
+) -> io::Result<()> {
     let mut cases: BTreeMap<&str, Vec<&Diagnostic>> =
         records.iter().map(|&file| (file, Vec::new())).collect();
     for diagnostic in diagnostics {
@@ -36,20 +38,20 @@ pub fn render(
         .values()
         .filter(|found| found.iter().any(|d| d.severity == Severity::Error))
         .count();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let counts = format!(
         "tests=\"{}\" failures=\"{failures}\" errors=\"0\"",
         cases.len()
     );
-    out.push_str(&format!("<testsuites name=\"gotchas\" {counts}>\n"));
-    out.push_str(&format!(
-        "  <testsuite name=\"gotchas check\" {counts} skipped=\"0\">\n"
-    ));
+    writeln!(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>")?;
+    writeln!(out, "<testsuites name=\"gotchas\" {counts}>")?;
+    writeln!(
+        out,
+        "  <testsuite name=\"gotchas check\" {counts} skipped=\"0\">"
+    )?;
     for (file, found) in &cases {
-        out.push_str(&case(file, found, sources, prefix));
+        out.write_all(case(file, found, sources, prefix).as_bytes())?;
     }
-    out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    writeln!(out, "  </testsuite>\n</testsuites>")
 }
 
 fn case(file: &str, diagnostics: &[&Diagnostic], sources: &Sources, prefix: &str) -> String {

@@ -333,27 +333,22 @@ fn output_writes_the_report_and_keeps_the_summary_on_the_terminal() {
 #[test]
 fn a_report_that_cannot_be_written_out_exits_2_and_says_why() {
     let dir = corpus();
+    let root = dir.path().to_str().unwrap();
     for format in ["human", "json", "sarif", "github", "junit"] {
-        let full = std::fs::File::create("/dev/full").unwrap();
-        let output = std::process::Command::new(env!("CARGO_BIN_EXE_gotchas"))
-            .args([
-                "check",
-                "--no-cache",
-                "--color",
-                "never",
-                "--format",
-                format,
-            ])
-            .arg("--root")
-            .arg(dir.path())
-            .stdout(full)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{format}: {stderr}");
+        let run = common::gotchas_onto_a_full_disk(&[
+            "check",
+            "--no-cache",
+            "--root",
+            root,
+            "--format",
+            format,
+        ]);
+        assert_eq!(run.code, 2, "{format}: {}", run.stderr);
         assert!(
-            stderr.contains("error: cannot write the report: No space left on device"),
-            "{format}: {stderr}"
+            run.stderr
+                .contains("error: cannot write the output: No space left on device"),
+            "{format}: {}",
+            run.stderr
         );
     }
 }

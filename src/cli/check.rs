@@ -372,26 +372,18 @@ fn report<F>(
                 text.push_str(&report::human::summary_line(&summary));
                 text.push('\n');
             }
-            out.write_all(text.as_bytes())
+            super::emit(out, text.as_bytes())
         }
-        None => {
-            let mut buffered = std::io::BufWriter::new(&mut *out);
+        None => super::stream(out, |out| {
             // Machine formats own standard output, so nothing may come before them.
             if args.format == OutputFormat::Human {
-                buffered.write_all(text.as_bytes())
-            } else {
-                Ok(())
+                out.write_all(text.as_bytes())?;
             }
-            .and_then(|()| render(args.format, &rendering, &mut buffered))
-            .and_then(|()| buffered.flush())
-        }
+            render(args.format, &rendering, out)
+        }),
     };
-    if let Err(err) = written {
-        // A reader that stopped reading (`| head`) knows why; anything else is news.
-        if err.kind() != io::ErrorKind::BrokenPipe {
-            eprintln!("error: cannot write the report: {err}");
-        }
-        return ExitCode::from(2);
+    if written != ExitCode::SUCCESS {
+        return written;
     }
     stages.done("render");
     let code = exit_code(args, &summary);

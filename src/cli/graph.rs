@@ -164,31 +164,22 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Wr
     let filtered = full.filter(around, &args.collection, &args.field);
     let graph = &*filtered;
     let site = &web.project.config.site;
-    let text = match args.format {
-        GraphFormat::Dot => export::dot(graph, site),
-        GraphFormat::Json => {
-            // Streamed: at 100,000 records the document is 75 MB.
-            let mut buffered = std::io::BufWriter::new(out);
-            return match export::write_json(graph, site, &mut buffered)
-                .and_then(|()| buffered.flush())
-            {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(_) => ExitCode::from(2),
-            };
-        }
-        GraphFormat::Mermaid => export::mermaid(graph),
+    // Streamed: at 100,000 records the JSON document is 64 MB and the DOT 54 MB.
+    match args.format {
+        GraphFormat::Dot => super::stream(out, |out| export::write_dot(graph, site, out)),
+        GraphFormat::Json => super::stream(out, |out| export::write_json(graph, site, out)),
+        GraphFormat::Mermaid => super::stream(out, |out| export::write_mermaid(graph, out)),
         GraphFormat::Svg => {
             let center = around.and_then(|(node, _)| graph.find(&full.graph[node].id));
             match export::svg(graph, site, center) {
-                Ok(svg) => svg,
+                Ok(svg) => super::emit(out, svg.as_bytes()),
                 Err(err) => {
                     eprintln!("error: {}", err.0);
-                    return ExitCode::from(2);
+                    ExitCode::from(2)
                 }
             }
         }
-    };
-    super::emit(out, text.as_bytes())
+    }
 }
 
 #[derive(Serialize)]

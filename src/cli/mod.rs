@@ -176,10 +176,30 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
 /// Writes a command's output; exit code 2 when it cannot be written (a closed pipe, a full
 /// disk), as for any other failure of the tool itself.
 fn emit(out: &mut impl Write, bytes: &[u8]) -> ExitCode {
-    match out.write_all(bytes) {
+    stream(out, |out| out.write_all(bytes))
+}
+
+/// Writes a command's output through a buffer as `write` produces it, for output too large
+/// to hold whole (a report of every problem, the graph of every record); exit code 2 when it
+/// cannot be written, as [`emit`].
+fn stream(
+    out: &mut impl Write,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> ExitCode {
+    let mut buffered = std::io::BufWriter::new(out);
+    match write(&mut buffered).and_then(|()| buffered.flush()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(_) => ExitCode::from(2),
+        Err(err) => unwritten(&err),
     }
+}
+
+/// Exit code 2 for output that could not be written, saying why: a reader that stopped
+/// reading (`| head`) knows, but a full disk is news.
+fn unwritten(err: &std::io::Error) -> ExitCode {
+    if err.kind() != std::io::ErrorKind::BrokenPipe {
+        eprintln!("error: cannot write the output: {err}");
+    }
+    ExitCode::from(2)
 }
 
 /// A value as indented JSON with a final line break: every `--format json` output but the

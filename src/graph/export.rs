@@ -71,57 +71,64 @@ fn dot_string(text: &str) -> String {
     )
 }
 
-/// Graphviz DOT: one cluster per collection (pages outside any cluster), nodes labelled with
-/// names and linked to their site pages.
-pub fn dot(graph: &CorpusGraph, site: &SiteConfig) -> String {
-    dot_with(graph, site, true)
+/// Writes Graphviz DOT to `out`, a line at a time: one cluster per collection (pages
+/// outside any cluster), nodes labelled with names and linked to their site pages.
+pub fn write_dot(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -> io::Result<()> {
+    dot_with(graph, site, true, out)
 }
 
-/// [`dot`], with each collection's nodes in a cluster of their own or, without `clusters`, all
-/// in one graph.
-fn dot_with(graph: &CorpusGraph, site: &SiteConfig, clusters: bool) -> String {
+/// [`write_dot`], with each collection's nodes in a cluster of their own or, without
+/// `clusters`, all in one graph.
+fn dot_with(
+    graph: &CorpusGraph,
+    site: &SiteConfig,
+    clusters: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let colours = Colours::of(graph);
-    let mut out = String::from(
-        "digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
-    );
+    out.write_all(
+        b"digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
+    )?;
     for collection in groups(graph) {
         let cluster = collection.filter(|_| clusters);
         let indent = if cluster.is_some() { "    " } else { "  " };
         if let Some(name) = cluster {
-            out.push_str(&format!(
+            write!(
+                out,
                 "  subgraph {} {{\n    label={};\n    style=\"rounded\";\n    color=\"#d1d5db\";\n",
                 dot_string(&format!("cluster_{name}")),
                 dot_string(name)
-            ));
+            )?;
         }
         for node in graph
             .graph
             .node_weights()
             .filter(|n| n.collection.as_deref() == collection)
         {
-            out.push_str(&format!(
-                "{indent}{} [label={}, tooltip={}, URL={}, fillcolor=\"{}\"];\n",
+            writeln!(
+                out,
+                "{indent}{} [label={}, tooltip={}, URL={}, fillcolor=\"{}\"];",
                 dot_string(&node.id),
                 dot_string(&node.name),
                 dot_string(&node.id),
                 dot_string(&node.url(site)),
                 colours.get(node)
-            ));
+            )?;
         }
         if cluster.is_some() {
-            out.push_str("  }\n");
+            writeln!(out, "  }}")?;
         }
     }
     for edge in graph.graph.edge_references() {
-        out.push_str(&format!(
-            "  {} -> {} [label={}];\n",
+        writeln!(
+            out,
+            "  {} -> {} [label={}];",
             dot_string(&graph.graph[edge.source()].id),
             dot_string(&graph.graph[edge.target()].id),
             dot_string(edge.weight().field())
-        ));
+        )?;
     }
-    out.push_str("}\n");
-    out
+    writeln!(out, "}}")
 }
 
 #[derive(Serialize)]
@@ -187,43 +194,47 @@ fn mermaid_label(text: &str) -> String {
     format!("\"{escaped}\"")
 }
 
-/// A Mermaid flowchart, which GitHub renders in Markdown: one subgraph per collection.
-pub fn mermaid(graph: &CorpusGraph) -> String {
-    let mut out = String::from("flowchart LR\n");
+/// Writes a Mermaid flowchart, which GitHub renders in Markdown, to `out`, a line at a
+/// time: one subgraph per collection.
+pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "flowchart LR")?;
     let name = |node: NodeIndex| format!("n{}", node.index());
     for collection in groups(graph) {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(title) = collection {
-            out.push_str(&format!(
-                "  subgraph {}[{}]\n",
+            writeln!(
+                out,
+                "  subgraph {}[{}]",
                 mermaid_id(title),
                 mermaid_label(title)
-            ));
+            )?;
         }
         for node in graph
             .graph
             .node_indices()
             .filter(|&n| graph.graph[n].collection.as_deref() == collection)
         {
-            out.push_str(&format!(
-                "{indent}{}[{}]\n",
+            writeln!(
+                out,
+                "{indent}{}[{}]",
                 name(node),
                 mermaid_label(&graph.graph[node].name)
-            ));
+            )?;
         }
         if collection.is_some() {
-            out.push_str("  end\n");
+            writeln!(out, "  end")?;
         }
     }
     for edge in graph.graph.edge_references() {
-        out.push_str(&format!(
-            "  {} -->|{}| {}\n",
+        writeln!(
+            out,
+            "  {} -->|{}| {}",
             name(edge.source()),
             mermaid_label(edge.weight().field()),
             name(edge.target())
-        ));
+        )?;
     }
-    out
+    Ok(())
 }
 
 fn mermaid_id(collection: &str) -> String {
@@ -258,7 +269,7 @@ pub fn svg(
     // Graphviz (2.43, Debian 12's) fails on some clustered graphs ("trouble in init_rank",
     // the `inference-research` sample among them); the same graph without clusters lays out.
     // When `dot` cannot be run at all, there is nothing to try again.
-    let laid_out = |clusters| graphviz(&dot_with(graph, site, clusters));
+    let laid_out = |clusters| graphviz(&|stdin| dot_with(graph, site, clusters, stdin));
     let failed = match laid_out(true) {
         Ok(Ok(svg)) => return Ok(svg),
         Ok(Err(failed)) => failed,
@@ -277,17 +288,23 @@ pub fn svg(
 /// Lines of Graphviz's own error output kept in a message: it can list every node.
 const GRAPHVIZ_ERROR_LINES: usize = 4;
 
-/// `input` laid out by Graphviz `dot` as SVG; the error is its own output, cut to
-/// [`GRAPHVIZ_ERROR_LINES`], when it fails, and `dot` not running at all is the outer error.
-fn graphviz(input: &str) -> std::io::Result<Result<String, String>> {
+/// What `input` writes, laid out by Graphviz `dot` as SVG; the error is its own output, cut
+/// to [`GRAPHVIZ_ERROR_LINES`], when it fails, and `dot` not running at all is the outer
+/// error.
+fn graphviz(
+    input: &dyn Fn(&mut dyn Write) -> io::Result<()>,
+) -> std::io::Result<Result<String, String>> {
     let mut child = Command::new("dot")
         .arg("-Tsvg")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(input.as_bytes());
+    if let Some(stdin) = child.stdin.take() {
+        let mut stdin = io::BufWriter::new(stdin);
+        // A `dot` that stops reading has failed, and what it says on its way out is the
+        // error worth showing, not the closed pipe.
+        let _ = input(&mut stdin).and_then(|()| stdin.flush());
     }
     let output = match child.wait_with_output() {
         Ok(output) => output,

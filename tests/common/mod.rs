@@ -61,6 +61,24 @@ pub fn run(dir: &Path, args: &[&str], cache: Option<&Path>) -> Run {
     }
 }
 
+/// Runs `gotchas ARGS` with standard output on `/dev/full`, where every write fails as on
+/// a full disk.
+#[cfg(target_os = "linux")]
+pub fn gotchas_onto_a_full_disk(args: &[&str]) -> Run {
+    let full = std::fs::File::create("/dev/full").expect("/dev/full");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_gotchas"))
+        .args(args)
+        .env_remove("NO_COLOR")
+        .stdout(full)
+        .output()
+        .expect("the binary runs");
+    Run {
+        stdout: String::new(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code().unwrap_or(-1),
+    }
+}
+
 /// Runs `gotchas check --root ROOT --color never [EXTRA...]`.
 pub fn check(root: &Path, extra: &[&str]) -> Run {
     gotchas(&check_args(root, extra))

@@ -23,7 +23,10 @@ pub fn check<F: Cites>(
     // The same unknown id is often cited many times; suggest once per id and field, for
     // the distinct ones in parallel (each look-up reads the index only, built beforehand
     // as `IdIndex::names` explains).
-    let mut wanted: Vec<(&str, &[usize])> = unresolved.iter().filter_map(looked_up).collect();
+    let mut wanted: Vec<(&str, &[usize])> = unresolved
+        .iter()
+        .filter_map(|reference| looked_up(index, reference))
+        .collect();
     wanted.sort_unstable();
     wanted.dedup();
     if !wanted.is_empty() {
@@ -37,7 +40,7 @@ pub fn check<F: Cites>(
     unresolved
         .par_iter()
         .map(|reference| {
-            let suggestions = looked_up(reference)
+            let suggestions = looked_up(index, reference)
                 .and_then(|key| suggested.get(&key))
                 .unwrap_or(&none);
             diagnose(corpus, schemas, index, reference, suggestions)
@@ -48,13 +51,21 @@ pub fn check<F: Cites>(
 /// The id a reference that did not resolve is looked up by for a did-you-mean, with the
 /// collections it may name: an unknown id as written; for a record of the wrong
 /// collection, its bare id, as a record of an allowed collection may be a typo away
-/// (`affects: [lmcache]`, meaning engines/lm-cache, where sources/lmcache exists). An
-/// ambiguous id names records already.
-fn looked_up(reference: &Unresolved) -> Option<(&str, &'static [usize])> {
+/// (`affects: [lmcache]`, meaning engines/lm-cache, where sources/lmcache exists), unless
+/// the id is qualified and its bare id names a record the field allows, which is what it
+/// means ([`meant_instead`]). An ambiguous id names records already.
+fn looked_up<'r, F: Cites>(
+    index: &IdIndex<'_, F>,
+    reference: &'r Unresolved,
+) -> Option<(&'r str, &'static [usize])> {
     let text = reference.text.as_str();
     match reference.problem {
         Problem::Unresolved => Some((text, reference.allowed)),
-        Problem::WrongTarget(_) => Some((bare_id(text), reference.allowed)),
+        Problem::WrongTarget(_) => {
+            let bare = bare_id(text);
+            (bare == text || index.resolve(bare, reference.allowed).is_err())
+                .then_some((bare, reference.allowed))
+        }
         Problem::Ambiguous(_) => None,
     }
 }

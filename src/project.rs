@@ -184,13 +184,30 @@ impl Project {
     }
 
     /// [`Project::check`], calling `stage_done` as each of its stages ends (see
-    /// [`check::check_observed`]; then `locate`), with the texts that locating read again,
-    /// for the report to quote ([`crate::report::Sources::collect_with`]).
+    /// [`check::check_observed`]; then `levels` and `locate`), with the texts that locating
+    /// read again, for the report to quote ([`crate::report::Sources::collect_with`]).
     pub fn check_observed<F: check::Checkable>(
         &self,
         corpus: &Corpus<F>,
         stage_done: &mut dyn FnMut(&'static str),
     ) -> (Vec<Diagnostic>, ReadAgain) {
+        let mut diagnostics = self.check_unplaced(corpus, stage_done);
+        let read_again = locate(&mut diagnostics, corpus, &self.schemas);
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        stage_done("locate");
+        (diagnostics, read_again)
+    }
+
+    /// [`Project::check_observed`] without placing the diagnostics in their files: each
+    /// keeps the JSON pointer it was found at, which the baseline matches on, and they come
+    /// in no particular order. For a count of them (`check --statistics`), which shows no
+    /// position: placing them reads again every file they point into, a third of a second
+    /// and 114 MiB for a hundred thousand problems in 38,772 files.
+    pub fn check_unplaced<F: check::Checkable>(
+        &self,
+        corpus: &Corpus<F>,
+        stage_done: &mut dyn FnMut(&'static str),
+    ) -> Vec<Diagnostic> {
         let mut diagnostics = corpus.diagnostics.clone();
         diagnostics.extend(check::check_observed(
             corpus,
@@ -199,10 +216,9 @@ impl Project {
             stage_done,
         ));
         let mut diagnostics = self.apply_levels(diagnostics);
-        let read_again = locate(&mut diagnostics, corpus, &self.schemas);
-        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        stage_done("locate");
-        (diagnostics, read_again)
+        keep_pointers(&mut diagnostics);
+        stage_done("levels");
+        diagnostics
     }
 
     /// Applies the config's rule levels: allowed rules are dropped, the others get their
@@ -250,13 +266,7 @@ pub fn locate<F>(
     corpus: &Corpus<F>,
     schemas: &crate::schema::Schemas,
 ) -> ReadAgain {
-    for diagnostic in diagnostics.iter_mut() {
-        if let Anchor::Value(pointer) | Anchor::Key(pointer) | Anchor::Within { pointer, .. } =
-            &diagnostic.anchor
-        {
-            diagnostic.pointer = Some(pointer.clone());
-        }
-    }
+    keep_pointers(diagnostics);
     // Each file named, what of it is wanted and the anchors into it: the files are found
     // by walking the corpus's in order.
     let mut wanted: NamedFiles<'_, Wanted<'_>> = NamedFiles::default();
@@ -433,6 +443,18 @@ impl Slot {
                 .edits
                 .get_mut(i)
                 .map(|edit| &mut edit.anchor),
+        }
+    }
+}
+
+/// Keeps in each diagnostic anchored by a JSON pointer that pointer, which placing it in its
+/// file replaces with a span: the baseline matches diagnostics by pointer.
+fn keep_pointers(diagnostics: &mut [Diagnostic]) {
+    for diagnostic in diagnostics {
+        if let Anchor::Value(pointer) | Anchor::Key(pointer) | Anchor::Within { pointer, .. } =
+            &diagnostic.anchor
+        {
+            diagnostic.pointer = Some(pointer.clone());
         }
     }
 }

@@ -98,6 +98,7 @@ fn verbose_times_each_stage_on_stderr_and_changes_nothing_else() {
         "check/resolve",
         "check/duplicate ids",
         "check/references and graph",
+        "check/levels",
         "check/locate",
         "baseline",
         "render",

@@ -287,6 +287,17 @@ fn statistics_count_the_problems_of_each_rule_instead_of_listing_them() {
     }
     assert_eq!(statistics["summary"]["errors"], 3);
 
+    // A count shows no position, so no file is read again to place a problem in it; a
+    // fix is placed, so `--fix` with `--statistics` places them.
+    let placing = |args: &[&str]| {
+        check(dir.path(), args)
+            .stderr
+            .contains("timing: check/locate:")
+    };
+    assert!(placing(&["--verbose"]));
+    assert!(!placing(&["--verbose", "--statistics"]));
+    assert!(placing(&["--verbose", "--statistics", "--diff"]));
+
     let refused = check(dir.path(), &["--statistics", "--format", "sarif"]);
     assert_eq!(refused.code, 2);
     assert!(

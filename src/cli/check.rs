@@ -84,6 +84,15 @@ pub(crate) struct CheckArgs {
     statistics: bool,
 }
 
+impl CheckArgs {
+    /// Whether the run shows counts alone (`--statistics`), so that no diagnostic needs a
+    /// place in its file: not when it fixes files, whose edits are placed, nor when it writes
+    /// the baseline.
+    fn counts_only(&self) -> bool {
+        self.statistics && !self.fix && !self.diff && !self.write_baseline
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum OutputFormat {
     /// rustc-style snippets with a caret under each problem.
@@ -225,9 +234,13 @@ impl Scoping<'_> {
     /// Checks the corpus and, when files or `--staged` were given, keeps the diagnostics in
     /// their scope.
     fn check<F: Checkable>(&self, corpus: &Corpus<F>, stages: &mut Stages) -> Found {
-        let (diagnostics, read_again) = self
-            .project
-            .check_observed(corpus, &mut |stage| stages.done_within("check", stage));
+        let mut stage_done = |stage| stages.done_within("check", stage);
+        let (diagnostics, read_again) = if self.args.counts_only() {
+            let diagnostics = self.project.check_unplaced(corpus, &mut stage_done);
+            (diagnostics, ReadAgain::default())
+        } else {
+            self.project.check_observed(corpus, &mut stage_done)
+        };
         if self.args.files.is_empty() && !self.args.staged {
             return Found {
                 diagnostics,
@@ -328,7 +341,11 @@ fn report<F>(
     }
     let diagnostics = filtered.reported;
     stages.done("baseline");
-    let sources = Sources::collect_with(&project.root, Some(&corpus), &diagnostics, read_again);
+    let sources = if args.counts_only() {
+        Sources::default()
+    } else {
+        Sources::collect_with(&project.root, Some(&corpus), &diagnostics, read_again)
+    };
     let mut summary = Summary::new(&corpus, &diagnostics);
     summary.known = filtered.known;
     // In changed-files mode the baseline's entries for files out of scope are not stale.

@@ -19,7 +19,10 @@ fuzz_target!(|data: &[u8]| {
         .map(|chunk| {
             let a = usize::from(*chunk.first().unwrap_or(&0)) * 7 % len;
             let b = a + usize::from(*chunk.get(1).unwrap_or(&0)) % 5;
-            (a..b, "x".repeat(usize::from(*chunk.get(2).unwrap_or(&0)) % 4))
+            (
+                a..b,
+                "x".repeat(usize::from(*chunk.get(2).unwrap_or(&0)) % 4),
+            )
         })
         .collect();
     let (fixed, applied) = fix::apply(text, &edits);

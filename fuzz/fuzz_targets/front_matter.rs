@@ -15,10 +15,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     assert!(front.yaml.end <= front.body.start && front.body.end == text.len());
-    let fields: HashSet<String> = ["symptom", "root_cause", "notes", "a"].map(String::from).into();
+    let fields: HashSet<String> = ["symptom", "root_cause", "notes", "a"]
+        .map(String::from)
+        .into();
     let mut last = front.body.start;
     for section in markdown::sections(text, &front.body, &fields) {
-        assert!(section.heading.start >= last && section.heading.end <= section.content.start.max(section.heading.end));
+        assert!(
+            section.heading.start >= last
+                && section.heading.end <= section.content.start.max(section.heading.end)
+        );
         assert!(text.get(section.content.clone()).is_some());
         last = section.content.end;
     }

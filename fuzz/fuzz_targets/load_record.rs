@@ -23,7 +23,13 @@ fuzz_target!(|data: &[u8]| {
         text_fields: &fields,
         max_file_size: 1 << 20,
     };
-    let loaded = load::load_bytes(Path::new("fuzz"), "fuzz".into(), bytes.to_vec(), format, &context);
+    let loaded = load::load_bytes(
+        Path::new("fuzz"),
+        "fuzz".into(),
+        bytes.to_vec(),
+        format,
+        &context,
+    );
     if let Some(text) = loaded.file.text.as_deref() {
         let map = load::source_map(text, format, &fields);
         for diagnostic in &loaded.diagnostics {

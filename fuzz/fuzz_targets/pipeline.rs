@@ -45,11 +45,14 @@ fuzz_target!(|data: &[u8]| {
         };
         let choice = usize::from(selector);
         let path = match choice % 8 {
-            0..=5 => root.join("records").join(COLLECTIONS[choice % 3]).join(format!(
-                "{}.{}",
-                NAMES[choice / 8 % 4],
-                EXTENSIONS[choice / 32 % 3]
-            )),
+            0..=5 => root
+                .join("records")
+                .join(COLLECTIONS[choice % 3])
+                .join(format!(
+                    "{}.{}",
+                    NAMES[choice / 8 % 4],
+                    EXTENSIONS[choice / 32 % 3]
+                )),
             6 => root.join("docs").join("notes.md"),
             _ if choice / 8 % 2 == 0 => root.join("gotchas.toml"),
             _ => root
@@ -82,17 +85,26 @@ fn run(root: &Path) {
         let _ = sources.fix_edits(diagnostic);
     }
     report::human::render(&diagnostics, &sources, true, 3);
-    report::json::render(&diagnostics, &sources, Summary::new(&corpus, &diagnostics));
-    report::sarif::render(&diagnostics, &sources, "kb/");
-    report::github::render(&diagnostics, &sources, "kb/");
+    // The JSON documents are written as they are serialized: whatever the diagnostics hold,
+    // what comes out is one JSON document.
+    let summary = Summary::new(&corpus, &diagnostics);
+    let mut json = Vec::new();
+    report::json::write(&mut json, &diagnostics, &sources, summary).expect("written to memory");
+    serde_json::from_slice::<serde_json::Value>(&json).expect("the JSON report is JSON");
+    let mut sarif = Vec::new();
+    report::sarif::write(&mut sarif, &diagnostics, &sources, "kb/").expect("written to memory");
+    serde_json::from_slice::<serde_json::Value>(&sarif).expect("the SARIF log is JSON");
+    report::github::write(&mut std::io::sink(), &diagnostics, &sources, "kb/")
+        .expect("written to a sink");
 
     let linked = project.load_linked();
     let index = IdIndex::new(&linked, &project.schemas);
     let resolved = index.resolve_all();
     let graph = CorpusGraph::build(&linked, &project.schemas, &resolved);
-    export::dot(&graph, &project.config.site);
-    export::mermaid(&graph);
-    let _ = export::write_json(&graph, &project.config.site, &mut std::io::sink());
+    let sink = &mut std::io::sink();
+    export::write_dot(&graph, &project.config.site, sink).expect("written to a sink");
+    export::write_mermaid(&graph, sink).expect("written to a sink");
+    export::write_json(&graph, &project.config.site, sink).expect("written to a sink");
 
     let kept = project.load_for_site();
     if let Ok(site) = Site::new(&project, &kept, Some("https://example.org/kb/")) {

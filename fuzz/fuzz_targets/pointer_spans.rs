@@ -17,18 +17,30 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (_, repeated) = json::scan(text);
-    assert!(repeated.len() >= duplicates, "the scan finds every repeated key the parse met");
+    assert!(
+        repeated.len() >= duplicates,
+        "the scan finds every repeated key the parse met"
+    );
     assert_eq!(repeated.is_empty(), duplicates == 0);
     let map = load::source_map(text, Format::Json, &HashSet::new());
     let mut pending = vec![(String::new(), &value)];
     while let Some((pointer, expected)) = pending.pop() {
-        let node = map.get(&pointer).expect("every pointer of a parsed value is mapped");
-        let slice = text.get(node.value.clone()).expect("spans are on char boundaries");
+        let node = map
+            .get(&pointer)
+            .expect("every pointer of a parsed value is mapped");
+        let slice = text
+            .get(node.value.clone())
+            .expect("spans are on char boundaries");
         let (found, _) = json::parse(slice).expect("the span parses");
         assert_eq!(&found, expected, "at {pointer}");
         match expected {
             serde_json::Value::Array(items) => {
-                pending.extend(items.iter().enumerate().map(|(i, v)| (format!("{pointer}/{i}"), v)));
+                pending.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, v)| (format!("{pointer}/{i}"), v)),
+                );
             }
             serde_json::Value::Object(members) => pending.extend(
                 members

@@ -9,7 +9,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for link in links::extract(text, &(0..text.len())) {
-        let slice = text.get(link.span.clone()).expect("spans are on char boundaries");
+        let slice = text
+            .get(link.span.clone())
+            .expect("spans are on char boundaries");
         assert!(!link.target.is_empty());
         let _ = slice;
     }

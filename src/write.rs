@@ -10,6 +10,10 @@
 use std::io::Write;
 use std::path::Path;
 
+/// The buffer between a writer that streams its output (a report, an export, a large file
+/// of the site) and where it goes: few system calls, little memory.
+pub const STREAM_BUFFER: usize = 256 * 1024;
+
 /// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     write_atomic_with(path, |out| out.write_all(bytes))
@@ -32,7 +36,8 @@ pub fn write_atomic_with(
         .suffix(".tmp")
         .tempfile_in(dir)?;
     {
-        let mut buffered = std::io::BufWriter::new(temporary.as_file_mut());
+        let mut buffered =
+            std::io::BufWriter::with_capacity(STREAM_BUFFER, temporary.as_file_mut());
         write(&mut buffered)?;
         buffered.flush()?;
     }

@@ -186,7 +186,7 @@ fn stream(
     out: &mut impl Write,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> ExitCode {
-    let mut buffered = std::io::BufWriter::new(out);
+    let mut buffered = std::io::BufWriter::with_capacity(crate::write::STREAM_BUFFER, out);
     match write(&mut buffered).and_then(|()| buffered.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => unwritten(&err),

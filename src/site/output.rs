@@ -33,9 +33,6 @@ pub trait Sink: Sync {
 /// Writes a file's bytes a piece at a time (see [`Sink::put_streamed`]).
 pub type Streamer<'a> = dyn Fn(&mut dyn io::Write) -> io::Result<()> + Sync + 'a;
 
-/// The buffer between a streamed file's writer and the file: few system calls, little memory.
-const STREAM_BUFFER: usize = 256 * 1024;
-
 /// Why the site could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -204,7 +201,7 @@ impl Sink for Staging {
     }
 
     fn put_streamed(&self, path: &str, write: &Streamer<'_>) -> io::Result<()> {
-        let mut out = BufWriter::with_capacity(STREAM_BUFFER, self.create(path)?);
+        let mut out = BufWriter::with_capacity(crate::write::STREAM_BUFFER, self.create(path)?);
         write(&mut out)?;
         out.flush()
     }

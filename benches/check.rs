@@ -131,6 +131,14 @@ fn stages(c: &mut Criterion) {
                 black_box(report::human::render(&diagnostics, &sources, false, 0))
             })
         });
+        // The largest machine format, streamed as the binary streams it.
+        group.bench_function(format!("render_sarif/{format}"), |b| {
+            b.iter(|| {
+                let sources = Sources::collect(&root, Some(&corpus), &diagnostics);
+                report::sarif::write(&mut std::io::sink(), &diagnostics, &sources, "")
+                    .expect("written to a sink")
+            })
+        });
     }
     group.finish();
 }

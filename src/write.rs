@@ -6,13 +6,34 @@
 //! (A built site is written whole into a fresh folder and swapped in: see `site::output`.)
 //! A rename within a folder is atomic, so a reader sees the old file or the new one, never a
 //! mix, and a failure at any step leaves the original untouched.
+//!
+//! Large output (a report of every problem, an export of the whole graph, a list of every
+//! record) is written as it is made, never held whole: through [`STREAM_BUFFER`], and, for
+//! a JSON array, an item at a time ([`Each`]).
 
 use std::io::Write;
 use std::path::Path;
 
+use serde::{Serialize, Serializer};
+
 /// The buffer between a writer that streams its output (a report, an export, a large file
 /// of the site) and where it goes: few system calls, little memory.
 pub const STREAM_BUFFER: usize = 256 * 1024;
+
+/// A sequence serialized an item at a time, each made from one of `items` by `each` as it is
+/// written: the made items are never all held at once, nor copies of what they borrow.
+pub struct Each<'a, T, F> {
+    /// What the items are made from, in order.
+    pub items: &'a [T],
+    /// Makes an item.
+    pub each: F,
+}
+
+impl<'a, T, S: Serialize, F: Fn(&'a T) -> S> Serialize for Each<'a, T, F> {
+    fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.collect_seq(self.items.iter().map(&self.each))
+    }
+}
 
 /// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {

@@ -353,6 +353,17 @@ fn query_list_filters_sorts_and_get_suggests() {
     );
     let items: serde_json::Value = serde_json::from_str(&nested.stdout).unwrap();
     assert!(!items.as_array().unwrap().is_empty());
+    let engines = run(root, &["query", "list", "engines", "--format", "json"]);
+    let engines: serde_json::Value = serde_json::from_str(&engines.stdout).unwrap();
+    let vllm = engines
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["id"] == "engines/vllm")
+        .expect("vllm is listed");
+    let keys: Vec<&String> = vllm.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["id", "record"], "each item: the id, then the fields");
+    assert_eq!(vllm["record"]["name"], "vLLM");
     let got = run(root, &["query", "get", "vllm", "--format", "json"]);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&got.stdout).unwrap()["name"],

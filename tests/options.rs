@@ -1,5 +1,6 @@
 //! How loud `check` is and how it exits: `--quiet`, `--verbose`, `--max-warnings`,
-//! `--exit-zero`; and the process it runs in, without transparent huge pages.
+//! `--exit-zero`; the process it runs in, without transparent huge pages; and how every
+//! command exits when its output cannot be written.
 
 mod common;
 
@@ -164,4 +165,37 @@ fn a_check_runs_without_huge_pages_unless_told() {
     }
     assert_eq!(told, "THP_enabled:\t1\n");
     assert_eq!(huge_pages_in_check(None), "THP_enabled:\t0\n");
+}
+
+/// Reports, exports and listings go out as they are written, so one that fails part of the
+/// way (a full disk) must still end the run with 2 and say why.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_out_exits_2_and_says_why() {
+    let ci = fixture("ci");
+    let graph = fixture("graph");
+    let bundled = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut runs: Vec<(&Path, Vec<&str>)> = Vec::new();
+    for format in ["human", "json", "sarif", "github", "junit"] {
+        runs.push((&ci, vec!["check", "--no-cache", "--format", format]));
+    }
+    for format in ["dot", "json", "mermaid", "svg"] {
+        runs.push((&graph, vec!["graph", "--format", format]));
+    }
+    runs.push((
+        bundled,
+        vec!["query", "list", "engines", "--format", "json"],
+    ));
+    for (root, args) in runs {
+        let mut all = vec!["--root", root.to_str().unwrap()];
+        all.extend(&args);
+        let run = common::gotchas_onto_a_full_disk(&all);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("error: cannot write the output: No space left on device"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
 }

@@ -209,3 +209,9 @@ fn json_text(value: &impl serde::Serialize) -> String {
     text.push('\n');
     text
 }
+
+/// [`json_text`] written to `out` as it is serialized, for output as large as the corpus.
+fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    out.write_all(b"\n")
+}

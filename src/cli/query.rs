@@ -4,6 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Cli, emit, fatal, json_text};
@@ -13,7 +14,7 @@ use crate::project::Project;
 use crate::query::{self, Condition};
 use crate::serialize;
 use crate::suggest;
-use crate::write::write_atomic;
+use crate::write::{Each, write_atomic};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct QueryArgs {
@@ -161,11 +162,17 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
             };
             match args.format {
                 Output::Json => {
-                    let items: Vec<Value> = found
-                        .iter()
-                        .map(|&r| json!({"id": qualified(r), "record": fields(r)}))
-                        .collect();
-                    emit(out, json_text(&items).as_bytes())
+                    // Written as it is serialized, each record's fields borrowed: a copy of
+                    // every listed record's fields and the document held whole took 814 MiB
+                    // to list the 80,000 gotchas of 100,000 generated records.
+                    let items = Each {
+                        items: &found,
+                        each: |&r| Listed {
+                            id: qualified(r),
+                            record: fields(r),
+                        },
+                    };
+                    super::stream(out, |out| super::write_json(out, &items))
                 }
                 Output::Table => {
                     let mut header = vec!["id", "name"];
@@ -207,6 +214,13 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
         }
         QueryCommand::Search { text } => search(&project, text, args.format, out),
     }
+}
+
+/// A record of `query list --format json`: its qualified id and its fields.
+#[derive(Serialize)]
+struct Listed<'a> {
+    id: String,
+    record: Option<&'a Value>,
 }
 
 /// A record's name for a table column: names can be sentences, and a column stays readable

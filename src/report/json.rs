@@ -5,29 +5,19 @@
 
 use std::io::{self, Write};
 
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::{Sources, Summary};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::write::Each;
 
+/// The report, its diagnostics converted as they are written: the converted list and the
+/// document were, after the diagnostics themselves, the largest things a check with a
+/// hundred thousand problems held.
 #[derive(Serialize)]
-struct Report<'a> {
-    diagnostics: Diagnostics<'a>,
+struct Report<D> {
+    diagnostics: D,
     summary: Summary,
-}
-
-/// The diagnostics, each converted as it is written: the converted list and the document
-/// were, after the diagnostics themselves, the largest things a check with a hundred
-/// thousand problems held.
-struct Diagnostics<'a> {
-    diagnostics: &'a [Diagnostic],
-    sources: &'a Sources,
-}
-
-impl Serialize for Diagnostics<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.diagnostics.iter().map(|d| convert(d, self.sources)))
-    }
 }
 
 #[derive(Serialize)]
@@ -70,9 +60,9 @@ pub fn write(
     summary: Summary,
 ) -> io::Result<()> {
     let report = Report {
-        diagnostics: Diagnostics {
-            diagnostics,
-            sources,
+        diagnostics: Each {
+            items: diagnostics,
+            each: |d| convert(d, sources),
         },
         summary,
     };

@@ -97,6 +97,26 @@ mod tests {
     }
 
     #[test]
+    fn a_sequence_made_as_it_is_written_is_the_sequence_made_first() {
+        let words = ["vllm", "sglang", ""];
+        let made = |word: &&str| serde_json::json!({ "id": word, "length": word.len() });
+        let each = Each {
+            items: &words,
+            each: made,
+        };
+        let collected: Vec<serde_json::Value> = words.iter().map(made).collect();
+        assert_eq!(
+            serde_json::to_string_pretty(&each).unwrap(),
+            serde_json::to_string_pretty(&collected).unwrap()
+        );
+        let none = Each {
+            items: &[] as &[&str],
+            each: made,
+        };
+        assert_eq!(serde_json::to_string(&none).unwrap(), "[]");
+    }
+
+    #[test]
     fn a_write_that_fails_halfway_leaves_the_original_and_no_temporary_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("report.json");

@@ -60,17 +60,13 @@ enum Texts {
     /// [`Loader::quoted`]): [`SourceFile::text_again`] reads the few others that a report
     /// points into.
     LetGo,
-    /// Only files whose record has a Markdown body, which the site renders from the text.
-    Bodies,
 }
 
 impl Texts {
-    /// Whether a file that holds `record` (or none) keeps its text, when a report will
-    /// quote it or not (`quoted`).
-    fn keeps<F>(self, record: Option<&Record<F>>, quoted: bool) -> bool {
+    /// Whether a file keeps its text, when a report will quote it or not (`quoted`).
+    fn keeps(self, quoted: bool) -> bool {
         match self {
             Texts::Kept => true,
-            Texts::Bodies => record.is_some_and(|record| record.prose.is_some()),
             Texts::LetGo => quoted,
         }
     }
@@ -127,7 +123,7 @@ where
         let quoted = self
             .quoted
             .is_some_and(|quoted| problems || record.is_some_and(|record| quoted(&record.value)));
-        self.texts.keeps(record, quoted)
+        self.texts.keeps(quoted)
     }
 
     /// Loads `candidate`, whose file goes at `file` in the corpus and whose record, if it
@@ -472,23 +468,6 @@ impl<F: Send + Renumber> Corpus<F> {
         )
     }
 
-    /// [`Corpus::load_with`], keeping the text of a record file only when its record has a
-    /// Markdown body: for the site, which renders fields and bodies. The other texts are
-    /// let go as they are parsed ([`SourceFile::let_go`]). Of a corpus of JSON records that
-    /// is as much memory as the corpus on disk, a quarter of a build's peak, which the
-    /// kernel would have to zero before handing it out.
-    pub fn load_with_bodies<D>(
-        root: &Path,
-        config: &Config,
-        schemas: &Schemas,
-        draw: D,
-    ) -> Corpus<F>
-    where
-        D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
-    {
-        Corpus::load_chunks(root, config, schemas, draw, None, Texts::Bodies, None)
-    }
-
     /// Loads files a chunk at a time, in parallel, and puts them in path order: a record's
     /// fields (and with [`Texts::LetGo`], its file's text) are let go as soon as it is drawn
     /// from.
@@ -784,13 +763,22 @@ mod tests {
     }
 
     #[test]
-    fn the_site_keeps_only_the_texts_of_markdown_bodies() {
+    fn the_site_keeps_the_bodies_of_markdown_records_and_no_record_file_text() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let project = crate::project::Project::open(root, None).unwrap();
         let corpus = project.load_for_site();
-        let kept = |name: &str| keeps_text(&corpus, name);
-        assert!(kept("pd-batch-invariant-mode-absent-from-kv-namespace.md"));
-        assert!(!kept("engines/mooncake.yaml"));
+        let name = "pd-batch-invariant-mode-absent-from-kv-namespace.md";
+        assert!(!keeps_text(&corpus, name));
+        assert!(!keeps_text(&corpus, "engines/mooncake.yaml"));
+        let record = corpus
+            .records
+            .iter()
+            .find(|r| corpus.file_of(r).display.ends_with(name))
+            .unwrap();
+        let text = std::fs::read_to_string(&corpus.file_of(record).path).unwrap();
+        let body = record.prose.as_ref().unwrap().body.clone();
+        assert!(body.start > 0, "after the front matter");
+        assert_eq!(record.value.body.as_deref(), text.get(body));
         assert!(
             project.load().files.iter().all(|f| f.text.is_some()),
             "a plain load keeps every text"

@@ -83,15 +83,12 @@ impl Project {
     }
 
     /// Discovers and loads every record for the site: its fields, in the site's smaller form,
-    /// and the references written in them (see [`Kept`]), with the texts of Markdown bodies
-    /// alone (see [`Corpus::load_with_bodies`]).
+    /// the references written in them and a Markdown record's body (see [`Kept`]). Every
+    /// record file's text is let go as it is parsed: of a corpus of JSON records that is as
+    /// much memory as the corpus on disk, a quarter of a build's peak, which the kernel would
+    /// have to zero before handing it out.
     pub fn load_for_site(&self) -> Corpus<Kept> {
-        Corpus::load_with_bodies(
-            &self.root,
-            &self.config,
-            &self.schemas,
-            |record, index, file| Kept::draw(record, index, file, &self.schemas),
-        )
+        self.load_with(|record, index, file| Kept::draw(record, index, file, &self.schemas))
     }
 
     /// Discovers and loads every record for the graph commands: of each record, its

@@ -169,6 +169,34 @@ fn bundled_corpus_builds_and_every_link_arrives() {
     }
 }
 
+/// A Markdown record's page renders its body from what the site kept of it, the file's text
+/// let go: a broken link there is still reported at its place in the file, with a
+/// did-you-mean, and marked on the page.
+#[test]
+fn a_broken_link_in_a_markdown_body_is_reported_at_its_line_and_marked() {
+    let corpus = bundled_copy();
+    let name = "pd-batch-invariant-mode-absent-from-kv-namespace";
+    let record = corpus.path().join(format!("records/gotchas/{name}.md"));
+    let mut written = std::fs::read_to_string(&record).unwrap();
+    let line = written.lines().count() + 2;
+    written.push_str("\nSee [[engines/mooncache|the store]] too.\n");
+    std::fs::write(&record, written).unwrap();
+    let site = corpus.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let place = format!("records/gotchas/{name}.md:{line}:7");
+    assert!(run.stdout.contains(&place), "{place}: {}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("help: did you mean mooncake (engines/mooncake)?"),
+        "{}",
+        run.stdout
+    );
+    let page = text(&site, &format!("gotchas/{name}/index.html"));
+    assert_eq!(page.matches("class=\"broken-link\"").count(), 1);
+    assert!(page.contains("the store"), "the link's label is shown");
+}
+
 /// The data files are streamed to disk a piece at a time; each must still be one whole
 /// document, holding every record.
 #[test]

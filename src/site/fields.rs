@@ -54,11 +54,10 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
     let record = &content.corpus.records[content.records[published].record];
     let collection = &content.schemas.collections[record.collection];
     let mut fields = Fields::default();
-    if let (Some(body), Some(text)) = (
+    if let (Some(body), Some(prose)) = (
         record.prose.as_ref().map(|prose| &prose.body),
-        content.corpus.files[record.file].text.as_deref(),
-    ) && let Some(prose) = text.get(body.clone())
-        && !prose.trim().is_empty()
+        record.value.body.as_deref(),
+    ) && !prose.trim().is_empty()
     {
         fields.body = Some(markdown::render(
             content,

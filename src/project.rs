@@ -188,7 +188,7 @@ impl Project {
         corpus: &Corpus<F>,
         stage_done: &mut dyn FnMut(&'static str),
     ) -> (Vec<Diagnostic>, ReadAgain) {
-        let mut diagnostics = self.check_unplaced(corpus, stage_done);
+        let mut diagnostics = self.leveled(corpus, stage_done);
         let read_again = locate(&mut diagnostics, corpus, &self.schemas);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         stage_done("locate");
@@ -205,6 +205,18 @@ impl Project {
         corpus: &Corpus<F>,
         stage_done: &mut dyn FnMut(&'static str),
     ) -> Vec<Diagnostic> {
+        let mut diagnostics = self.leveled(corpus, stage_done);
+        keep_pointers(&mut diagnostics);
+        diagnostics
+    }
+
+    /// Load problems and rule findings with the config's rule levels applied, as a check
+    /// finds them: neither placed nor in order.
+    fn leveled<F: check::Checkable>(
+        &self,
+        corpus: &Corpus<F>,
+        stage_done: &mut dyn FnMut(&'static str),
+    ) -> Vec<Diagnostic> {
         let mut diagnostics = corpus.diagnostics.clone();
         diagnostics.extend(check::check_observed(
             corpus,
@@ -212,8 +224,7 @@ impl Project {
             &self.config,
             stage_done,
         ));
-        let mut diagnostics = self.apply_levels(diagnostics);
-        keep_pointers(&mut diagnostics);
+        let diagnostics = self.apply_levels(diagnostics);
         stage_done("levels");
         diagnostics
     }

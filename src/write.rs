@@ -35,17 +35,40 @@ impl<'a, T, S: Serialize, F: Fn(&'a T) -> S> Serialize for Each<'a, T, F> {
     }
 }
 
-/// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    write_atomic_with(path, |out| out.write_all(bytes))
+/// Writes `value` to `out` as pretty-printed JSON ending in a newline, as it is serialized:
+/// the form of every JSON document the tool writes.
+pub fn json_document(out: &mut dyn Write, value: &impl Serialize) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value)?;
+    out.write_all(b"\n")
 }
 
-/// [`write_atomic`] of what `write` writes, as it writes it: a report of a hundred thousand
-/// problems is streamed to the temporary file, never held whole in memory. When `write`
-/// fails, the temporary file is removed and `path` is left as it was.
+/// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `write` writes, as it writes it, through [`STREAM_BUFFER`]: a
+/// report of a hundred thousand problems is streamed to the temporary file, never held
+/// whole in memory. When `write` fails, the temporary file is removed and `path` is left as
+/// it was.
 pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    replace(path, |file| {
+        let mut buffered = std::io::BufWriter::with_capacity(STREAM_BUFFER, file);
+        write(&mut buffered)?;
+        buffered.flush()
+    })
+}
+
+/// Replaces `path` with what `write` writes to a temporary file beside it (see the module's
+/// documentation). Bytes already in hand are written to the file as they are: `--fix`
+/// writes thousands of files of a few kilobytes, side by side, each of which a buffer would
+/// only copy.
+fn replace(
+    path: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -56,12 +79,7 @@ pub fn write_atomic_with(
         .prefix(".gotchas-")
         .suffix(".tmp")
         .tempfile_in(dir)?;
-    {
-        let mut buffered =
-            std::io::BufWriter::with_capacity(STREAM_BUFFER, temporary.as_file_mut());
-        write(&mut buffered)?;
-        buffered.flush()?;
-    }
+    write(temporary.as_file_mut())?;
     temporary.as_file().sync_all()?;
     if let Some(permissions) = permissions {
         temporary.as_file().set_permissions(permissions)?;

@@ -494,7 +494,7 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>, out: &mut dyn Write) ->
             Ok(())
         }
         OutputFormat::Json if r.statistics => {
-            out.write_all(report::statistics::json(r.diagnostics, r.summary).as_bytes())
+            report::statistics::write_json(out, r.diagnostics, r.summary)
         }
         OutputFormat::Json => report::json::write(out, r.diagnostics, r.sources, r.summary),
         OutputFormat::Sarif => report::sarif::write(out, r.diagnostics, r.sources, &prefix()),

@@ -176,7 +176,10 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
 /// Writes a command's output; exit code 2 when it cannot be written (a closed pipe, a full
 /// disk), as for any other failure of the tool itself.
 fn emit(out: &mut impl Write, bytes: &[u8]) -> ExitCode {
-    stream(out, |out| out.write_all(bytes))
+    match out.write_all(bytes) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => unwritten(&err),
+    }
 }
 
 /// Writes a command's output through a buffer as `write` produces it, for output too large
@@ -208,10 +211,4 @@ fn json_text(value: &impl serde::Serialize) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text
-}
-
-/// [`json_text`] written to `out` as it is serialized, for output as large as the corpus.
-fn write_json(out: &mut dyn Write, value: &impl serde::Serialize) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value)?;
-    out.write_all(b"\n")
 }

@@ -14,7 +14,7 @@ use crate::project::Project;
 use crate::query::{self, Condition};
 use crate::serialize;
 use crate::suggest;
-use crate::write::{Each, write_atomic};
+use crate::write::{Each, json_document, write_atomic};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct QueryArgs {
@@ -172,7 +172,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                             record: fields(r),
                         },
                     };
-                    super::stream(out, |out| super::write_json(out, &items))
+                    super::stream(out, |out| json_document(out, &items))
                 }
                 Output::Table => {
                     let mut header = vec!["id", "name"];

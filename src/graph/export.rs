@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::{CorpusGraph, Node};
 use crate::config::SiteConfig;
 use crate::markup::escaped;
+use crate::write::{STREAM_BUFFER, json_document};
 
 /// Most nodes laid out in-process for SVG; larger graphs go through Graphviz.
 pub const MAX_INPROCESS_SVG_NODES: usize = 60;
@@ -176,8 +177,7 @@ pub fn write_json(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -
             })
             .collect(),
     };
-    serde_json::to_writer_pretty(&mut *out, &document)?;
-    out.write_all(b"\n")
+    json_document(out, &document)
 }
 
 fn mermaid_label(text: &str) -> String {
@@ -301,7 +301,7 @@ fn graphviz(
         .stderr(Stdio::piped())
         .spawn()?;
     if let Some(stdin) = child.stdin.take() {
-        let mut stdin = io::BufWriter::new(stdin);
+        let mut stdin = io::BufWriter::with_capacity(STREAM_BUFFER, stdin);
         // A `dot` that stops reading has failed, and what it says on its way out is the
         // error worth showing, not the closed pipe.
         let _ = input(&mut stdin).and_then(|()| stdin.flush());

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::{Sources, Summary};
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
-use crate::write::Each;
+use crate::write::{Each, json_document};
 
 /// The report, its diagnostics converted as they are written: the converted list and the
 /// document were, after the diagnostics themselves, the largest things a check with a
@@ -66,8 +66,7 @@ pub fn write(
         },
         summary,
     };
-    serde_json::to_writer_pretty(&mut *out, &report)?;
-    out.write_all(b"\n")
+    json_document(out, &report)
 }
 
 fn convert<'a>(diagnostic: &'a Diagnostic, sources: &Sources) -> JsonDiagnostic<'a> {

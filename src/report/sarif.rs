@@ -16,7 +16,7 @@ use crate::config::Level;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{self, Rule};
 use crate::source::LineCol;
-use crate::write::Each;
+use crate::write::{Each, json_document};
 
 /// The schema a SARIF 2.1.0 log names.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -183,8 +183,7 @@ pub fn write(
             },
         }],
     };
-    serde_json::to_writer_pretty(&mut *out, &log)?;
-    out.write_all(b"\n")
+    json_document(out, &log)
 }
 
 fn descriptor(rule: &Rule) -> RuleDescriptor {

@@ -7,6 +7,7 @@
 //! and the baseline), so they add up to the summary line's.
 
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 
 use serde::Serialize;
 
@@ -14,6 +15,7 @@ use super::Summary;
 use super::human::plural;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules;
+use crate::write::json_document;
 
 /// The diagnostics of one rule at one level.
 #[derive(Debug, PartialEq, Eq, Serialize)]
@@ -96,16 +98,18 @@ struct Report {
     summary: Summary,
 }
 
-/// The table for scripts: `{"statistics": [...], "summary": {...}}`, each entry's fields as
-/// [`RuleCount`] names them, the summary as the JSON report's.
-pub fn json(diagnostics: &[Diagnostic], summary: Summary) -> String {
+/// Writes the table for scripts to `out`: `{"statistics": [...], "summary": {...}}`, each
+/// entry's fields as [`RuleCount`] names them, the summary as the JSON report's.
+pub fn write_json(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    summary: Summary,
+) -> io::Result<()> {
     let report = Report {
         statistics: count(diagnostics),
         summary,
     };
-    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    text.push('\n');
-    text
+    json_document(out, &report)
 }
 
 #[cfg(test)]

@@ -51,6 +51,16 @@ use crate::suggest;
 /// The name of the config file looked for at the corpus root.
 pub const FILE_NAME: &str = "gotchas.toml";
 
+/// The corpus root for a command run in folder `dir` without `--root`: the nearest of `dir`
+/// and its ancestors that holds a [`FILE_NAME`], as cargo finds its manifest and ruff its
+/// settings, so that a check run from `records/gotchas/` checks the whole corpus. `None`
+/// when none does: a corpus without a config is found only from its own folder, since a
+/// `schema/` or `records/` folder alone says too little to claim a parent folder.
+pub fn find_root(dir: &Path) -> Option<&Path> {
+    dir.ancestors()
+        .find(|folder| folder.join(FILE_NAME).is_file())
+}
+
 /// The default limit on a record file's size: far above any hand-written record, low enough
 /// that a stray data dump is reported instead of read into memory.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
@@ -580,6 +590,23 @@ impl Reader<'_> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_root_is_the_nearest_folder_up_holding_a_config() {
+        let top = tempfile::tempdir().unwrap();
+        let corpus = top.path().join("kb");
+        let deep = corpus.join("records/gotchas");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(find_root(&deep), None);
+        std::fs::write(corpus.join(FILE_NAME), "").unwrap();
+        assert_eq!(find_root(&deep), Some(corpus.as_path()));
+        assert_eq!(find_root(&corpus), Some(corpus.as_path()));
+        // A folder named like the config is not one.
+        std::fs::create_dir(deep.join(FILE_NAME)).unwrap();
+        assert_eq!(find_root(&deep), Some(corpus.as_path()));
+        std::fs::write(deep.join("../gotchas.toml"), "").unwrap();
+        assert_eq!(find_root(&deep), Some(corpus.join("records").as_path()));
+    }
     use super::*;
 
     #[test]

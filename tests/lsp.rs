@@ -27,9 +27,16 @@ struct Client {
 
 impl Client {
     fn start(root: &Path) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_gotchas"))
-            .args(["lsp", "--root"])
-            .arg(root)
+        Client::spawn(
+            Command::new(env!("CARGO_BIN_EXE_gotchas"))
+                .args(["lsp", "--root"])
+                .arg(root),
+        )
+    }
+
+    /// Starts the server `command` runs.
+    fn spawn(command: &mut Command) -> Client {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -443,6 +450,43 @@ fn hover_shows_the_target_and_a_new_record_joins_the_corpus() {
         shown.starts_with("**Mooncache** `engines/mooncache`"),
         "{shown}"
     );
+    client.stop();
+}
+
+/// Without `--root`, the server serves the corpus that holds the editor's workspace folder,
+/// found by its config: an editor opened on `records/` still sees every record.
+#[test]
+fn the_corpus_above_the_workspace_folder_is_served() {
+    let (_dir, root) = corpus();
+    std::fs::write(root.join("gotchas.toml"), "").expect("a config");
+    let elsewhere = tempfile::tempdir().expect("a temporary folder");
+    let mut client = Client::spawn(
+        Command::new(env!("CARGO_BIN_EXE_gotchas"))
+            .arg("lsp")
+            .current_dir(elsewhere.path()),
+    );
+    let records = uri(&root.join("records"));
+    let response = client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": records,
+            "workspaceFolders": [{"uri": records, "name": "records"}],
+            "capabilities": {}
+        }),
+    );
+    assert!(response["result"]["capabilities"].is_object(), "{response}");
+    client.notify("initialized", json!({}));
+    let path = root.join(GOTCHA);
+    let gotcha = uri(&path);
+    let text = std::fs::read_to_string(&path).expect("the gotcha");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": gotcha, "languageId": "markdown", "version": 1, "text": text}}),
+    );
+    let diagnostics = client.diagnostics(&gotcha, None);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "unresolved-ref", "{diagnostics:?}");
     client.stop();
 }
 

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check, fixture, gotchas};
+use common::{check, copy_dir, fixture, gotchas, gotchas_in};
 
 #[test]
 fn unknown_config_keys_get_did_you_mean_and_exit_2() {
@@ -164,4 +164,65 @@ fn a_corpus_root_that_is_not_a_folder_is_named_as_such() {
     let run = check(&file, &[]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("is not a folder"), "{}", run.stderr);
+}
+
+/// Without `--root`, a command run anywhere inside a corpus works on the whole corpus, as
+/// cargo does from inside a package: the report is the one `--root` gives, paths and all,
+/// and a file named from there is found.
+#[test]
+fn a_command_run_inside_a_corpus_finds_its_root_above() {
+    let corpus = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("ci"), corpus.path());
+    let inside = corpus.path().join("records/gotchas");
+    let from_root = check(corpus.path(), &["--format", "json"]);
+    assert_eq!(from_root.code, 1, "{}", from_root.stderr);
+
+    let from_inside = gotchas_in(&inside, &["check", "--format", "json"]);
+    assert_eq!(from_inside.code, 1, "{}", from_inside.stderr);
+    assert_eq!(from_inside.stdout, from_root.stdout);
+
+    let one_file = gotchas_in(&inside, &["check", "--color", "never", "typo.yaml"]);
+    assert_eq!(one_file.code, 1, "{}", one_file.stderr);
+    assert!(
+        one_file
+            .stdout
+            .contains("--> records/gotchas/typo.yaml:5:17"),
+        "{}",
+        one_file.stdout
+    );
+    assert!(
+        one_file
+            .stdout
+            .ends_with("checked 1 record in 1 file: 1 error, 0 warnings\n"),
+        "{}",
+        one_file.stdout
+    );
+
+    // `init` makes a corpus where it is asked for, not in the corpus above.
+    let run = gotchas_in(&inside, &["init"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(inside.join("gotchas.toml").is_file());
+    let nested = gotchas_in(&inside.join("records"), &["check", "--format", "json"]);
+    assert_eq!(
+        nested.code, 0,
+        "the new corpus checks clean: {}",
+        nested.stdout
+    );
+}
+
+/// A folder with no config in it or above is its own root, as it always was: a corpus
+/// without a config is not mistaken for one it sits in.
+#[test]
+fn without_a_config_above_the_current_folder_is_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let inside = dir.path().join("records");
+    std::fs::create_dir_all(&inside).unwrap();
+    std::fs::create_dir_all(dir.path().join("schema")).unwrap();
+    let run = gotchas_in(&inside, &["check", "--color", "never"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("cannot read the schema folder"),
+        "{}",
+        run.stderr
+    );
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 
-use super::{Cli, fatal};
+use super::Cli;
 use crate::convert;
 use crate::corpus::Corpus;
 use crate::discover::Candidate;
@@ -74,13 +74,8 @@ pub(crate) struct ConvertArgs {
     in_place: bool,
 }
 
-fn open(cli: &Cli, styled: bool) -> Result<Project, ExitCode> {
-    Project::open(&cli.root, cli.config.as_deref())
-        .map_err(|errors| fatal(&cli.root, &errors, styled))
-}
-
 pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match open(cli, styled) {
+    let project = match cli.open_project(styled) {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -201,7 +196,7 @@ pub(crate) fn convert(
     styled: bool,
     out: &mut impl Write,
 ) -> ExitCode {
-    let project = match open(cli, styled) {
+    let project = match cli.open_project(styled) {
         Ok(project) => project,
         Err(code) => return code,
     };

@@ -9,7 +9,7 @@ use std::time::{Instant, SystemTime};
 use clap::ValueEnum;
 use rayon::prelude::*;
 
-use super::{Cli, fatal};
+use super::Cli;
 use crate::baseline::{self, Baseline};
 use crate::cache::{self, Memo};
 use crate::check::memo::{self, Recalled, Recaller};
@@ -113,9 +113,9 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         return ExitCode::from(2);
     }
     let mut stages = Stages::new(args.verbose);
-    let project = match Project::open(&cli.root, cli.config.as_deref()) {
+    let project = match cli.open_project(styled) {
         Ok(project) => project,
-        Err(errors) => return fatal(&cli.root, &errors, styled),
+        Err(code) => return code,
     };
     stages.done("config and schemas");
     let staged = if args.staged {

@@ -10,7 +10,7 @@ use petgraph::graph::NodeIndex;
 use petgraph::visit::EdgeRef;
 use serde::Serialize;
 
-use super::{Cli, fatal};
+use super::Cli;
 use crate::corpus::Corpus;
 use crate::graph::{CorpusGraph, Linked, export};
 use crate::index::{IdIndex, Resolved};
@@ -82,8 +82,7 @@ struct Web {
 
 impl Web {
     fn load(cli: &Cli, styled: bool) -> Result<Web, ExitCode> {
-        let project = Project::open(&cli.root, cli.config.as_deref())
-            .map_err(|errors| fatal(&cli.root, &errors, styled))?;
+        let project = cli.open_project(styled)?;
         let corpus = project.load_linked();
         if !corpus.diagnostics.is_empty() {
             eprintln!(

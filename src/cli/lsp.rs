@@ -6,9 +6,9 @@ use super::{Cli, fatal};
 use crate::lsp;
 
 pub(crate) fn run(cli: &Cli) -> ExitCode {
-    match lsp::serve(&cli.root, cli.config.as_deref()) {
+    match lsp::serve(cli.root.as_deref(), cli.config.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(lsp::Error::Setup(errors)) => fatal(&cli.root, &errors, false),
+        Err(lsp::Error::Setup(errors)) => fatal(&cli.root(), &errors, false),
         Err(err) => {
             eprintln!("error: gotchas lsp: {err}");
             ExitCode::from(2)

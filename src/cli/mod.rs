@@ -20,16 +20,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::config;
 use crate::diagnostic::Diagnostic;
+use crate::project::Project;
 use crate::report::{self, Sources};
 
 /// Lint, graph and publish a knowledge base of records kept as files.
 #[derive(Debug, Parser)]
 #[command(name = "gotchas", version, about, max_term_width = 100)]
 pub struct Cli {
-    /// The corpus root (holds `records/`, `schema/` and `gotchas.toml`).
-    #[arg(long, global = true, default_value = ".", value_name = "DIR")]
-    pub(crate) root: PathBuf,
+    /// The corpus root (holds `records/`, `schema/` and `gotchas.toml`) [default: the
+    /// nearest folder holding a gotchas.toml, from the current one up; else the current one].
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
 
     /// A config file to use instead of `<root>/gotchas.toml`.
     #[arg(long, global = true, value_name = "FILE")]
@@ -77,7 +80,7 @@ enum Command {
     /// Create a corpus to start from: a commented gotchas.toml, an example collection and an
     /// example record. Writes nothing if any of them exists.
     Init {
-        /// The folder to create it in (default: the --root folder).
+        /// The folder to create it in (default: the --root folder, else the current one).
         dir: Option<PathBuf>,
     },
     /// Print a shell completion script.
@@ -126,6 +129,34 @@ impl Cli {
         matches!(self.command, Command::Build(_))
     }
 
+    /// The corpus root: `--root`, else the one [`config::find_root`] finds from the current
+    /// folder, else the current folder. A root found above is given relative to the current
+    /// folder (`..`, `../..`), so the run is the one `--root ../..` would make, paths shown
+    /// alike.
+    pub(crate) fn root(&self) -> PathBuf {
+        if let Some(root) = &self.root {
+            return root.clone();
+        }
+        let Ok(here) = std::env::current_dir() else {
+            return PathBuf::from(".");
+        };
+        let up = config::find_root(&here)
+            .and_then(|root| here.strip_prefix(root).ok())
+            .map_or(0, |below| below.components().count());
+        if up == 0 {
+            PathBuf::from(".")
+        } else {
+            std::iter::repeat_n("..", up).collect()
+        }
+    }
+
+    /// Reads the config and compiles the schemas of [`Cli::root`], or reports why they
+    /// cannot be and gives the exit code.
+    pub(crate) fn open_project(&self, styled: bool) -> Result<Project, ExitCode> {
+        let root = self.root();
+        Project::open(&root, self.config.as_deref()).map_err(|errors| fatal(&root, &errors, styled))
+    }
+
     /// Runs the command and returns the process exit code.
     pub fn run(&self) -> ExitCode {
         let styled = match self.color {
@@ -151,7 +182,13 @@ impl Cli {
             Command::Index(args) => query::index(self, args, styled, &mut stdout),
             Command::Lsp => lsp::run(self),
             Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
-            Command::Init { dir } => init::run(dir.as_ref().unwrap_or(&self.root), &mut stdout),
+            // A new corpus is made where it is asked for, never in a corpus above.
+            Command::Init { dir } => init::run(
+                dir.as_deref()
+                    .or(self.root.as_deref())
+                    .unwrap_or(Path::new(".")),
+                &mut stdout,
+            ),
             Command::Completions { shell } => generate::completions(*shell, &mut stdout),
             Command::Man { command } => generate::man(command.as_deref(), &mut stdout),
         };

@@ -7,7 +7,7 @@ use clap::{Subcommand, ValueEnum};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Cli, emit, fatal, json_text};
+use super::{Cli, emit, json_text};
 use crate::catalog;
 use crate::fix::unified_diff;
 use crate::project::Project;
@@ -69,11 +69,6 @@ pub(crate) struct IndexArgs {
     check: bool,
 }
 
-fn open(cli: &Cli, styled: bool) -> Result<Project, ExitCode> {
-    Project::open(&cli.root, cli.config.as_deref())
-        .map_err(|errors| fatal(&cli.root, &errors, styled))
-}
-
 /// Aligned columns with a header row.
 fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
@@ -103,7 +98,7 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match open(cli, styled) {
+    let project = match cli.open_project(styled) {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -278,7 +273,7 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
 }
 
 pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match open(cli, styled) {
+    let project = match cli.open_project(styled) {
         Ok(project) => project,
         Err(code) => return code,
     };

@@ -42,14 +42,14 @@ pub(crate) struct ServeArgs {
 
 pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Write) -> ExitCode {
     let started = Instant::now();
-    let project = match Project::open(&cli.root, cli.config.as_deref()) {
+    let project = match cli.open_project(styled) {
         Ok(project) => project,
-        Err(errors) => return fatal(&cli.root, &errors, styled),
+        Err(code) => return code,
     };
     let corpus = project.load_for_site();
     let site = match Site::new(&project, &corpus, args.base_url.as_deref()) {
         Ok(site) => site,
-        Err(errors) => return fatal(&cli.root, &errors, styled),
+        Err(errors) => return fatal(&project.root, &errors, styled),
     };
     let folder = args
         .out
@@ -155,9 +155,9 @@ fn content_report(
 }
 
 pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match Project::open(&cli.root, cli.config.as_deref()) {
+    let project = match cli.open_project(styled) {
         Ok(project) => project,
-        Err(errors) => return fatal(&cli.root, &errors, styled),
+        Err(code) => return code,
     };
     let server = match Server::bind(args.port) {
         Ok(server) => server,
@@ -215,11 +215,10 @@ fn build_in_memory(
     out: &mut impl Write,
 ) -> Result<BTreeMap<String, Vec<u8>>, ExitCode> {
     let started = Instant::now();
-    let project = Project::open(&cli.root, cli.config.as_deref())
-        .map_err(|errors| fatal(&cli.root, &errors, styled))?;
+    let project = cli.open_project(styled)?;
     let corpus = project.load_for_site();
     let site = Site::new(&project, &corpus, Some(url))
-        .map_err(|errors| fatal(&cli.root, &errors, styled))?;
+        .map_err(|errors| fatal(&project.root, &errors, styled))?;
     let memory = Memory::default();
     if let Err(err) = site.write(&memory, &|| {}) {
         let (message, code) = describe(&err);

@@ -32,6 +32,7 @@ use lsp_types::{
     TextDocumentSyncCapability, TextDocumentSyncKind,
 };
 
+use crate::config;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::project::Project;
 pub use workspace::{Publish, Workspace};
@@ -54,7 +55,7 @@ pub enum Error {
 }
 
 /// Serves over standard input and output until the client exits.
-pub fn serve(root: &Path, config: Option<&Path>) -> Result<(), Error> {
+pub fn serve(root: Option<&Path>, config: Option<&Path>) -> Result<(), Error> {
     let (connection, io_threads) = Connection::stdio();
     let outcome = run(&connection, root, config);
     drop(connection);
@@ -63,8 +64,12 @@ pub fn serve(root: &Path, config: Option<&Path>) -> Result<(), Error> {
 }
 
 /// Serves one client on a connection: handshake, then messages until `shutdown`. The corpus
-/// root is `root` unless that is `.` and the client names a workspace folder.
-pub fn run(connection: &Connection, root: &Path, config: Option<&Path>) -> Result<(), Error> {
+/// root is `root` if given, else found as [`corpus_root`] says.
+pub fn run(
+    connection: &Connection,
+    root: Option<&Path>,
+    config: Option<&Path>,
+) -> Result<(), Error> {
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params).unwrap_or_default();
     let root = corpus_root(root, &params);
@@ -96,18 +101,21 @@ pub fn run(connection: &Connection, root: &Path, config: Option<&Path>) -> Resul
     serve_messages(connection, &mut workspace)
 }
 
-/// `root` as given, or the client's first workspace folder when `root` is the default `.`;
-/// made absolute, since the client names files by absolute URI.
-fn corpus_root(root: &Path, params: &InitializeParams) -> PathBuf {
-    let folder = params
-        .workspace_folders
-        .as_ref()
-        .and_then(|folders| folders.first())
-        .and_then(|folder| convert::path(&folder.uri));
-    let chosen = match folder {
-        Some(folder) if root == Path::new(".") => folder,
-        _ => root.to_path_buf(),
-    };
+/// `root` if given; else the one [`config::find_root`] finds from the client's first
+/// workspace folder (an editor opened on `records/` serves the corpus above), or from the
+/// current folder when the client names none; else that folder itself. Made absolute, since
+/// the client names files by absolute URI.
+fn corpus_root(root: Option<&Path>, params: &InitializeParams) -> PathBuf {
+    let chosen = root.map(Path::to_path_buf).unwrap_or_else(|| {
+        let start = params
+            .workspace_folders
+            .as_ref()
+            .and_then(|folders| folders.first())
+            .and_then(|folder| convert::path(&folder.uri))
+            .unwrap_or_else(|| PathBuf::from("."));
+        let start = std::path::absolute(&start).unwrap_or(start);
+        config::find_root(&start).map_or_else(|| start.clone(), Path::to_path_buf)
+    });
     chosen
         .canonicalize()
         .or_else(|_| std::path::absolute(&chosen))

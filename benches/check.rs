@@ -1,5 +1,5 @@
 //! Per-stage benchmarks on generated corpora of 10,000 records in each format (load, load
-//! with the check cache, check, resolve, graph, the site, the report), the graph stage's
+//! with the check cache, check, a check narrowed to one changed file, resolve, graph, the site, the report), the graph stage's
 //! share of `check` at 100,000 records, and the did-you-mean search at 10,000 and 100,000
 //! records.
 //!
@@ -21,6 +21,7 @@ use gotchas::check::memo::{self, Recaller};
 use gotchas::graph::CorpusGraph;
 use gotchas::index::{IdIndex, Problem};
 use gotchas::report::{self, Sources};
+use gotchas::scope::Changes;
 use gotchas::site::{Memory, Site};
 use gotchas::stamp::SETTLE;
 
@@ -102,6 +103,18 @@ fn stages(c: &mut Criterion) {
         }
         group.bench_function(format!("check_drawn/{format}"), |b| {
             b.iter(|| black_box(project.check(&drawn)))
+        });
+        // A pre-commit hook's check: one record named, the report narrowed to it and the
+        // records citing it.
+        let named = [root.join(&drawn.files[0].display)];
+        group.bench_function(format!("check_changed/{format}"), |b| {
+            b.iter(|| {
+                let changes = Changes {
+                    named: &named,
+                    staged: None,
+                };
+                black_box(project.check_observed(&drawn, Some(changes), &mut |_| {}))
+            })
         });
         let corpus = project.load();
         group.bench_function(format!("check/{format}"), |b| {

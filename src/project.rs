@@ -21,6 +21,7 @@ use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::graph::Linked;
 use crate::load::{self, Record};
 use crate::schema::Schemas;
+use crate::scope::{Changes, Scope};
 use crate::site::Kept;
 use crate::source::{
     Format, NamedFiles, ReadAgain, SourceFile, Span, TextAgain, display_path, first_line,
@@ -177,22 +178,29 @@ impl Project {
     /// Every diagnostic for the corpus: load problems and rule findings, with rule levels
     /// applied, positions resolved, in file and position order.
     pub fn check<F: check::Checkable>(&self, corpus: &Corpus<F>) -> Vec<Diagnostic> {
-        self.check_observed(corpus, &mut |_| {}).0
+        self.check_observed(corpus, None, &mut |_| {}).diagnostics
     }
 
-    /// [`Project::check`], calling `stage_done` as each of its stages ends (see
-    /// [`check::check_observed`]; then `levels` and `locate`), with the texts that locating
-    /// read again, for the report to quote ([`crate::report::Sources::collect_with`]).
+    /// [`Project::check`], narrowed to the scope of `changes` if given (see
+    /// [`crate::scope`]), calling `stage_done` as each of its stages ends (see
+    /// [`check::check_observed`]; then `scope`, `levels` and `locate`), with the texts that
+    /// locating read again, for the report to quote
+    /// ([`crate::report::Sources::collect_with`]).
     pub fn check_observed<F: check::Checkable>(
         &self,
         corpus: &Corpus<F>,
+        changes: Option<Changes<'_>>,
         stage_done: &mut dyn FnMut(&'static str),
-    ) -> (Vec<Diagnostic>, ReadAgain) {
-        let mut diagnostics = self.leveled(corpus, stage_done);
+    ) -> Found {
+        let (mut diagnostics, scope) = self.leveled(corpus, changes, stage_done);
         let read_again = locate(&mut diagnostics, corpus, &self.schemas);
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         stage_done("locate");
-        (diagnostics, read_again)
+        Found {
+            diagnostics,
+            scope,
+            read_again,
+        }
     }
 
     /// [`Project::check_observed`] without placing the diagnostics in their files: each
@@ -203,30 +211,45 @@ impl Project {
     pub fn check_unplaced<F: check::Checkable>(
         &self,
         corpus: &Corpus<F>,
+        changes: Option<Changes<'_>>,
         stage_done: &mut dyn FnMut(&'static str),
-    ) -> Vec<Diagnostic> {
-        let mut diagnostics = self.leveled(corpus, stage_done);
+    ) -> Found {
+        let (mut diagnostics, scope) = self.leveled(corpus, changes, stage_done);
         keep_pointers(&mut diagnostics);
-        diagnostics
+        Found {
+            diagnostics,
+            scope,
+            read_again: ReadAgain::default(),
+        }
     }
 
     /// Load problems and rule findings with the config's rule levels applied, as a check
-    /// finds them: neither placed nor in order.
+    /// finds them, neither placed nor in order, and with `changes`, only those in their
+    /// scope. Narrowed before they are placed, a changed-files check reads again only the
+    /// files in scope, and finds the files citing a changed one in what the check resolved
+    /// rather than resolving the corpus a second time.
     fn leveled<F: check::Checkable>(
         &self,
         corpus: &Corpus<F>,
+        changes: Option<Changes<'_>>,
         stage_done: &mut dyn FnMut(&'static str),
-    ) -> Vec<Diagnostic> {
+    ) -> (Vec<Diagnostic>, Option<Scope>) {
         let mut diagnostics = corpus.diagnostics.clone();
-        diagnostics.extend(check::check_observed(
-            corpus,
-            &self.schemas,
-            &self.config,
-            stage_done,
-        ));
-        let diagnostics = self.apply_levels(diagnostics);
+        let (found, resolved) =
+            check::check_observed(corpus, &self.schemas, &self.config, stage_done);
+        diagnostics.extend(found);
+        let scope = changes.map(|changes| {
+            let scope = Scope::new(self, corpus, changes, &resolved);
+            stage_done("scope");
+            scope
+        });
+        drop(resolved);
+        let mut diagnostics = self.apply_levels(diagnostics);
+        if let Some(scope) = &scope {
+            diagnostics = scope.select(diagnostics);
+        }
         stage_done("levels");
-        diagnostics
+        (diagnostics, scope)
     }
 
     /// Applies the config's rule levels: allowed rules are dropped, the others get their
@@ -244,6 +267,17 @@ impl Project {
             })
             .collect()
     }
+}
+
+/// What a check found (see [`Project::check_observed`]).
+#[derive(Debug)]
+pub struct Found {
+    /// The diagnostics, in their scope if the check had one.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The changed files the diagnostics were narrowed to, if any.
+    pub scope: Option<Scope>,
+    /// The texts locating read again, for the report to quote.
+    pub read_again: ReadAgain,
 }
 
 /// Resolves pointer anchors to byte spans, building a source map only for the files that

@@ -55,6 +55,17 @@ fn a_named_record_is_reported_alone() {
         summary["summary"]["records"], 1,
         "the summary counts the scope"
     );
+
+    // A file named twice, or by another path, is the same file.
+    let again = check_in(
+        dir.path(),
+        &[
+            "./records/gotchas/typo.yaml",
+            "records/gotchas/typo.yaml",
+            "records/engines/../gotchas/typo.yaml",
+        ],
+    );
+    assert_eq!(again.stdout, run.stdout);
 }
 
 #[test]

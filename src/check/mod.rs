@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::Named;
-use crate::index::{self, Cites, Edge, IdIndex, KeepsWritten, Unresolved, Written};
+use crate::index::{self, Cites, Edge, IdIndex, KeepsWritten, Resolved, Unresolved, Written};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::Schemas;
@@ -106,17 +106,18 @@ pub fn check<F: Checkable>(
     schemas: &Schemas,
     config: &Config,
 ) -> Vec<Diagnostic> {
-    check_observed(corpus, schemas, config, &mut |_| {})
+    check_observed(corpus, schemas, config, &mut |_| {}).0
 }
 
 /// [`check`], calling `stage_done` with each stage's name as it ends, for `--verbose`'s
-/// timings (the library measures nothing itself, nor prints).
+/// timings (the library measures nothing itself, nor prints), and giving back what
+/// resolving found: a changed-files check finds in it the files that cite a changed one.
 pub fn check_observed<F: Checkable>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
     stage_done: &mut dyn FnMut(&'static str),
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Resolved) {
     let mut diagnostics: Vec<Diagnostic> = corpus
         .records
         .par_iter()
@@ -148,7 +149,7 @@ pub fn check_observed<F: Checkable>(
     diagnostics.extend(cited);
     diagnostics.extend(linked);
     stage_done("references and graph");
-    diagnostics
+    (diagnostics, resolved)
 }
 
 /// The rules that look at one record alone (ids, type, schema). Their findings change only

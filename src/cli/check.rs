@@ -18,12 +18,11 @@ use crate::corpus::{Corpus, Recall};
 use crate::diagnostic::Diagnostic;
 use crate::fix;
 use crate::git::Staged;
-use crate::project::Project;
+use crate::project::{Found, Project};
 use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
 use crate::rules;
-use crate::scope::Scope;
-use crate::source::ReadAgain;
+use crate::scope::{Changes, Scope};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
@@ -235,35 +234,18 @@ impl Scoping<'_> {
     /// their scope.
     fn check<F: Checkable>(&self, corpus: &Corpus<F>, stages: &mut Stages) -> Found {
         let mut stage_done = |stage| stages.done_within("check", stage);
-        let (diagnostics, read_again) = if self.args.counts_only() {
-            let diagnostics = self.project.check_unplaced(corpus, &mut stage_done);
-            (diagnostics, ReadAgain::default())
+        let changes = (!self.args.files.is_empty() || self.staged.is_some()).then_some(Changes {
+            named: &self.args.files,
+            staged: self.staged,
+        });
+        if self.args.counts_only() {
+            self.project
+                .check_unplaced(corpus, changes, &mut stage_done)
         } else {
-            self.project.check_observed(corpus, &mut stage_done)
-        };
-        if self.args.files.is_empty() && !self.args.staged {
-            return Found {
-                diagnostics,
-                scope: None,
-                read_again,
-            };
-        }
-        let scope = Scope::new(self.project, corpus, &self.args.files, self.staged);
-        Found {
-            diagnostics: scope.select(diagnostics),
-            scope: Some(scope),
-            read_again,
+            self.project
+                .check_observed(corpus, changes, &mut stage_done)
         }
     }
-}
-
-/// What a check of the corpus found, in its scope.
-struct Found {
-    diagnostics: Vec<Diagnostic>,
-    /// The changed files the diagnostics were narrowed to, if any.
-    scope: Option<Scope>,
-    /// The texts locating read again, for the report to quote.
-    read_again: ReadAgain,
 }
 
 /// A checked corpus, ready for the baseline and the report.

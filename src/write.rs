@@ -7,12 +7,17 @@
 //! A rename within a folder is atomic, so a reader sees the old file or the new one, never a
 //! mix, and a failure at any step leaves the original untouched.
 //!
+//! What is replaced is a file. A symbolic link stays a link and the file it leads to is
+//! replaced, as an editor saving through a link does; a device, pipe or socket (`--output
+//! /dev/null`, a named pipe) is written to as it is, since renaming a file over it would
+//! put a file where it was (and run as root over `/dev/null`, break the machine's).
+//!
 //! Large output (a report of every problem, an export of the whole graph, a list of every
 //! record) is written as it is made, never held whole: through [`STREAM_BUFFER`], and, for
 //! a JSON array, an item at a time ([`Each`]).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Serialize, Serializer};
 
@@ -70,11 +75,20 @@ fn replace(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    let path = &landing(path);
+    let existing = std::fs::metadata(path).ok();
+    if let Some(metadata) = &existing
+        && !metadata.is_file()
+        && !metadata.is_dir()
+    {
+        let mut special = std::fs::OpenOptions::new().write(true).open(path)?;
+        return write(&mut special);
+    }
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
+    let permissions = existing.map(|m| m.permissions());
     let mut temporary = tempfile::Builder::new()
         .prefix(".gotchas-")
         .suffix(".tmp")
@@ -86,6 +100,28 @@ fn replace(
     }
     temporary.persist(path).map_err(|err| err.error)?;
     Ok(())
+}
+
+/// The path a write to `path` replaces: where a symbolic link leads, so that the link
+/// stays a link, and `path` itself otherwise. A link to a file not made yet leads to where
+/// it will be; a link to another link that leads nowhere (`/dev/stdout` to a pipe's
+/// `/proc/self/fd/1`) is left to be opened as it is.
+fn landing(path: &Path) -> PathBuf {
+    let Ok(target) = std::fs::read_link(path) else {
+        return path.to_path_buf();
+    };
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    let beside = match path.parent() {
+        Some(dir) => dir.join(&target),
+        None => target,
+    };
+    if beside.is_symlink() {
+        path.to_path_buf()
+    } else {
+        beside
+    }
 }
 
 #[cfg(test)]
@@ -112,6 +148,57 @@ mod tests {
         }
         let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary file is left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_stays_a_link_and_the_file_it_leads_to_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("report.json");
+        let link = dir.path().join("latest.json");
+        std::fs::write(&file, "old").unwrap();
+        std::os::unix::fs::symlink("report.json", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(link.is_symlink());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+
+        // A link to a file not made yet makes it.
+        let ahead = dir.path().join("ahead.json");
+        std::os::unix::fs::symlink("later.json", &ahead).unwrap();
+        write_atomic_with(&ahead, |out| out.write_all(b"made")).unwrap();
+        assert!(ahead.is_symlink());
+        let later = dir.path().join("later.json");
+        assert_eq!(std::fs::read_to_string(later).unwrap(), "made");
+        let names = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(names, 4, "no temporary file is left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_written_to_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let pipe = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        if !made.is_ok_and(|status| status.success()) {
+            eprintln!("skipped: no mkfifo here");
+            return;
+        }
+        // Read on a thread of its own, which a write that misses the pipe leaves waiting.
+        let (sender, read) = std::sync::mpsc::channel();
+        {
+            let pipe = pipe.clone();
+            std::thread::spawn(move || sender.send(std::fs::read_to_string(pipe).unwrap()));
+        }
+        write_atomic_with(&pipe, |out| out.write_all(b"through the pipe")).unwrap();
+        assert_eq!(
+            read.recv_timeout(std::time::Duration::from_secs(60))
+                .unwrap(),
+            "through the pipe"
+        );
+        let kind = std::fs::symlink_metadata(&pipe).unwrap().file_type();
+        assert!(kind.is_fifo(), "still a pipe: {kind:?}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

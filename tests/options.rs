@@ -199,3 +199,59 @@ fn output_that_cannot_be_written_out_exits_2_and_says_why() {
         );
     }
 }
+
+/// `--output` replaces a file atomically, but what stands at the path is kept: a symbolic
+/// link stays a link to the file it leads to, now holding the report, and a named pipe (as
+/// `/dev/null` or `/dev/stdout` are devices) is written into, not replaced by a file.
+#[cfg(unix)]
+#[test]
+fn output_through_a_link_or_into_a_pipe_keeps_them() {
+    use std::os::unix::fs::FileTypeExt;
+    let ci = fixture("ci");
+    let expected = check(&ci, &["--no-cache", "--format", "json"]).stdout;
+    let dir = tempfile::tempdir().unwrap();
+
+    let link = dir.path().join("latest.json");
+    std::os::unix::fs::symlink("report.json", &link).unwrap();
+    let args = [
+        "--no-cache",
+        "--format",
+        "json",
+        "-o",
+        link.to_str().unwrap(),
+    ];
+    let run = check(&ci, &args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(link.is_symlink());
+    let report = std::fs::read_to_string(dir.path().join("report.json")).unwrap();
+    assert_eq!(report, expected);
+
+    let pipe = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+    if !made.is_ok_and(|status| status.success()) {
+        eprintln!("skipped the pipe: no mkfifo here");
+        return;
+    }
+    // Read on a thread of its own, which a write that misses the pipe leaves waiting.
+    let (sender, read) = std::sync::mpsc::channel();
+    {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || sender.send(std::fs::read_to_string(pipe).unwrap()));
+    }
+    let args = [
+        "--no-cache",
+        "--format",
+        "json",
+        "-o",
+        pipe.to_str().unwrap(),
+    ];
+    let run = check(&ci, &args);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        read.recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap(),
+        expected
+    );
+    let kind = std::fs::symlink_metadata(&pipe).unwrap().file_type();
+    assert!(kind.is_fifo(), "still a pipe: {kind:?}");
+}

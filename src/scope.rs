@@ -91,7 +91,7 @@ impl Scope {
         let (changed_files, gone_files) = files.split_at(changed.len());
         for ((path, display), &file) in changed.iter().zip(changed_displays).zip(changed_files) {
             let Some(display) = display.clone() else {
-                scope.ignore(path);
+                scope.ignore_outside(path);
                 continue;
             };
             if let Some(file) = file {
@@ -181,6 +181,27 @@ impl Scope {
                 .filter(|r| self.contains(&corpus.file_of(r).display))
                 .count(),
             ..summary
+        }
+    }
+
+    /// Ignores a name outside the corpus root; when it is in another corpus (a folder
+    /// holding a config, or under one), says how to check that one instead: `gotchas check
+    /// ../other-kb` checks the corpus in the current folder, not that one.
+    fn ignore_outside(&mut self, path: &Path) {
+        let folder = if path.is_dir() {
+            Some(path)
+        } else {
+            path.parent()
+        };
+        let absolute = folder.and_then(|folder| std::path::absolute(folder).ok());
+        match absolute.as_deref().and_then(crate::config::find_root) {
+            Some(other) => self.notes.push(format!(
+                "ignoring {}: outside this corpus, in the one at {}, which `--root {}` checks",
+                path.display(),
+                other.display(),
+                other.display()
+            )),
+            None => self.ignore(path),
         }
     }
 

@@ -114,6 +114,23 @@ fn names_outside_the_corpus_are_ignored_with_a_note() {
     assert_eq!(run.stderr.matches("note: ignoring").count(), 2);
     let quiet = check_in(dir.path(), &["--quiet", "README.md"]);
     assert_eq!(quiet.stderr, "");
+
+    // A name in another corpus gets the way to check that one.
+    let other = corpus();
+    let elsewhere = other.path().join("records/gotchas/typo.yaml");
+    let run = check_in(dir.path(), &[elsewhere.to_str().unwrap()]);
+    assert_eq!(run.code, 0);
+    let other = std::path::absolute(other.path()).unwrap();
+    assert!(
+        run.stderr.contains(&format!(
+            "note: ignoring {}: outside this corpus, in the one at {}, which `--root {}` checks",
+            elsewhere.display(),
+            other.display(),
+            other.display()
+        )),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

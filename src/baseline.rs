@@ -125,9 +125,7 @@ impl Baseline {
                 })
                 .collect(),
         };
-        let mut text = serde_json::to_string_pretty(&file).unwrap_or_default();
-        text.push('\n');
-        text
+        crate::serialize::to_json(&file)
     }
 
     /// How many problems the baseline holds.

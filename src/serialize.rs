@@ -15,8 +15,10 @@ use serde_json::{Map, Value};
 
 use crate::load::markdown;
 
-/// Pretty JSON with a final newline.
-pub fn to_json(value: &Value) -> String {
+/// Pretty JSON with a final newline: every JSON file and output the tool makes whole (a
+/// record, the baseline, a site's record file, `--format json` of the small commands);
+/// [`crate::write::json_document`] streams the large ones in the same form.
+pub fn to_json(value: &impl serde::Serialize) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text

@@ -16,6 +16,7 @@ use crate::graph::{CorpusGraph, Linked, export};
 use crate::index::{IdIndex, Resolved};
 use crate::project::Project;
 use crate::report::human::plural;
+use crate::serialize::to_json;
 use crate::stats::Stats;
 use crate::suggest;
 
@@ -236,7 +237,7 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Writ
         }
     }
     let text = match args.format {
-        TextOrJson::Json => super::json_text(&report),
+        TextOrJson::Json => to_json(&report),
         TextOrJson::Human => render_refs(&report),
     };
     super::emit(out, text.as_bytes())
@@ -276,7 +277,7 @@ pub(crate) fn stats(cli: &Cli, args: &StatsArgs, styled: bool, out: &mut impl Wr
     let (resolved, graph) = web.resolve();
     let stats = Stats::compute(&web.corpus, &web.project.schemas, &resolved, &graph);
     let text = match args.format {
-        TextOrJson::Json => super::json_text(&stats),
+        TextOrJson::Json => to_json(&stats),
         TextOrJson::Human => stats.render(),
     };
     super::emit(out, text.as_bytes())

@@ -241,11 +241,3 @@ fn unwritten(err: &std::io::Error) -> ExitCode {
     }
     ExitCode::from(2)
 }
-
-/// A value as indented JSON with a final line break: every `--format json` output but the
-/// reports'.
-fn json_text(value: &impl serde::Serialize) -> String {
-    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
-    text.push('\n');
-    text
-}

@@ -7,12 +7,13 @@ use clap::{Subcommand, ValueEnum};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Cli, emit, json_text};
+use super::{Cli, emit};
 use crate::catalog;
 use crate::fix::unified_diff;
 use crate::project::Project;
 use crate::query::{self, Condition};
 use crate::serialize;
+use crate::serialize::to_json;
 use crate::suggest;
 use crate::write::{Each, json_document, write_atomic};
 
@@ -195,7 +196,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 return ExitCode::from(2);
             };
             match args.format {
-                Output::Json => emit(out, json_text(&record.value).as_bytes()),
+                Output::Json => emit(out, to_json(&record.value).as_bytes()),
                 Output::Table => emit(
                     out,
                     format!(
@@ -250,7 +251,7 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
                 .iter()
                 .map(|h| json!({"id": qualified(h.record), "name": name_of(h.record), "field": h.field, "excerpt": h.excerpt}))
                 .collect();
-            emit(out, json_text(&items).as_bytes())
+            emit(out, to_json(&items).as_bytes())
         }
         Output::Table => {
             let rows: Vec<Vec<String>> = hits

@@ -93,9 +93,7 @@ fn record<'a>(content: &'a Content<'_>, published: usize) -> RecordJson<'a> {
 
 /// One record's JSON file.
 pub fn record_file(content: &Content<'_>, published: usize) -> String {
-    let mut text = serde_json::to_string_pretty(&record(content, published)).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::serialize::to_json(&record(content, published))
 }
 
 /// `records.json`: every record, one per line, so the file diffs and greps well. Streamed

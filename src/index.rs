@@ -74,6 +74,20 @@ pub enum Source {
     },
 }
 
+impl Source {
+    /// The index in [`Corpus::files`] of the file the reference is written in.
+    // Record indices come from the corpus they index.
+    #[allow(clippy::indexing_slicing)]
+    pub fn file<F>(&self, corpus: &Corpus<F>) -> usize {
+        match self {
+            Source::Field { record, .. } | Source::FieldLink { record, .. } => {
+                corpus.records[*record].file
+            }
+            Source::Link { file, .. } => *file,
+        }
+    }
+}
+
 /// A resolved reference: an edge of the corpus graph.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Edge {

@@ -225,9 +225,11 @@ impl Project {
 
     /// Load problems and rule findings with the config's rule levels applied, as a check
     /// finds them, neither placed nor in order, and with `changes`, only those in their
-    /// scope. Narrowed before they are placed, a changed-files check reads again only the
-    /// files in scope, and finds the files citing a changed one in what the check resolved
-    /// rather than resolving the corpus a second time.
+    /// scope. The scope is worked out halfway through the check, from what it resolved
+    /// (rather than by resolving the corpus a second time), so that the references written
+    /// out of scope are not diagnosed, their did-you-mean not looked up; and the
+    /// diagnostics are narrowed before they are placed, so only files in scope are read
+    /// again.
     fn leveled<F: check::Checkable>(
         &self,
         corpus: &Corpus<F>,
@@ -235,15 +237,22 @@ impl Project {
         stage_done: &mut dyn FnMut(&'static str),
     ) -> (Vec<Diagnostic>, Option<Scope>) {
         let mut diagnostics = corpus.diagnostics.clone();
-        let (found, resolved) =
-            check::check_observed(corpus, &self.schemas, &self.config, stage_done);
-        diagnostics.extend(found);
+        let resolving = check::Resolving::new(corpus, &self.schemas, &self.config, stage_done);
         let scope = changes.map(|changes| {
-            let scope = Scope::new(self, corpus, changes, &resolved);
+            let scope = Scope::new(self, corpus, changes, resolving.resolved());
             stage_done("scope");
             scope
         });
-        drop(resolved);
+        let reported = scope.as_ref().map(|scope| {
+            move |file: usize| {
+                corpus
+                    .files
+                    .get(file)
+                    .is_some_and(|file| scope.contains(&file.display))
+            }
+        });
+        let reported = reported.as_ref().map(|r| r as &check::Reported<'_>);
+        diagnostics.extend(resolving.finish(reported, stage_done));
         let mut diagnostics = self.apply_levels(diagnostics);
         if let Some(scope) = &scope {
             diagnostics = scope.select(diagnostics);

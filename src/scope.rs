@@ -244,7 +244,7 @@ impl Scope {
             .edges
             .iter()
             .filter(|edge| defined_in_targets(&edge.target))
-            .map(|edge| source_file(corpus, &edge.source))
+            .map(|edge| edge.source.file(corpus))
             .collect();
         for reference in &resolved.unresolved {
             let cites = match &reference.problem {
@@ -254,7 +254,7 @@ impl Scope {
                 }
             };
             if cites {
-                referrers.push(source_file(corpus, &reference.source));
+                referrers.push(reference.source.file(corpus));
             }
         }
         for file in referrers {
@@ -288,18 +288,6 @@ fn files_named<F>(corpus: &Corpus<F>, displays: &[Option<String>]) -> Vec<Option
         }
     }
     found
-}
-
-/// The file a reference is written in.
-// Record, file and collection indices come from the corpus and schemas they index.
-#[allow(clippy::indexing_slicing)]
-fn source_file<F>(corpus: &Corpus<F>, source: &Source) -> usize {
-    match source {
-        Source::Field { record, .. } | Source::FieldLink { record, .. } => {
-            corpus.records[*record].file
-        }
-        Source::Link { file, .. } => *file,
-    }
 }
 
 /// The file stem a reference names: the id of `engines/nixl` or `nixl`, the file stem of a

@@ -55,6 +55,12 @@ fn a_named_record_is_reported_alone() {
         summary["summary"]["records"], 1,
         "the summary counts the scope"
     );
+    // The did-you-mean is looked up for what the scope reports.
+    assert!(
+        run.stdout.contains("did you mean mooncake (engines/mooncake)?"),
+        "{}",
+        run.stdout
+    );
 
     // A file named twice, or by another path, is the same file.
     let again = check_in(

@@ -106,51 +106,111 @@ pub fn check<F: Checkable>(
     schemas: &Schemas,
     config: &Config,
 ) -> Vec<Diagnostic> {
-    check_observed(corpus, schemas, config, &mut |_| {}).0
+    check_observed(corpus, schemas, config, &mut |_| {})
 }
 
 /// [`check`], calling `stage_done` with each stage's name as it ends, for `--verbose`'s
-/// timings (the library measures nothing itself, nor prints), and giving back what
-/// resolving found: a changed-files check finds in it the files that cite a changed one.
+/// timings (the library measures nothing itself, nor prints).
 pub fn check_observed<F: Checkable>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
     stage_done: &mut dyn FnMut(&'static str),
-) -> (Vec<Diagnostic>, Resolved) {
-    let mut diagnostics: Vec<Diagnostic> = corpus
-        .records
-        .par_iter()
-        .flat_map_iter(|record| F::findings(record, &corpus.file_of(record).display, schemas))
-        .collect();
-    stage_done("records");
-    let index = IdIndex::new(corpus, schemas);
-    stage_done("index");
-    let resolved = index.resolve_all();
-    stage_done("resolve");
-    diagnostics.extend(duplicate_ids(corpus, schemas, &index));
-    stage_done("duplicate ids");
-    // The graph rules read only what resolving found, so they run beside the reference
-    // rules: they walk the edges on one thread, in the time the reference rules leave a
-    // core idle between their parallel steps.
-    let (cited, linked) = rayon::join(
-        || references(corpus, schemas, &index, &resolved.unresolved),
-        || {
-            graph_rules(
-                corpus,
-                schemas,
-                config,
-                &resolved.edges,
-                &resolved.unresolved,
-                index.duplicates(),
-            )
-        },
-    );
-    diagnostics.extend(cited);
-    diagnostics.extend(linked);
-    stage_done("references and graph");
-    (diagnostics, resolved)
+) -> Vec<Diagnostic> {
+    Resolving::new(corpus, schemas, config, stage_done).finish(None, stage_done)
 }
+
+/// A check halfway: the record rules run and every reference resolved, the reference and
+/// graph rules still to run. A changed-files check works out from what resolved which
+/// files it reports ([`crate::scope`]) in between, so that the costly part of the
+/// reference rules, the did-you-mean, is looked up only for references it reports.
+pub struct Resolving<'c, F> {
+    corpus: &'c Corpus<F>,
+    schemas: &'c Schemas,
+    config: &'c Config,
+    index: IdIndex<'c, F>,
+    resolved: Resolved,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<'c, F: Checkable> Resolving<'c, F> {
+    /// Runs the record rules, resolves every reference and reports duplicate ids, calling
+    /// `stage_done` after each (`records`, `index`, `resolve`, `duplicate ids`).
+    pub fn new(
+        corpus: &'c Corpus<F>,
+        schemas: &'c Schemas,
+        config: &'c Config,
+        stage_done: &mut dyn FnMut(&'static str),
+    ) -> Self {
+        let mut diagnostics: Vec<Diagnostic> = corpus
+            .records
+            .par_iter()
+            .flat_map_iter(|record| F::findings(record, &corpus.file_of(record).display, schemas))
+            .collect();
+        stage_done("records");
+        let index = IdIndex::new(corpus, schemas);
+        stage_done("index");
+        let resolved = index.resolve_all();
+        stage_done("resolve");
+        diagnostics.extend(duplicate_ids(corpus, schemas, &index));
+        stage_done("duplicate ids");
+        Resolving {
+            corpus,
+            schemas,
+            config,
+            index,
+            resolved,
+            diagnostics,
+        }
+    }
+
+    /// What resolving found.
+    pub fn resolved(&self) -> &Resolved {
+        &self.resolved
+    }
+
+    /// Runs the reference and graph rules (`references and graph`) and returns every
+    /// diagnostic. `reported`, when given, says by index in [`Corpus::files`] which files'
+    /// diagnostics the caller reports: the references written elsewhere are not diagnosed
+    /// (see [`references`]).
+    pub fn finish(
+        self,
+        reported: Option<&Reported<'_>>,
+        stage_done: &mut dyn FnMut(&'static str),
+    ) -> Vec<Diagnostic> {
+        let Resolving {
+            corpus,
+            schemas,
+            config,
+            index,
+            resolved,
+            mut diagnostics,
+        } = self;
+        // The graph rules read only what resolving found, so they run beside the reference
+        // rules: they walk the edges on one thread, in the time the reference rules leave a
+        // core idle between their parallel steps.
+        let (cited, linked) = rayon::join(
+            || references(corpus, schemas, &index, &resolved.unresolved, reported),
+            || {
+                graph_rules(
+                    corpus,
+                    schemas,
+                    config,
+                    &resolved.edges,
+                    &resolved.unresolved,
+                    index.duplicates(),
+                )
+            },
+        );
+        diagnostics.extend(cited);
+        diagnostics.extend(linked);
+        stage_done("references and graph");
+        diagnostics
+    }
+}
+
+/// Which files' diagnostics a caller reports, by index in [`Corpus::files`].
+pub type Reported<'r> = dyn Fn(usize) -> bool + Sync + 'r;
 
 /// The rules that look at one record alone (ids, type, schema). Their findings change only
 /// when the record does, so the language server keeps them per file between edits.
@@ -177,15 +237,17 @@ pub fn duplicate_ids<F: Cites>(
     ids::duplicate_ids(corpus, schemas, index)
 }
 
-/// The diagnostics of references that did not resolve, one per reference, in order. While no
-/// id changes, each depends only on its own reference, so a caller may keep them per file.
+/// The diagnostics of references that did not resolve, one per reference, in order; only of
+/// those written in a file `reported` accepts, when it is given. While no id changes, each
+/// depends only on its own reference, so a caller may keep them per file.
 pub fn references<F: Cites>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     index: &IdIndex<'_, F>,
     unresolved: &[Unresolved],
+    reported: Option<&Reported<'_>>,
 ) -> Vec<Diagnostic> {
-    refs::check(corpus, schemas, index, unresolved)
+    refs::check(corpus, schemas, index, unresolved, reported)
 }
 
 /// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.

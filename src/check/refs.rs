@@ -13,13 +13,24 @@ use crate::rules;
 use crate::schema::Schemas;
 use crate::suggest::{self, MatchKind};
 
-/// Diagnostics for every reference that did not resolve.
+use super::Reported;
+
+/// Diagnostics for every reference that did not resolve, written in a file `reported`
+/// accepts if it is given (see [`super::Resolving::finish`]).
 pub fn check<F: Cites>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     index: &IdIndex<'_, F>,
     unresolved: &[Unresolved],
+    reported: Option<&Reported<'_>>,
 ) -> Vec<Diagnostic> {
+    // A reference's diagnostic points into its own file only, so a caller that reports
+    // some files (a changed-files check) drops the others' unseen: they are not made, nor
+    // their did-you-mean looked up, which is most of this stage's time.
+    let unresolved: Vec<&Unresolved> = unresolved
+        .iter()
+        .filter(|reference| reported.is_none_or(|reported| reported(reference.source.file(corpus))))
+        .collect();
     // The same unknown id is often cited many times; suggest once per id and field, for
     // the distinct ones in parallel (each look-up reads the index only, built beforehand
     // as `IdIndex::names` explains).

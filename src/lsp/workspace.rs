@@ -335,7 +335,7 @@ impl Workspace {
                 .flat_map(|&file| self.chunks[file].unresolved.iter().cloned())
                 .collect();
             let mut diagnostics =
-                check::references(&self.corpus, schemas, &index, &unresolved).into_iter();
+                check::references(&self.corpus, schemas, &index, &unresolved, None).into_iter();
             for &file in &again {
                 let count = self.chunks[file].unresolved.len();
                 self.refs[file] = diagnostics.by_ref().take(count).collect();

@@ -227,6 +227,7 @@ impl<'c> Site<'c> {
             self.content.schemas,
             &self.content.index,
             &links,
+            None,
         )
         .into_iter()
         .filter_map(|mut d| {

@@ -57,7 +57,8 @@ fn a_named_record_is_reported_alone() {
     );
     // The did-you-mean is looked up for what the scope reports.
     assert!(
-        run.stdout.contains("did you mean mooncake (engines/mooncake)?"),
+        run.stdout
+            .contains("did you mean mooncake (engines/mooncake)?"),
         "{}",
         run.stdout
     );

@@ -197,6 +197,51 @@ fn a_broken_link_in_a_markdown_body_is_reported_at_its_line_and_marked() {
     assert!(page.contains("the store"), "the link's label is shown");
 }
 
+/// A link or image in prose or in a string field whose URL would run in the reader's browser
+/// is marked, never linked, however it is spelled; a web link and an inline image are kept.
+#[test]
+fn links_that_would_run_script_are_marked_not_linked() {
+    let corpus = bundled_copy();
+    let name = "pd-batch-invariant-mode-absent-from-kv-namespace";
+    let record = corpus.path().join(format!("records/gotchas/{name}.md"));
+    let mut written = std::fs::read_to_string(&record).unwrap();
+    written.push_str(concat!(
+        "\nClick [one](javascript:alert(1)), [two](JaVaScRiPt:alert(2)), ",
+        "<javascript:alert(3)>, [four][r], [five](data:text/html,<script>x</script>), ",
+        "![six](javascript:alert(6)) and [seven](vbscript:msgbox).\n",
+        "Kept: [docs](https://example.com/a) and ![dot](data:image/png;base64,iVBORw0KGgo=).\n",
+        "\n[r]: &#x6A;avascript:alert(4)\n",
+    ));
+    std::fs::write(&record, written).unwrap();
+    let vllm = corpus.path().join("records/engines/vllm.yaml");
+    let engine = std::fs::read_to_string(&vllm).unwrap();
+    std::fs::write(
+        &vllm,
+        engine.replace(
+            "license: Apache-2.0",
+            "license: |\n  Apache 2.0,\n  see [it](javascript:steal(document.cookie))",
+        ),
+    )
+    .unwrap();
+    let site = corpus.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = text(&site, &format!("gotchas/{name}/index.html"));
+    let engine = text(&site, "engines/vllm/index.html");
+    for html in [&page, &engine] {
+        let lowered = html.to_ascii_lowercase();
+        assert!(!lowered.contains("href=\"javascript"), "{html}");
+        assert!(!lowered.contains("src=\"javascript"), "{html}");
+        assert!(!lowered.contains("href=\"data:"), "{html}");
+        assert!(!lowered.contains("href=\"vbscript"), "{html}");
+    }
+    assert_eq!(page.matches("class=\"unsafe-link\"").count(), 7, "{page}");
+    assert_eq!(engine.matches("class=\"unsafe-link\"").count(), 1);
+    assert!(page.contains("<a href=\"https://example.com/a\">docs</a>"));
+    assert!(page.contains("<img src=\"data:image/png;base64,iVBORw0KGgo=\""));
+    assert_eq!(crawl(&site, "/"), Vec::<String>::new());
+}
+
 /// The data files are streamed to disk a piece at a time; each must still be one whole
 /// document, holding every record.
 #[test]

@@ -9,7 +9,9 @@
 //!
 //! Raw HTML in prose is shown as text, not passed through: records are data contributed by
 //! many hands, and a `<script>` or a stray relative link in one must not break or hijack the
-//! site. HTML comments are dropped.
+//! site. HTML comments are dropped. For the same reason a link or image whose URL would run
+//! in the reader's browser (`javascript:`, `vbscript:`, `file:`, `data:` but for an image
+//! format) is marked, not linked, as comrak's and GitHub's safe rendering do.
 //!
 //! [`IdIndex::resolve_prose_link`]: crate::index::IdIndex::resolve_prose_link
 
@@ -209,6 +211,12 @@ impl Renderer<'_, '_> {
     /// A link that is not to a record or page: kept when external, sent to the repository
     /// when it names one of its files, marked when the site cannot show it.
     fn outside(&self, dest_url: &str) -> Rewrite {
+        if let Some(scheme) = unsafe_scheme(dest_url) {
+            return Rewrite::Mark(
+                "unsafe-link",
+                format!("a `{scheme}:` link is not followed on this site"),
+            );
+        }
         let path = dest_url.split(['#', '?']).next().unwrap_or_default();
         let has_scheme = path
             .split_once(':')
@@ -236,6 +244,29 @@ impl Renderer<'_, '_> {
             ),
         }
     }
+}
+
+/// The scheme of `url` when following it would run something in the reader's browser, as
+/// the browser reads it: tabs and line breaks inside the URL, and control characters and
+/// spaces before it, are ignored, and case does not matter (`JaVa\tScript:`).
+fn unsafe_scheme(url: &str) -> Option<String> {
+    let url: String = url
+        .trim_start_matches(|c: char| c <= ' ')
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let (scheme, rest) = url.split_once(':')?;
+    let scheme = scheme.to_ascii_lowercase();
+    let image = ["image/png", "image/gif", "image/jpeg", "image/webp"];
+    let harmful = match scheme.as_str() {
+        "javascript" | "vbscript" | "file" => true,
+        "data" => !image.iter().any(|kind| {
+            rest.get(..kind.len())
+                .is_some_and(|r| r.eq_ignore_ascii_case(kind))
+        }),
+        _ => false,
+    };
+    harmful.then_some(scheme)
 }
 
 /// A relative path joined to a folder, `.` and `..` applied; `None` above the root.
@@ -315,6 +346,31 @@ mod tests {
             "tier-0--silent-wrong-output-at-blocker-severity"
         );
         assert_eq!(slug("Root cause"), "root-cause");
+    }
+
+    #[test]
+    fn urls_that_would_run_in_the_browser_are_told_apart() {
+        for url in [
+            "javascript:alert(1)",
+            " \u{1}JaVa\tScRiPt:alert(1)",
+            "java\nscript:alert(1)",
+            "vbscript:msgbox",
+            "file:///etc/passwd",
+            "data:text/html,<script>",
+            "DATA:image/svg+xml,<svg onload=alert(1)>",
+        ] {
+            assert!(unsafe_scheme(url).is_some(), "{url:?}");
+        }
+        for url in [
+            "https://example.com/a:b",
+            "mailto:someone@example.com",
+            "data:image/png;base64,iVBORw0KGgo=",
+            "data:IMAGE/WEBP;base64,UklGR",
+            "../docs/guide.md",
+            "#notes",
+        ] {
+            assert_eq!(unsafe_scheme(url), None, "{url:?}");
+        }
     }
 
     #[test]

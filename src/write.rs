@@ -49,7 +49,13 @@ pub fn json_document(out: &mut dyn Write, value: &impl Serialize) -> std::io::Re
 
 /// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace(path, |file| file.write_all(bytes))
+    replace(path, path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] of a file that takes the place of `original` (a record converted to
+/// another format, under another name): it gets `original`'s permissions.
+pub fn write_atomic_in_place_of(path: &Path, original: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, original, |file| file.write_all(bytes))
 }
 
 /// [`write_atomic`] of what `write` writes, as it writes it, through [`STREAM_BUFFER`]: a
@@ -60,7 +66,7 @@ pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    replace(path, |file| {
+    replace(path, path, |file| {
         let mut buffered = std::io::BufWriter::with_capacity(STREAM_BUFFER, file);
         write(&mut buffered)?;
         buffered.flush()
@@ -68,11 +74,14 @@ pub fn write_atomic_with(
 }
 
 /// Replaces `path` with what `write` writes to a temporary file beside it (see the module's
-/// documentation). Bytes already in hand are written to the file as they are: `--fix`
-/// writes thousands of files of a few kilobytes, side by side, each of which a buffer would
-/// only copy.
+/// documentation), with the permissions of `permissions_of` if it exists, else those of a
+/// new file (`0666` less the umask, as any tool's `open` gives; a temporary file's own are
+/// `0600`, for a private scratch file, which no report or record is). Bytes already in hand
+/// are written to the file as they are: `--fix` writes thousands of files of a few
+/// kilobytes, side by side, each of which a buffer would only copy.
 fn replace(
     path: &Path,
+    permissions_of: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     let path = &landing(path);
@@ -88,11 +97,20 @@ fn replace(
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let permissions = existing.map(|m| m.permissions());
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".gotchas-")
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let permissions = std::fs::metadata(permissions_of)
+        .ok()
+        .map(|m| m.permissions());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".gotchas-").suffix(".tmp");
+    // Made with the permissions it will have (narrowed by the umask, set exactly below),
+    // so that a private file's new text is never readable by more people, even briefly.
+    #[cfg(unix)]
+    builder.permissions(
+        permissions
+            .clone()
+            .unwrap_or_else(|| std::os::unix::fs::PermissionsExt::from_mode(0o666)),
+    );
+    let mut temporary = builder.tempfile_in(dir)?;
     write(temporary.as_file_mut())?;
     temporary.as_file().sync_all()?;
     if let Some(permissions) = permissions {
@@ -171,6 +189,31 @@ mod tests {
         assert_eq!(std::fs::read_to_string(later).unwrap(), "made");
         let names = std::fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(names, 4, "no temporary file is left behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_gets_the_permissions_any_new_file_gets() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("made-by-std");
+        std::fs::write(&reference, "").unwrap();
+        let expected = std::fs::metadata(&reference).unwrap().permissions().mode();
+        let new = dir.path().join("new.json");
+        write_atomic(&new, b"{}").unwrap();
+        assert_eq!(
+            std::fs::metadata(&new).unwrap().permissions().mode(),
+            expected
+        );
+
+        // One that takes another's place takes its permissions.
+        let original = dir.path().join("record.yaml");
+        std::fs::write(&original, "id: a\n").unwrap();
+        std::fs::set_permissions(&original, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let converted = dir.path().join("record.json");
+        write_atomic_in_place_of(&converted, &original, b"{}").unwrap();
+        let mode = std::fs::metadata(&converted).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
     }
 
     #[cfg(unix)]

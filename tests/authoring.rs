@@ -5,15 +5,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{check, copy_dir, gotchas, sample};
-
-fn bundled_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
-    copy_dir(&main.join("schema"), &dir.path().join("schema"));
-    copy_dir(&main.join("records"), &dir.path().join("records"));
-    dir
-}
+use common::{bundled_copy, check, copy_dir, gotchas, sample};
 
 fn config() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -437,4 +429,27 @@ fn index_is_deterministic_and_check_detects_a_stale_one() {
         "{}",
         stale.stdout
     );
+}
+
+/// A record converted in place keeps its file's permissions under its new name, and a new
+/// record gets those any new file gets (the umask's), not a temporary file's `0600`.
+#[cfg(unix)]
+#[test]
+fn converted_and_new_records_get_the_permissions_people_expect() {
+    use std::os::unix::fs::PermissionsExt;
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    let mode = |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode();
+    let engine = root.join("records/engines/vllm.yaml");
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o664)).unwrap();
+    let converted = run(root, &["convert", "--to", "json", "--in-place", "vllm"]);
+    assert_eq!(converted.code, 0, "{}", converted.stderr);
+    assert_eq!(mode(&root.join("records/engines/vllm.json")) & 0o777, 0o664);
+
+    let reference = root.join("made-by-std");
+    std::fs::write(&reference, "").unwrap();
+    let made = run(root, &["new", "engine", "--name", "Fresh Engine"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    let new = root.join("records/engines/fresh-engine.md");
+    assert_eq!(mode(&new), mode(&reference));
 }

@@ -15,7 +15,7 @@ use crate::serialize;
 use crate::skeleton;
 use crate::source::Format;
 use crate::suggest;
-use crate::write::write_atomic;
+use crate::write::{write_atomic, write_atomic_in_place_of};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum RecordFormat {
@@ -254,13 +254,14 @@ pub(crate) fn convert(
             failed = true;
             continue;
         }
-        let written = write_atomic(&item.to, item.text.as_bytes()).and_then(|()| {
-            if item.to == item.from {
-                Ok(())
-            } else {
-                std::fs::remove_file(&item.from)
-            }
-        });
+        let written = write_atomic_in_place_of(&item.to, &item.from, item.text.as_bytes())
+            .and_then(|()| {
+                if item.to == item.from {
+                    Ok(())
+                } else {
+                    std::fs::remove_file(&item.from)
+                }
+            });
         match written {
             Ok(()) => converted += 1,
             Err(err) => {

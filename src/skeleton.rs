@@ -42,8 +42,10 @@ pub fn skeleton(
         return (Value::Object(record), placeholders);
     };
     for (field, property) in properties {
-        let wanted =
-            required.contains(&field.as_str()) || (field == "sources" && !sources.is_empty());
+        // The name is given, so it is written wherever the schema has a place for it.
+        let wanted = required.contains(&field.as_str())
+            || field == "name"
+            || (field == "sources" && !sources.is_empty());
         if !wanted {
             continue;
         }

@@ -89,3 +89,29 @@ fn the_example_schema_declares_a_reference_that_is_checked() {
         run.stdout
     );
 }
+
+/// A record made with `new --name` in a fresh corpus carries its name, which the site and
+/// the graph show; a collection with no `name` field says the name only made the id.
+#[test]
+fn a_new_record_in_a_fresh_corpus_keeps_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    assert_eq!(gotchas(&["init", root]).code, 0);
+    let made = gotchas(&["--root", root, "new", "gotcha", "--name", "Hello World"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert_eq!(made.stderr, "");
+    let record = std::fs::read_to_string(dir.path().join("records/gotchas/hello-world.md"));
+    assert!(record.unwrap().contains("\nname: Hello World\n"));
+    let listed = gotchas(&["--root", root, "query", "list", "gotchas"]);
+    assert!(listed.stdout.contains("Hello World"), "{}", listed.stdout);
+
+    let schema = dir.path().join("schema/gotcha.schema.json");
+    let text = std::fs::read_to_string(&schema).unwrap();
+    std::fs::write(&schema, text.replace("\"name\"", "\"title\"")).unwrap();
+    let made = gotchas(&["--root", root, "new", "gotcha", "--name", "Second One"]);
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert_eq!(
+        made.stderr,
+        "note: `gotcha` records have no `name` field: the name only made the id\n"
+    );
+}

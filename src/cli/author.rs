@@ -100,8 +100,13 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         .clone()
         .unwrap_or_else(|| skeleton::id_from_name(&args.name));
     if !collection.id_pattern.is_match(&id) {
+        let help = if args.id.is_some() {
+            "pass an --id that matches it"
+        } else {
+            "pass --id, as the id made from the name does not match it"
+        };
         eprintln!(
-            "error: the id `{id}` does not match the id pattern `{}`\nhelp: pass --id",
+            "error: the id `{id}` does not match the id pattern `{}`\nhelp: {help}",
             collection.id_pattern.as_str()
         );
         return ExitCode::from(2);
@@ -185,6 +190,12 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         eprintln!(
             "note: the required reference `{}` was set to `{}` so the record validates; point it at the right record",
             placeholder.field, placeholder.id
+        );
+    }
+    if value.get("name").is_none() {
+        eprintln!(
+            "note: `{}` records have no `name` field: the name only made the id",
+            collection.name
         );
     }
     ExitCode::SUCCESS

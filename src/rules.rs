@@ -265,6 +265,27 @@ rules! {
     UNKNOWN_FIELD = "unknown-field", Error, fatal = false, "a field the schema does not declare";
 
     /// ## What it finds
+    /// A `## Heading` in a Markdown record's body that names no text field of its
+    /// collection but is a typo of one's. Headings that are no near miss of a field are
+    /// prose on purpose and are not reported.
+    ///
+    /// ## Why it matters
+    /// A section is a field only when its heading names one, so a misspelt heading leaves
+    /// its text in the prose and the field empty: no table, query or index shows it, as
+    /// with a misspelt key in the front matter.
+    ///
+    /// ## Example
+    /// ```markdown
+    /// ## Workarond
+    ///
+    /// Pin the block size.   # did you mean `## Workaround`?
+    /// ```
+    ///
+    /// ## How to fix
+    /// Spell the heading as the field's name (`root_cause` is `## Root cause`).
+    UNKNOWN_SECTION = "unknown-section", Warn, fatal = false, "a Markdown heading is a typo of a field's";
+
+    /// ## What it finds
     /// A value outside the schema's `enum` or different from its `const`, with the closest
     /// allowed value as a suggestion.
     ///

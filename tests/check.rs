@@ -9,9 +9,14 @@ use common::{check, fixture, json_diagnostics};
 /// Checks a rule fixture: exit code 1, every diagnostic has the rule's code and a position,
 /// the passing record has none, and the human output matches its snapshot.
 fn rule_case(name: &str, code: &str, expected: usize) {
+    rule_case_exiting(name, code, expected, 1);
+}
+
+/// [`rule_case`] of a rule whose findings are warnings, or errors: the exit code `exit`.
+fn rule_case_exiting(name: &str, code: &str, expected: usize, exit: i32) {
     let root = fixture(&format!("rules/{name}"));
     let human = check(&root, &[]);
-    assert_eq!(human.code, 1, "{}", human.stdout);
+    assert_eq!(human.code, exit, "{}", human.stdout);
     insta::assert_snapshot!(format!("rule-{name}"), human.stdout);
 
     let json = check(&root, &["--format", "json"]);
@@ -90,6 +95,14 @@ fn missing_field() {
 fn unknown_field() {
     rule_case("unknown-field", "unknown-field", 2);
     positioned("unknown-field");
+}
+
+/// A misspelt `## Heading` is a warning (its text is still there, as prose); the intro and a
+/// heading that is no field's near miss are prose on purpose and say nothing.
+#[test]
+fn unknown_section() {
+    rule_case_exiting("unknown-section", "unknown-section", 2, 0);
+    positioned("unknown-section");
 }
 
 #[test]

@@ -105,6 +105,9 @@ pub fn field_name(heading: &str) -> String {
 pub struct Body {
     /// The level-2 sections whose field name is a text field, in order.
     pub sections: Vec<Section>,
+    /// The other level-2 headings, which stay prose: each heading line's span in the file
+    /// and its field name, for a did-you-mean when it is a typo of a field's.
+    pub other_headings: Vec<(Span, String)>,
     /// The wiki-links and links to Markdown files, in order, with spans in the file.
     pub links: Vec<Link>,
 }
@@ -141,7 +144,23 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
     } else {
         sections_of(body_text, body, &headings, fields)
     };
-    Body { sections, links }
+    let other_headings = headings
+        .iter()
+        .map(|(range, title)| (range, field_name(title)))
+        .filter(|(_, field)| !fields.contains(field))
+        .map(|(range, field)| {
+            let line = body_text.get(range.clone()).unwrap_or_default().trim_end();
+            (
+                body.start + range.start..body.start + range.start + line.len(),
+                field,
+            )
+        })
+        .collect();
+    Body {
+        sections,
+        links,
+        other_headings,
+    }
 }
 
 /// The level-2 sections of `text[body]` whose field name is in `fields`, in order.

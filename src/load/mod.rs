@@ -21,6 +21,7 @@ use crate::rules;
 use crate::source::{self, Format, SourceFile, Span};
 use crate::sourcemap::{Node, SourceMap};
 use crate::stamp::Stamp;
+use crate::suggest;
 
 /// One record: a file's data as a JSON object, whatever format it was written in.
 ///
@@ -510,6 +511,11 @@ fn parse_markdown(
     };
     let mut fields = Vec::new();
     let body = markdown::read_body(text, &front.body, context.text_fields);
+    diagnostics.extend(
+        body.other_headings.iter().filter_map(|(heading, field)| {
+            misspelt_section(text, display, heading, field, context)
+        }),
+    );
     if let Value::Object(map) = &mut value {
         for section in body.sections {
             let content = text
@@ -559,6 +565,42 @@ struct MarkdownRecord {
 /// Where a Markdown record whose front matter holds no document places its fields: the
 /// opening `---`.
 const FRONT_MATTER_OPENING: Span = 0..3;
+
+/// `unknown-section`: a level-2 heading of a Markdown record that names no text field but is
+/// a typo of one's (`## Workarond`): its text stays prose while the field stays empty, as
+/// a misspelt key in the front matter would leave it. A heading that is no typo of a field
+/// is prose on purpose, and is let be.
+fn misspelt_section(
+    text: &str,
+    display: &str,
+    heading: &Span,
+    field: &str,
+    context: &LoadContext<'_>,
+) -> Option<Diagnostic> {
+    if field.is_empty() {
+        return None;
+    }
+    let fields = context.text_fields.iter().map(String::as_str);
+    let meant: Vec<String> = suggest::suggest(field, fields, 3)
+        .into_iter()
+        .filter(|suggestion| suggestion.kind == suggest::MatchKind::Typo)
+        .map(|suggestion| format!("`## {}`", crate::serialize::heading(suggestion.name)))
+        .collect();
+    if meant.is_empty() {
+        return None;
+    }
+    let written = text.get(heading.clone()).unwrap_or_default();
+    Some(
+        Diagnostic::new(
+            rules::UNKNOWN_SECTION,
+            display,
+            format!("the section `{written}` names no field"),
+        )
+        .at_span(heading.clone())
+        .with_label("its text stays prose; no field is set")
+        .with_help(format!("did you mean {}?", meant.join(" or "))),
+    )
+}
 
 fn duplicate_key(display: &str, duplicate: DuplicateKey) -> Diagnostic {
     Diagnostic::new(

@@ -329,6 +329,28 @@ fn query_list_filters_sorts_and_get_suggests() {
     );
     assert_eq!(listed.code, 0);
     insta::assert_snapshot!("query-list", listed.stdout);
+    // A field or value the schema does not have is refused, with a did-you-mean.
+    for (args, said) in [
+        (
+            ["--where", "licence=Apache-2.0"],
+            "error: --where `licence`: `engine` records have no field `licence`\nhelp: did you mean `license`?",
+        ),
+        (
+            ["--sort", "first_release_yaer"],
+            "help: did you mean `first_release_year`?",
+        ),
+        (
+            ["--where", "status=verifed"],
+            "error: --where `status=verifed`: `verifed` is not an allowed value of `status`\nhelp: did you mean `verified`?",
+        ),
+    ] {
+        let refused = run(
+            root,
+            &[&["query", "list", "engines"][..], &args[..]].concat(),
+        );
+        assert_eq!(refused.code, 2, "{args:?}");
+        assert!(refused.stderr.contains(said), "{}", refused.stderr);
+    }
     let nested = run(
         &sample(),
         &[

@@ -134,6 +134,20 @@ fn filters_narrow_the_graph() {
         &["graph", "--around", "sglng"],
         "did you mean `engines/sglang`?",
     );
+    // A filter naming nothing is refused, not answered with an empty graph.
+    fails_with_help(
+        &root,
+        &["graph", "--collection", "enginez"],
+        "error: --collection `enginez` names no collection folder\nhelp: did you mean `engines`?",
+    );
+    fails_with_help(
+        &root,
+        &["graph", "--field", "superseeds"],
+        "error: --field `superseeds` names no reference field\nhelp: did you mean `supersedes`?",
+    );
+    fails_with_help(&root, &["graph", "--depth", "2"], "--around <ID>");
+    let links = json(&["--field", "link"]);
+    assert!(links["edges"].is_array());
 }
 
 #[test]

@@ -12,10 +12,11 @@ use serde::Serialize;
 
 use super::Cli;
 use crate::corpus::Corpus;
-use crate::graph::{CorpusGraph, Linked, export};
+use crate::graph::{CorpusGraph, LINK_FIELD, Linked, export};
 use crate::index::{IdIndex, Resolved};
 use crate::project::Project;
 use crate::report::human::plural;
+use crate::schema::Schemas;
 use crate::serialize::to_json;
 use crate::stats::Stats;
 use crate::suggest;
@@ -29,7 +30,7 @@ pub(crate) struct GraphArgs {
     #[arg(long, value_name = "ID")]
     around: Option<String>,
     /// How many steps from `--around` to include.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "around")]
     depth: usize,
     /// Only records of this collection folder (repeatable).
     #[arg(long, value_name = "NAME")]
@@ -148,11 +149,54 @@ fn find(graph: &CorpusGraph, id: &str) -> Result<NodeIndex, ExitCode> {
     }
 }
 
+/// Refuses a `--collection` or `--field` that names no collection folder or reference
+/// field of the schemas: the graph would keep no record, or every record and no edge, and
+/// say nothing of the typo.
+fn known_filters(schemas: &Schemas, args: &GraphArgs) -> Result<(), String> {
+    let folders: Vec<&str> = schemas
+        .collections
+        .iter()
+        .map(|c| c.folder.as_str())
+        .collect();
+    let mut fields: Vec<&str> = schemas
+        .collections
+        .iter()
+        .flat_map(|c| c.references.iter().map(|r| r.field()))
+        .chain([LINK_FIELD])
+        .collect();
+    fields.sort_unstable();
+    fields.dedup();
+    let asked = (args
+        .collection
+        .iter()
+        .map(|name| ("--collection", name, &folders)))
+    .chain(args.field.iter().map(|name| ("--field", name, &fields)));
+    for (flag, name, known) in asked {
+        if known.contains(&name.as_str()) {
+            continue;
+        }
+        let what = if flag == "--field" {
+            "reference field"
+        } else {
+            "collection folder"
+        };
+        let help = suggest::did_you_mean(&suggest::suggest(name, known.iter().copied(), 3))
+            .map(|h| format!("\nhelp: {h}"))
+            .unwrap_or_else(|| format!("\nnote: {what}s: {}", known.join(", ")));
+        return Err(format!("{flag} `{name}` names no {what}{help}"));
+    }
+    Ok(())
+}
+
 pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Write) -> ExitCode {
     let web = match Web::load(cli, styled) {
         Ok(web) => web,
         Err(code) => return code,
     };
+    if let Err(message) = known_filters(&web.project.schemas, args) {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
     let (_, full) = web.resolve();
     let around = match &args.around {
         None => None,

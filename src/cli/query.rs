@@ -12,6 +12,7 @@ use crate::catalog;
 use crate::fix::unified_diff;
 use crate::project::Project;
 use crate::query::{self, Condition};
+use crate::schema::Collection;
 use crate::serialize;
 use crate::serialize::to_json;
 use crate::suggest;
@@ -96,6 +97,56 @@ fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
+/// Refuses a `--where` or `--sort` field the collection's schema does not declare, and a
+/// `--where` value its schema does not allow: either would list nothing, or list unsorted,
+/// and say nothing of the typo.
+fn known_fields(
+    collection: &Collection,
+    conditions: &[Condition],
+    sort: &Option<String>,
+) -> Result<(), String> {
+    let declared = collection.properties.iter().map(String::as_str);
+    let fields = conditions
+        .iter()
+        .map(|c| ("--where", c.field.as_str()))
+        .chain(sort.iter().map(|s| ("--sort", s.as_str())));
+    for (flag, field) in fields {
+        let top = field.split('.').next().unwrap_or(field);
+        if !collection.properties.iter().any(|p| p == top) {
+            let help = suggest::did_you_mean(&suggest::suggest(top, declared.clone(), 3))
+                .map(|h| format!("\nhelp: {h}"))
+                .unwrap_or_else(|| {
+                    format!(
+                        "\nnote: declared fields: {}",
+                        collection.properties.join(", ")
+                    )
+                });
+            return Err(format!(
+                "{flag} `{field}`: `{}` records have no field `{top}`{help}",
+                collection.name
+            ));
+        }
+    }
+    for condition in conditions {
+        let path: Vec<String> = condition.field.split('.').map(str::to_string).collect();
+        let allowed = crate::schema::enum_values(&collection.schema, &path);
+        if !allowed.is_empty() && !allowed.contains(&condition.value) {
+            let help = suggest::did_you_mean(&suggest::suggest(
+                &condition.value,
+                allowed.iter().map(String::as_str),
+                3,
+            ))
+            .map(|h| format!("\nhelp: {h}"))
+            .unwrap_or_else(|| format!("\nnote: allowed values: {}", allowed.join(", ")));
+            return Err(format!(
+                "--where `{}={}`: `{}` is not an allowed value of `{}`{help}",
+                condition.field, condition.value, condition.value, condition.field
+            ));
+        }
+    }
+    Ok(())
+}
+
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Write) -> ExitCode {
@@ -131,6 +182,10 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                     return ExitCode::from(2);
                 }
             };
+            if let Err(message) = known_fields(&schemas.collections[index], &conditions, sort) {
+                eprintln!("error: {message}");
+                return ExitCode::from(2);
+            }
             let corpus =
                 project.load_with(|record, _, _| query::listed(record, index, &conditions));
             let found = query::list(&corpus, sort.as_deref());

@@ -207,7 +207,7 @@ fn field_candidates(workspace: &Workspace, collection: usize, path: &[String]) -
             })
             .collect();
     }
-    enum_values(&owner.schema, path)
+    crate::schema::enum_values(&owner.schema, path)
         .into_iter()
         .map(|value| Candidate {
             insert: value,
@@ -375,69 +375,9 @@ fn parents<'t>(lines: impl Iterator<Item = &'t str>, mut indent: usize) -> Vec<S
     keys
 }
 
-/// The string values the schema allows at a field path (`enum` and `const`), looking
-/// through arrays, `allOf`/`anyOf`/`oneOf` and local `$ref`s.
-fn enum_values(schema: &Value, path: &[String]) -> Vec<String> {
-    let mut nodes = expand(schema, schema, 0);
-    for key in path {
-        nodes = nodes
-            .iter()
-            .filter_map(|node| node.get("properties").and_then(|p| p.get(key)))
-            .flat_map(|node| expand(schema, node, 0))
-            .collect();
-    }
-    let mut values: Vec<String> = Vec::new();
-    for node in nodes {
-        let found = node
-            .get("enum")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .chain(node.get("const"))
-            .filter_map(Value::as_str);
-        for value in found {
-            if !values.iter().any(|v| v == value) {
-                values.push(value.to_string());
-            }
-        }
-    }
-    values
-}
-
-/// A schema node with the parts a value at it must or may also match.
-fn expand<'s>(root: &'s Value, node: &'s Value, depth: usize) -> Vec<&'s Value> {
-    let mut out = vec![node];
-    if depth > 16 {
-        return out;
-    }
-    for keyword in ["allOf", "anyOf", "oneOf"] {
-        for part in node
-            .get(keyword)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            out.extend(expand(root, part, depth + 1));
-        }
-    }
-    if let Some(items) = node.get("items") {
-        out.extend(expand(root, items, depth + 1));
-    }
-    if let Some(target) = node
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix('#'))
-        .and_then(|pointer| root.pointer(pointer))
-    {
-        out.extend(expand(root, target, depth + 1));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn yaml(text_with_cursor: &str) -> Option<Vec<String>> {
         let offset = text_with_cursor.find('|').unwrap();
@@ -489,25 +429,5 @@ mod tests {
         assert_eq!(wiki_start("see [[eng"), Some(6));
         assert_eq!(wiki_start("see [[a]] and"), None);
         assert_eq!(wiki_start("see [[a|lab"), None);
-    }
-
-    #[test]
-    fn enum_values_look_through_items_and_combinators() {
-        let schema = json!({
-            "$defs": {"level": {"enum": ["low", "high", null]}},
-            "properties": {
-                "severity": {"enum": ["blocker", "major"]},
-                "tags": {"type": "array", "items": {"anyOf": [{"const": "a"}, {"$ref": "#/$defs/level"}]}}
-            }
-        });
-        assert_eq!(
-            enum_values(&schema, &["severity".into()]),
-            vec!["blocker", "major"]
-        );
-        assert_eq!(
-            enum_values(&schema, &["tags".into()]),
-            vec!["a", "low", "high"]
-        );
-        assert!(enum_values(&schema, &["name".into()]).is_empty());
     }
 }

@@ -120,6 +120,11 @@ impl Scope {
                 );
             } else if display.starts_with(&format!("{records}/")) {
                 if !root.join(&display).exists() {
+                    // Said, as a misspelt name would otherwise check nothing in silence.
+                    scope.notes.push(format!(
+                        "{display} does not exist: reporting the records that cite `{}`",
+                        file_stem(&display)
+                    ));
                     removed.insert(display.clone());
                 }
             } else {

@@ -106,6 +106,13 @@ fn a_deleted_file_named_reports_the_records_that_cited_it() {
         run.stdout
             .contains("`mooncake` in `affects` names no record")
     );
+    assert!(
+        run.stderr.contains(
+            "note: records/engines/mooncake.yaml does not exist: reporting the records that cite `mooncake`"
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -127,6 +127,13 @@ fn mooncache_is_reported_suggested_and_fixed() {
         original,
         "--diff writes nothing"
     );
+    // A machine format has no room for the diff, so the two are not asked for together.
+    let refused = check(dir.path(), &["--diff", "--format", "json"]);
+    assert_eq!(refused.code, 2);
+    assert_eq!(
+        refused.stderr,
+        "error: --diff prints a unified diff in the human format only\n"
+    );
 
     let fixed = check(dir.path(), &["--fix"]);
     assert_eq!(fixed.code, 0, "{}", fixed.stdout);

@@ -111,6 +111,12 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         eprintln!("error: --statistics prints a table in the human or json format only");
         return ExitCode::from(2);
     }
+    if args.diff && args.format != OutputFormat::Human {
+        // A machine format's document has no room for a diff; its diagnostics carry the
+        // edits of their fixes.
+        eprintln!("error: --diff prints a unified diff in the human format only");
+        return ExitCode::from(2);
+    }
     let mut stages = Stages::new(args.verbose);
     let project = match cli.open_project(styled) {
         Ok(project) => project,

@@ -100,6 +100,15 @@ impl Baseline {
     pub fn read(path: &Path) -> Result<Baseline, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|err| format!("cannot read the baseline: {err}"))?;
+        // serde reads an object as a struct from a JSON array too, and then says so in
+        // its own terms ("expected struct File"): a document that is no object is told
+        // as such.
+        if !text.trim_start().starts_with('{') {
+            return Err(
+                "the baseline is not valid: expected a JSON object with `version` and `entries`"
+                    .to_string(),
+            );
+        }
         let file: File = serde_json::from_str(&text)
             .map_err(|err| format!("the baseline is not valid: {err}"))?;
         if file.version != 1 {
@@ -186,6 +195,25 @@ mod tests {
         assert_eq!(filtered.known, 1, "array indices do not matter");
         assert_eq!(filtered.reported.len(), 1);
         assert_eq!(filtered.stale.len(), 1);
+    }
+
+    #[test]
+    fn a_baseline_that_is_no_object_is_told_in_its_own_terms() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.json");
+        for (text, said) in [
+            (
+                "[]",
+                "the baseline is not valid: expected a JSON object with `version` and `entries`",
+            ),
+            (
+                "{\"version\": 1}",
+                "the baseline is not valid: missing field `entries` at line 1 column 14",
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(Baseline::read(&path).unwrap_err(), said);
+        }
     }
 
     impl Baseline {

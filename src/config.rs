@@ -561,8 +561,27 @@ impl Reader<'_> {
             .get_ref()
             .as_integer()
             .and_then(|i| u64::from_str_radix(&i.as_str().replace('_', ""), i.radix()).ok());
-        if parsed.is_none() {
-            self.expected(value, "a non-negative integer");
+        match value.get_ref().as_integer() {
+            // An integer, but below zero or too large: its type is not what is wrong.
+            Some(written) if parsed.is_none() => {
+                let label = if written.as_str().starts_with('-') {
+                    "below zero"
+                } else {
+                    "too large"
+                };
+                let diagnostic = self
+                    .error(
+                        value.span(),
+                        format!(
+                            "expected a non-negative integer, found `{}`",
+                            written.as_str()
+                        ),
+                    )
+                    .with_label(label);
+                self.errors.push(diagnostic);
+            }
+            None => self.expected(value, "a non-negative integer"),
+            Some(_) => {}
         }
         parsed
     }
@@ -576,7 +595,13 @@ impl Reader<'_> {
     }
 
     fn expected(&mut self, value: &Spanned<DeValue<'_>>, what: &str) {
-        let found = value.get_ref().type_str();
+        let kind = value.get_ref().type_str();
+        let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        let found = format!("{article} {kind}");
         let diagnostic = self
             .error(value.span(), format!("expected {what}, found {found}"))
             .with_label(format!("this is {found}"));
@@ -664,5 +689,31 @@ mod tests {
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].anchor, crate::diagnostic::Anchor::Span(0..7));
         assert_eq!(errors[0].help.as_deref(), Some("did you mean `records`?"));
+    }
+
+    #[test]
+    fn a_number_out_of_range_is_told_from_a_value_of_another_type() {
+        let said = |toml: &str| {
+            let errors = Config::parse(toml, "gotchas.toml").unwrap_err();
+            (errors[0].message.clone(), errors[0].label.clone().unwrap())
+        };
+        assert_eq!(
+            said("max_file_size = -1\n"),
+            (
+                "expected a non-negative integer, found `-1`".into(),
+                "below zero".into()
+            )
+        );
+        assert_eq!(
+            said("max_file_size = \"big\"\n"),
+            (
+                "expected a non-negative integer, found a string".into(),
+                "this is a string".into()
+            )
+        );
+        assert_eq!(
+            said("max_file_size = [1]\n").0,
+            "expected a non-negative integer, found an array"
+        );
     }
 }

@@ -419,6 +419,15 @@ fn index_counts_one_record_in_the_singular() {
 #[test]
 fn index_is_deterministic_and_check_detects_a_stale_one() {
     let dir = bundled_copy();
+    let missing = run(dir.path(), &["index", "--check"]);
+    assert_eq!(missing.code, 1);
+    assert!(
+        missing
+            .stderr
+            .contains("INDEX.md does not exist; run `gotchas index --out "),
+        "{}",
+        missing.stderr
+    );
     let written = run(
         dir.path(),
         &[

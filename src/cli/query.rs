@@ -346,14 +346,21 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         .clone()
         .unwrap_or_else(|| project.root.join("INDEX.md"));
     if args.check {
-        let committed = std::fs::read_to_string(&target).unwrap_or_default();
-        if committed == text {
-            return emit(
-                out,
-                format!("{} is up to date\n", target.display()).as_bytes(),
-            );
-        }
         let shown = target.display().to_string();
+        let committed = match std::fs::read_to_string(&target) {
+            Ok(committed) => committed,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!("error: {shown} does not exist; run `gotchas index --out {shown}`");
+                return ExitCode::from(1);
+            }
+            Err(err) => {
+                eprintln!("error: cannot read {shown}: {err}");
+                return ExitCode::from(2);
+            }
+        };
+        if committed == text {
+            return emit(out, format!("{shown} is up to date\n").as_bytes());
+        }
         let _ = out.write_all(unified_diff(&shown, &committed, &text).as_bytes());
         eprintln!("error: {shown} is stale; run `gotchas index --out {shown}`");
         return ExitCode::from(1);

@@ -298,7 +298,7 @@ fn read_limited(path: &Path, max: u64) -> Result<(Vec<u8>, Option<Stamp>), Defer
                 format!("the file is {size} bytes, over the limit of {max} bytes"),
             )
             .with_help(
-                "raise `max_file_size` in gotchas.toml if this record is meant to be this large",
+                "raise `max_file_size` in gotchas.toml if this file is meant to be this large",
             )
         }));
     }

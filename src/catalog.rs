@@ -131,6 +131,11 @@ fn anchor(heading: &str) -> String {
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
+        // A line break would end the bullet; any control character is shown as a space.
+        if c.is_control() {
+            out.push(' ');
+            continue;
+        }
         if "\\`*_[]<>|".contains(c) {
             out.push('\\');
         }

@@ -484,3 +484,39 @@ fn converted_and_new_records_get_the_permissions_people_expect() {
     let new = root.join("records/engines/fresh-engine.md");
     assert_eq!(mode(&new), mode(&reference));
 }
+
+/// A name holding a line break, a `#` or Markdown's own characters keeps each record on one
+/// line of a table or of the index, and Mermaid shows it as written.
+#[test]
+fn a_name_with_line_breaks_and_markup_stays_on_its_line() {
+    let dir = bundled_copy();
+    let vllm = dir.path().join("records/engines/vllm.yaml");
+    let record = std::fs::read_to_string(&vllm).unwrap();
+    let name = r#"name: "A **bold** | pipe\nsecond line #35; end""#;
+    std::fs::write(&vllm, record.replace("name: vLLM", name)).unwrap();
+    let listed = run(dir.path(), &["query", "list", "engines"]);
+    assert_eq!(listed.stdout.lines().count(), 5, "{}", listed.stdout);
+    assert!(
+        listed
+            .stdout
+            .contains("A **bold** | pipe second line #35; end"),
+        "{}",
+        listed.stdout
+    );
+    let index = run(dir.path(), &["index"]);
+    assert!(
+        index
+            .stdout
+            .contains("- **A \\*\\*bold\\*\\* \\| pipe second line #35; end** (`vllm`)"),
+        "{}",
+        index.stdout
+    );
+    let mermaid = run(dir.path(), &["graph", "--format", "mermaid"]);
+    assert!(
+        mermaid
+            .stdout
+            .contains("[\"A **bold** | pipe second line #35;35; end\"]"),
+        "{}",
+        mermaid.stdout
+    );
+}

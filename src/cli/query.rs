@@ -232,7 +232,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                         .iter()
                         .map(|&r| {
                             let mut row = vec![qualified(r), name_of(r)];
-                            row.extend(columns.iter().map(|field| cell(r, field)));
+                            row.extend(columns.iter().map(|field| one_line(&cell(r, field))));
                             row
                         })
                         .collect();
@@ -277,11 +277,20 @@ struct Listed<'a> {
 /// A record's name for a table column: names can be sentences, and a column stays readable
 /// at fifty characters.
 fn short_name(name: &str) -> String {
+    let name = one_line(name);
     if name.chars().count() > 50 {
         format!("{}…", name.chars().take(49).collect::<String>())
     } else {
-        name.to_string()
+        name
     }
+}
+
+/// `text` for a cell of a table: a line break or tab in it would break the row, so each
+/// control character is shown as a space.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
 }
 
 /// `query search TEXT`: each record is matched as it is loaded, and only the hits are kept.
@@ -316,7 +325,7 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
                         qualified(h.record),
                         name_of(h.record),
                         h.field.clone(),
-                        h.excerpt.clone(),
+                        one_line(&h.excerpt),
                     ]
                 })
                 .collect();

@@ -187,7 +187,9 @@ fn mermaid_label(text: &str) -> String {
             '"' => "#quot;".to_string(),
             '<' => "#lt;".to_string(),
             '>' => "#gt;".to_string(),
-            '\n' => " ".to_string(),
+            // Mermaid reads `#...;` as a character code, so a `#` of the text is one too.
+            '#' => "#35;".to_string(),
+            c if c.is_control() => " ".to_string(),
             c => c.to_string(),
         })
         .collect();

@@ -155,6 +155,13 @@ impl ParallelVisitor for Visit<'_> {
             Ok(entry) if entry.file_type().is_some_and(|t| t.is_file()) => {
                 self.walked.files.push((entry.into_path(), false));
             }
+            // A named pipe, socket or device: reading one could wait forever, and it is
+            // no record; said, since nothing under the records folder is passed over.
+            Ok(entry) if entry.file_type().is_some_and(|t| !t.is_dir()) => {
+                self.walked
+                    .errors
+                    .push(not_a_regular_file(self.root, entry.path()));
+            }
             Ok(_) => {}
             Err(err) => self
                 .walked
@@ -201,8 +208,11 @@ fn sort_file(
                 )));
             }
         };
-        if !target.is_file() {
+        if target.is_dir() {
             return None;
+        }
+        if !target.is_file() {
+            return Some(Err(not_a_regular_file(root, &path)));
         }
         if !canonical_root.is_some_and(|r| target.starts_with(r)) {
             return Some(Err(Diagnostic::new(
@@ -363,6 +373,17 @@ fn stray(display: String, why: Stray, schemas: &Schemas) -> Diagnostic {
         )
         .with_help(format!("records live directly in `{folder}/`")),
     }
+}
+
+/// `stray-file` for something under the records folder that is neither a file nor a
+/// folder, or a symlink to one.
+fn not_a_regular_file(root: &Path, path: &Path) -> Diagnostic {
+    Diagnostic::new(
+        rules::STRAY_FILE,
+        display_path(root, path),
+        "this is not a regular file (a named pipe, socket or device), so it is not read",
+    )
+    .with_help("keep only record files under the records folder")
 }
 
 /// An error of a walk over the corpus (most often a folder that cannot be listed), reported

@@ -169,6 +169,40 @@ fn hostile_file_systems_are_reported_and_the_run_goes_on() {
     assert!(run.stdout.contains("checked 1 record"), "{}", run.stdout);
 }
 
+/// A named pipe, or a link to a device, under the records folder is a stray file, said so
+/// without reading it: reading a pipe waits for a writer that never comes.
+#[cfg(unix)]
+#[test]
+fn a_pipe_or_device_among_the_records_is_reported_never_read() {
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    let engines = corpus.path().join("records/engines");
+    let made = std::process::Command::new("mkfifo")
+        .arg(engines.join("pipe.yaml"))
+        .status();
+    if !made.is_ok_and(|status| status.success()) {
+        eprintln!("skipped: no mkfifo here");
+        return;
+    }
+    std::os::unix::fs::symlink("/dev/zero", engines.join("zero.yaml")).unwrap();
+    let output = assert_cmd::Command::cargo_bin("gotchas")
+        .unwrap()
+        .args(["check", "--no-cache", "--color", "never", "--root"])
+        .arg(corpus.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert_eq!(
+        stdout
+            .matches("error[stray-file]: this is not a regular file")
+            .count(),
+        2,
+        "{stdout}"
+    );
+    assert!(stdout.contains("checked 1 record"), "{stdout}");
+}
+
 /// Every malformed input collected so far (`tests/fixtures/malformed/`), through every
 /// command that reads a corpus: exit code 1 or 0, never a panic (101) or a signal.
 #[test]

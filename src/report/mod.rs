@@ -86,7 +86,7 @@ impl Sources {
             .collect();
         texts.extend(read);
         for file in wanted.names() {
-            if let Ok(bytes) = std::fs::read(root.join(file)) {
+            if let Some(bytes) = read_to_quote(&root.join(file)) {
                 let text = crate::source::decode_lossy(&bytes);
                 texts.insert(file.to_string(), TextAgain::new(text, []));
             }
@@ -194,6 +194,16 @@ pub fn full_message(diagnostic: &Diagnostic) -> String {
         text.push_str(help);
     }
     text
+}
+
+/// The bytes of a file outside the corpus that a diagnostic names (a stray file), to quote:
+/// only of a regular file no larger than a record may be, since reading a named pipe would
+/// wait forever and a stray data dump would be read whole for a line or two.
+fn read_to_quote(path: &Path) -> Option<Vec<u8>> {
+    let metadata = std::fs::metadata(path).ok()?;
+    (metadata.is_file() && metadata.len() <= crate::config::DEFAULT_MAX_FILE_SIZE)
+        .then(|| std::fs::read(path).ok())
+        .flatten()
 }
 
 #[cfg(test)]

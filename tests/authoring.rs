@@ -520,3 +520,27 @@ fn a_name_with_line_breaks_and_markup_stays_on_its_line() {
         mermaid.stdout
     );
 }
+
+/// A record that did not load is missing from every answer but `check`'s, and each command
+/// says that some did not, rather than answer as if the corpus were whole.
+#[test]
+fn commands_say_when_records_did_not_load() {
+    let dir = bundled_copy();
+    std::fs::write(dir.path().join("gotchas.toml"), "max_file_size = 100\n").unwrap();
+    let note = "note: 10 problems while loading; this shows what loaded (run `gotchas check`)\n";
+    for args in [
+        &["query", "list", "gotchas"][..],
+        &["query", "search", "cache"],
+        &["query", "get", "vllm"],
+        &["stats"],
+        &["index"],
+        &["graph"],
+    ] {
+        let answered = run(dir.path(), args);
+        assert!(
+            answered.stderr.ends_with(note),
+            "{args:?}: {}",
+            answered.stderr
+        );
+    }
+}

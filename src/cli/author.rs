@@ -312,6 +312,7 @@ pub(super) fn named_records(
             Err(_) => {
                 let help = index.help_line(id, &every);
                 eprintln!("error: `{id}` names no single record{help}");
+                super::note_load_problems(corpus.diagnostics.len());
                 return Err(ExitCode::from(2));
             }
         }

@@ -15,7 +15,6 @@ use crate::corpus::Corpus;
 use crate::graph::{CorpusGraph, LINK_FIELD, Linked, export};
 use crate::index::{IdIndex, Resolved};
 use crate::project::Project;
-use crate::report::human::plural;
 use crate::schema::Schemas;
 use crate::serialize::to_json;
 use crate::stats::Stats;
@@ -86,12 +85,7 @@ impl Web {
     fn load(cli: &Cli, styled: bool) -> Result<Web, ExitCode> {
         let project = cli.open_project(styled)?;
         let corpus = project.load_linked();
-        if !corpus.diagnostics.is_empty() {
-            eprintln!(
-                "note: {} while loading; the graph shows what loaded (run `gotchas check`)",
-                plural(corpus.diagnostics.len(), "problem")
-            );
-        }
+        super::note_load_problems(corpus.diagnostics.len());
         Ok(Web { project, corpus })
     }
 

@@ -197,6 +197,18 @@ impl Cli {
     }
 }
 
+/// Says on stderr that `problems` files did not load, when some did not: a command other
+/// than `check` shows what loaded, and a record missing from its answer is otherwise a
+/// mystery.
+pub(crate) fn note_load_problems(problems: usize) {
+    if problems > 0 {
+        eprintln!(
+            "note: {} while loading; this shows what loaded (run `gotchas check`)",
+            report::human::plural(problems, "problem")
+        );
+    }
+}
+
 /// Reports problems that stop the run (config, schemas) on stderr, with exit code 2.
 pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCode {
     let sources = Sources::collect::<serde_json::Value>(root, None, errors);

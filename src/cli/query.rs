@@ -188,6 +188,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
             }
             let corpus =
                 project.load_with(|record, _, _| query::listed(record, index, &conditions));
+            super::note_load_problems(corpus.diagnostics.len());
             let found = query::list(&corpus, sort.as_deref());
             let fields = |record: usize| corpus.records[record].value.0.as_ref();
             let qualified = |record: usize| schemas.qualified_id(&corpus.records[record]);
@@ -303,6 +304,7 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
         let matched = query::match_record(&record, &needle);
         record.keeping(matched)
     });
+    super::note_load_problems(corpus.diagnostics.len());
     let hits = query::search(&corpus, schemas);
     let qualified = |record: usize| schemas.qualified_id(&corpus.records[record]);
     let name_of = |record: usize| {
@@ -349,6 +351,7 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         let card = catalog::card(&record, schemas, enums);
         record.keeping(card)
     });
+    super::note_load_problems(corpus.diagnostics.len());
     let text = catalog::render(&corpus, schemas);
     let target = args
         .out

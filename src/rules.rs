@@ -392,7 +392,7 @@ rules! {
     /// Point at a record of an allowed collection: the help names one whose id is close, or
     /// the same id qualified with an allowed folder, and editors offer it as a fix, which
     /// `gotchas check --fix` never applies (the record named exists, so the schema may be
-    /// what is wrong). Or widen the field's `x-ref`.
+    /// what is wrong). Or widen the field's `x-ref` (or its `[references]` in the config).
     WRONG_TARGET = "wrong-target", Error, fatal = false, "a reference names a record of the wrong collection";
 
     /// ## What it finds

@@ -303,8 +303,9 @@ fn a_record_of_the_wrong_collection_gets_a_did_you_mean_among_the_allowed_ones()
             ),
             (
                 "`s` in `affects` names sources/s, which `affects` cannot point at",
-                "use the id of a record of an allowed collection, or allow the collection in \
-                 the schema's `x-ref`",
+                "use the id of a record of an allowed collection, or allow the collection \
+                 where the field's references are declared (its `x-ref`, or `[references]` in \
+                 the config)",
                 None,
             ),
         ]
@@ -312,10 +313,13 @@ fn a_record_of_the_wrong_collection_gets_a_did_you_mean_among_the_allowed_ones()
     for suggested in &wrong[..2] {
         assert_eq!(suggested["fix"]["applicability"], "maybe-incorrect");
         assert!(
-            suggested["notes"].as_array().unwrap().iter().any(|n| n
-                .as_str()
+            suggested["notes"]
+                .as_array()
                 .unwrap()
-                .ends_with("is meant, allow its collection in the schema's `x-ref`")),
+                .iter()
+                .any(|n| n.as_str().unwrap().ends_with(
+                    "is meant, allow its collection where the field's references are declared"
+                )),
             "{suggested}"
         );
     }

@@ -193,11 +193,11 @@ fn diagnose<F: Cites>(
             .with_note(format!("{what} may point at records in {allowed}"));
             let Some((help, replacement)) = meant_instead(corpus, index, reference, suggestions)
             else {
-                return diagnostic.with_help("use the id of a record of an allowed collection, or allow the collection in the schema's `x-ref`");
+                return diagnostic.with_help("use the id of a record of an allowed collection, or allow the collection where the field's references are declared (its `x-ref`, or `[references]` in the config)");
             };
             let diagnostic = diagnostic
                 .with_note(format!(
-                    "if {} is meant, allow its collection in the schema's `x-ref`",
+                    "if {} is meant, allow its collection where the field's references are declared",
                     kinds.join(" or ")
                 ))
                 .with_help(help);

@@ -35,6 +35,10 @@ pub struct Staged {
     pub changed: Vec<PathBuf>,
     /// Files the index deletes, or renames away.
     pub removed: Vec<PathBuf>,
+    /// Of the changed files, those the work tree changes again, unstaged: what a check
+    /// reads is the work tree, not what the commit will hold. The `pre-commit` tool stashes
+    /// such changes before running hooks; a plain git hook does not.
+    pub unstaged: Vec<PathBuf>,
 }
 
 /// Asks git what the index of the repository around the current folder changes.
@@ -47,7 +51,16 @@ pub fn staged() -> Result<Staged, String> {
     let top = PathBuf::from(top.trim_end_matches(['\n', '\r']));
     let listing = run_git(&["diff", "--cached", "--name-status", "-M", "-z"])?;
     let relative = parse_name_status(&listing);
+    let unstaged = run_git(&["diff", "--name-only", "-z"])?;
+    let unstaged: std::collections::HashSet<&str> =
+        unstaged.split('\0').filter(|p| !p.is_empty()).collect();
     Ok(Staged {
+        unstaged: relative
+            .changed
+            .iter()
+            .filter(|p| p.to_str().is_some_and(|p| unstaged.contains(&p)))
+            .map(|p| top.join(p))
+            .collect(),
         changed: relative.changed.iter().map(|p| top.join(p)).collect(),
         removed: relative.removed.iter().map(|p| top.join(p)).collect(),
     })

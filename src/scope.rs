@@ -89,12 +89,23 @@ impl Scope {
         let files = files_named(corpus, &displays);
         let (changed_displays, gone_displays) = displays.split_at(changed.len());
         let (changed_files, gone_files) = files.split_at(changed.len());
+        // Said of the corpus's files only: a README changed twice is no concern of a check.
+        let unstaged: BTreeSet<String> = staged
+            .into_iter()
+            .flat_map(|s| &s.unstaged)
+            .filter_map(|path| display_name(&root, path))
+            .collect();
         for ((path, display), &file) in changed.iter().zip(changed_displays).zip(changed_files) {
             let Some(display) = display.clone() else {
                 scope.ignore_outside(path);
                 continue;
             };
             if let Some(file) = file {
+                if unstaged.contains(&display) {
+                    scope.notes.push(format!(
+                        "{display} has changes that are not staged: the working tree is checked, not what the commit holds"
+                    ));
+                }
                 targets.insert(file);
             } else if let Some(collection) = project
                 .schemas

@@ -265,6 +265,35 @@ fn staged_rename_reports_the_records_citing_the_old_id() {
     );
 }
 
+/// A plain git hook runs on the working tree as it is: a staged record changed again since
+/// is checked as it is on disk, and the run says so, since the commit holds another text.
+#[test]
+fn a_staged_record_changed_again_since_is_noted() {
+    let dir = repository();
+    let engine = dir.path().join("records/engines/mooncake.yaml");
+    let text = std::fs::read_to_string(&engine).unwrap();
+    std::fs::write(
+        &engine,
+        text.replace("name: Mooncake", "name: Mooncake Store"),
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    std::fs::write(&engine, &text).unwrap();
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "note: records/engines/mooncake.yaml has changes that are not staged: the working \
+             tree is checked, not what the commit holds"
+        ),
+        "{}",
+        run.stderr
+    );
+    git(dir.path(), &["add", "-A"]);
+    let staged = check_in(dir.path(), &["--staged"]);
+    assert!(!staged.stderr.contains("not staged"), "{}", staged.stderr);
+}
+
 #[test]
 fn staged_removal_still_in_the_working_tree_is_noted() {
     let dir = repository();

@@ -269,3 +269,32 @@ fn a_recalled_record_is_told_of_what_another_file_broke_with_its_position() {
          records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md:6:23"
     ));
 }
+
+/// The cache is a convenience: a check whose cache cannot be written still passes. Where
+/// `--cache-dir` asks for a folder it is said; the default folder only with `--verbose`.
+#[test]
+fn a_cache_that_cannot_be_written_is_said_where_one_was_asked_for() {
+    let corpus = bundled_copy();
+    let blocker = corpus.path().join("not-a-folder");
+    std::fs::write(&blocker, "").unwrap();
+    let asked = check(corpus.path(), &["--cache-dir", blocker.to_str().unwrap()]);
+    assert_eq!(asked.code, 0, "{}", asked.stderr);
+    assert!(
+        asked.stderr.starts_with(&format!(
+            "note: the cache was not written to {}: ",
+            blocker.display()
+        )),
+        "{}",
+        asked.stderr
+    );
+    std::fs::write(corpus.path().join(".gotchas-cache"), "").unwrap();
+    let default = check(corpus.path(), &[]);
+    assert_eq!(default.code, 0);
+    assert_eq!(default.stderr, "");
+    let verbose = check(corpus.path(), &["--verbose"]);
+    assert!(
+        verbose
+            .stderr
+            .contains("note: the cache was not written to ")
+    );
+}

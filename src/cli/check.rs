@@ -174,9 +174,14 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             if let Some(keeping) = keeping
                 && let Err(err) =
                     cache::save(&folder, fingerprint, keeping.len(), keeping.batches())
-                && args.verbose
+                // A folder asked for is expected to be written; the default one is a
+                // convenience, which a read-only checkout simply goes without.
+                && (args.verbose || args.cache_dir.is_some())
             {
-                eprintln!("note: the cache was not written: {err}");
+                eprintln!(
+                    "note: the cache was not written to {}: {err}",
+                    folder.display()
+                );
             }
             stages.done("cache");
         }

@@ -141,7 +141,8 @@ fn content_report(
     let unresolved = site.unresolved_fields();
     if unresolved > 0 {
         text.push_str(&format!(
-            "note: {} name no record; they are shown unlinked (run `gotchas check`)\n",
+            "note: {} in fields do not resolve (no record, one of the wrong collection, or \
+             several); they are shown unlinked (run `gotchas check`)\n",
             plural(unresolved, "reference")
         ));
     }

@@ -243,7 +243,8 @@ impl<'c> Site<'c> {
         diagnostics
     }
 
-    /// References in fields that name no record: shown unlinked and marked on their pages.
+    /// References in fields that do not resolve (they name no record, one of a collection
+    /// the field may not cite, or several): shown unlinked and marked on their pages.
     pub fn unresolved_fields(&self) -> usize {
         self.content
             .resolved

@@ -386,6 +386,25 @@ impl Reader<'_> {
             };
             *slot = self.string(value);
         }
+        // Compiled here as well as with the schemas, so that a pattern that is no regular
+        // expression is reported where it is written.
+        if let Some(pattern) = &collection.id_pattern
+            && let Some((_, value)) = table.iter().find(|(key, _)| key.get_ref() == "id_pattern")
+            && let Err(err) = regex::Regex::new(pattern)
+        {
+            // The regex crate draws the pattern with a caret over several lines; the span
+            // shows where, so its last line, the reason, is what is said.
+            let text = err.to_string();
+            let reason = text.lines().last().unwrap_or_default();
+            let reason = reason.trim().trim_start_matches("error: ");
+            let diagnostic = self
+                .error(
+                    value.span(),
+                    format!("`id_pattern` is not a valid regular expression: {reason}"),
+                )
+                .with_label("not a regular expression");
+            self.errors.push(diagnostic);
+        }
         collection
     }
 
@@ -689,6 +708,17 @@ mod tests {
         assert_eq!(errors.len(), 1);
         assert_eq!(errors[0].anchor, crate::diagnostic::Anchor::Span(0..7));
         assert_eq!(errors[0].help.as_deref(), Some("did you mean `records`?"));
+    }
+
+    #[test]
+    fn an_id_pattern_that_is_no_regular_expression_is_placed() {
+        let toml = "[collections.engine]\nid_pattern = \"^[a-z(\"\n";
+        let errors = Config::parse(toml, "gotchas.toml").unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "`id_pattern` is not a valid regular expression: unclosed character class"
+        );
+        assert_eq!(errors[0].anchor, crate::diagnostic::Anchor::Span(34..42));
     }
 
     #[test]

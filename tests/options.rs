@@ -213,15 +213,18 @@ fn output_through_a_link_or_into_a_pipe_keeps_them() {
 
     let link = dir.path().join("latest.json");
     std::os::unix::fs::symlink("report.json", &link).unwrap();
-    let args = [
-        "--no-cache",
-        "--format",
-        "json",
-        "-o",
-        link.to_str().unwrap(),
-    ];
-    let run = check(&ci, &args);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report_to = |path: &Path| {
+        let args = [
+            "--no-cache",
+            "--format",
+            "json",
+            "-o",
+            path.to_str().unwrap(),
+        ];
+        let run = check(&ci, &args);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+    };
+    report_to(&link);
     assert!(link.is_symlink());
     let report = std::fs::read_to_string(dir.path().join("report.json")).unwrap();
     assert_eq!(report, expected);
@@ -238,15 +241,7 @@ fn output_through_a_link_or_into_a_pipe_keeps_them() {
         let pipe = pipe.clone();
         std::thread::spawn(move || sender.send(std::fs::read_to_string(pipe).unwrap()));
     }
-    let args = [
-        "--no-cache",
-        "--format",
-        "json",
-        "-o",
-        pipe.to_str().unwrap(),
-    ];
-    let run = check(&ci, &args);
-    assert_eq!(run.code, 1, "{}", run.stderr);
+    report_to(&pipe);
     assert_eq!(
         read.recv_timeout(std::time::Duration::from_secs(60))
             .unwrap(),

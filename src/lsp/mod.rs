@@ -64,7 +64,8 @@ pub fn serve(root: Option<&Path>, config: Option<&Path>) -> Result<(), Error> {
 }
 
 /// Serves one client on a connection: handshake, then messages until `shutdown`. The corpus
-/// root is `root` if given, else found as [`corpus_root`] says.
+/// root is `root` if given, else the nearest folder holding a `gotchas.toml` from the
+/// client's first workspace folder up (or from the current folder), else that folder.
 pub fn run(
     connection: &Connection,
     root: Option<&Path>,

@@ -109,32 +109,54 @@ impl Stats {
         }
     }
 
-    /// A short text report.
+    /// A short text report: each section a column of labels, as wide as its longest (at
+    /// least 24 characters, so short sections line up), and their counts.
     pub fn render(&self) -> String {
         let mut out = String::from("records\n");
-        for (folder, count) in &self.records {
-            out.push_str(&format!("  {folder:<24} {count:>7}\n"));
-        }
-        out.push_str(&format!("  {:<24} {:>7}\n", "(prose pages)", self.pages));
+        let mut records: Vec<(&str, usize)> = self
+            .records
+            .iter()
+            .map(|(folder, &count)| (folder.as_str(), count))
+            .collect();
+        records.push(("(prose pages)", self.pages));
+        push_rows(&mut out, &records);
         for (folder, fields) in &self.values {
             for (field, values) in fields {
                 out.push_str(&format!("\n{folder} by {field}\n"));
-                let mut sorted: Vec<(&String, &usize)> = values.iter().collect();
-                sorted.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-                for (value, count) in sorted {
-                    out.push_str(&format!("  {value:<24} {count:>7}\n"));
-                }
+                let mut sorted: Vec<(&str, usize)> =
+                    values.iter().map(|(v, &c)| (v.as_str(), c)).collect();
+                sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+                push_rows(&mut out, &sorted);
             }
         }
         out.push_str("\nreferences by field\n");
-        for (field, count) in &self.references {
-            out.push_str(&format!("  {field:<24} {count:>7}\n"));
-        }
-        out.push_str(&format!("  {:<24} {:>7}\n", "(dangling)", self.dangling));
+        let mut references: Vec<(&str, usize)> = self
+            .references
+            .iter()
+            .map(|(field, &count)| (field.as_str(), count))
+            .collect();
+        references.push(("(dangling)", self.dangling));
+        push_rows(&mut out, &references);
         out.push_str("\nmost referenced\n");
-        for (id, count) in &self.most_referenced {
-            out.push_str(&format!("  {id:<48} {count:>5}\n"));
-        }
+        let most: Vec<(&str, usize)> = self
+            .most_referenced
+            .iter()
+            .map(|(id, count)| (id.as_str(), *count))
+            .collect();
+        push_rows(&mut out, &most);
         out
+    }
+}
+
+/// Rows of a section of [`Stats::render`].
+fn push_rows(out: &mut String, rows: &[(&str, usize)]) {
+    let width = rows
+        .iter()
+        .map(|(label, _)| label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(24);
+    for (label, count) in rows {
+        out.push_str(&format!("  {label:<width$} {count:>7}\n"));
     }
 }

@@ -160,3 +160,20 @@ fn push_rows(out: &mut String, rows: &[(&str, usize)]) {
         out.push_str(&format!("  {label:<width$} {count:>7}\n"));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_label_longer_than_the_column_widens_it_for_its_section() {
+        let mut out = String::new();
+        let long = "gotchas/ev-github-open-issues-count-includes-pull-requests";
+        push_rows(&mut out, &[(long, 71), ("engines/vllm", 59)]);
+        let columns: Vec<usize> = out.lines().map(|line| line.len()).collect();
+        assert_eq!(columns[0], columns[1], "{out}");
+        let mut short = String::new();
+        push_rows(&mut short, &[("verified", 4)]);
+        assert_eq!(short, "  verified                       4\n");
+    }
+}

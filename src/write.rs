@@ -84,7 +84,8 @@ fn replace(
     permissions_of: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    let path = &landing(path);
+    let given = path;
+    let path = &landing(given);
     let existing = std::fs::metadata(path).ok();
     if let Some(metadata) = &existing
         && !metadata.is_file()
@@ -97,9 +98,15 @@ fn replace(
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let permissions = std::fs::metadata(permissions_of)
-        .ok()
-        .map(|m| m.permissions());
+    // A file replacing itself has its permissions in hand already (its link followed, as
+    // `metadata` follows one): `--fix` writes thousands, each stat costing a system call.
+    let permissions = if permissions_of == given {
+        existing.map(|m| m.permissions())
+    } else {
+        std::fs::metadata(permissions_of)
+            .ok()
+            .map(|m| m.permissions())
+    };
     let mut builder = tempfile::Builder::new();
     builder.prefix(".gotchas-").suffix(".tmp");
     // Made with the permissions it will have (narrowed by the umask, set exactly below),

@@ -83,10 +83,14 @@ struct Web {
 
 impl Web {
     fn load(cli: &Cli, styled: bool) -> Result<Web, ExitCode> {
-        let project = cli.open_project(styled)?;
+        Ok(Web::of(cli.open_project(styled)?))
+    }
+
+    /// Loads the corpus of an opened project.
+    fn of(project: Project) -> Web {
         let corpus = project.load_linked();
         super::note_load_problems(corpus.diagnostics.len());
-        Ok(Web { project, corpus })
+        Web { project, corpus }
     }
 
     fn resolve(&self) -> (Resolved, CorpusGraph) {
@@ -163,17 +167,16 @@ fn known_filters(schemas: &Schemas, args: &GraphArgs) -> Result<(), String> {
     let asked = (args
         .collection
         .iter()
-        .map(|name| ("--collection", name, &folders)))
-    .chain(args.field.iter().map(|name| ("--field", name, &fields)));
-    for (flag, name, known) in asked {
+        .map(|name| ("--collection", "collection folder", name, &folders)))
+    .chain(
+        args.field
+            .iter()
+            .map(|name| ("--field", "reference field", name, &fields)),
+    );
+    for (flag, what, name, known) in asked {
         if known.contains(&name.as_str()) {
             continue;
         }
-        let what = if flag == "--field" {
-            "reference field"
-        } else {
-            "collection folder"
-        };
         let help = suggest::did_you_mean(&suggest::suggest(name, known.iter().copied(), 3))
             .map(|h| format!("\nhelp: {h}"))
             .unwrap_or_else(|| format!("\nnote: {what}s: {}", known.join(", ")));
@@ -183,14 +186,16 @@ fn known_filters(schemas: &Schemas, args: &GraphArgs) -> Result<(), String> {
 }
 
 pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let web = match Web::load(cli, styled) {
-        Ok(web) => web,
+    let project = match cli.open_project(styled) {
+        Ok(project) => project,
         Err(code) => return code,
     };
-    if let Err(message) = known_filters(&web.project.schemas, args) {
+    // Refused before the corpus is loaded: the filters name what the schemas declare.
+    if let Err(message) = known_filters(&project.schemas, args) {
         eprintln!("error: {message}");
         return ExitCode::from(2);
     }
+    let web = Web::of(project);
     let (_, full) = web.resolve();
     let around = match &args.around {
         None => None,

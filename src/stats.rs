@@ -113,43 +113,39 @@ impl Stats {
     /// least 24 characters, so short sections line up), and their counts.
     pub fn render(&self) -> String {
         let mut out = String::from("records\n");
-        let mut records: Vec<(&str, usize)> = self
+        let records = self
             .records
             .iter()
-            .map(|(folder, &count)| (folder.as_str(), count))
-            .collect();
-        records.push(("(prose pages)", self.pages));
-        push_rows(&mut out, &records);
+            .map(|(folder, &count)| (folder.as_str(), count));
+        push_rows(&mut out, records.chain([("(prose pages)", self.pages)]));
         for (folder, fields) in &self.values {
             for (field, values) in fields {
                 out.push_str(&format!("\n{folder} by {field}\n"));
                 let mut sorted: Vec<(&str, usize)> =
                     values.iter().map(|(v, &c)| (v.as_str(), c)).collect();
                 sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-                push_rows(&mut out, &sorted);
+                push_rows(&mut out, sorted);
             }
         }
         out.push_str("\nreferences by field\n");
-        let mut references: Vec<(&str, usize)> = self
+        let references = self
             .references
             .iter()
-            .map(|(field, &count)| (field.as_str(), count))
-            .collect();
-        references.push(("(dangling)", self.dangling));
-        push_rows(&mut out, &references);
+            .map(|(field, &count)| (field.as_str(), count));
+        push_rows(&mut out, references.chain([("(dangling)", self.dangling)]));
         out.push_str("\nmost referenced\n");
-        let most: Vec<(&str, usize)> = self
+        let most = self
             .most_referenced
             .iter()
-            .map(|(id, count)| (id.as_str(), *count))
-            .collect();
-        push_rows(&mut out, &most);
+            .map(|(id, count)| (id.as_str(), *count));
+        push_rows(&mut out, most);
         out
     }
 }
 
 /// Rows of a section of [`Stats::render`].
-fn push_rows(out: &mut String, rows: &[(&str, usize)]) {
+fn push_rows<'a>(out: &mut String, rows: impl IntoIterator<Item = (&'a str, usize)>) {
+    let rows: Vec<(&str, usize)> = rows.into_iter().collect();
     let width = rows
         .iter()
         .map(|(label, _)| label.chars().count())
@@ -169,11 +165,11 @@ mod tests {
     fn a_label_longer_than_the_column_widens_it_for_its_section() {
         let mut out = String::new();
         let long = "gotchas/ev-github-open-issues-count-includes-pull-requests";
-        push_rows(&mut out, &[(long, 71), ("engines/vllm", 59)]);
+        push_rows(&mut out, [(long, 71), ("engines/vllm", 59)]);
         let columns: Vec<usize> = out.lines().map(|line| line.len()).collect();
         assert_eq!(columns[0], columns[1], "{out}");
         let mut short = String::new();
-        push_rows(&mut short, &[("verified", 4)]);
+        push_rows(&mut short, [("verified", 4)]);
         assert_eq!(short, "  verified                       4\n");
     }
 }

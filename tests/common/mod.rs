@@ -79,6 +79,17 @@ pub fn gotchas_onto_a_full_disk(args: &[&str]) -> Run {
     }
 }
 
+/// Makes a named pipe at `path` with `mkfifo`; `false`, said on stderr, where there is none
+/// to run, for the caller to skip what needs the pipe.
+pub fn named_pipe(path: &Path) -> bool {
+    let made = std::process::Command::new("mkfifo").arg(path).status();
+    let made = made.is_ok_and(|status| status.success());
+    if !made {
+        eprintln!("skipped: no mkfifo here to make {}", path.display());
+    }
+    made
+}
+
 /// Runs `gotchas check --root ROOT --color never [EXTRA...]`.
 pub fn check(root: &Path, extra: &[&str]) -> Run {
     gotchas(&check_args(root, extra))

@@ -197,8 +197,9 @@ pub fn full_message(diagnostic: &Diagnostic) -> String {
 }
 
 /// The bytes of a file outside the corpus that a diagnostic names (a stray file), to quote:
-/// only of a regular file no larger than a record may be, since reading a named pipe would
-/// wait forever and a stray data dump would be read whole for a line or two.
+/// only of a regular file no larger than the default limit on a record's, since reading a
+/// named pipe would wait forever and a stray data dump would be read whole for a line or
+/// two.
 fn read_to_quote(path: &Path) -> Option<Vec<u8>> {
     let metadata = std::fs::metadata(path).ok()?;
     (metadata.is_file() && metadata.len() <= crate::config::DEFAULT_MAX_FILE_SIZE)

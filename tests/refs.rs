@@ -242,6 +242,48 @@ fn one_fix_run_also_fixes_what_a_fix_reveals() {
     );
 }
 
+#[test]
+fn fixes_in_yaml_keep_anchors_tags_comments_and_the_lines_after_a_block_scalar() {
+    let source = SOURCE.replace("id: s\n", "id: vllm-docs\n");
+    // Each typo is written in a style whose node the parser spans wider than the value: after
+    // an anchor or a tag, quoted with a comment after it, or as a block scalar, whose fix
+    // once joined the next line onto the value.
+    let yaml = "id: g\ntype: gotcha\nname: G\nclass: !!str confg # why\n\
+        symptom: *st\nstatus: &st 'verifed'   # by alice's review\nconfidence: 0.5\n\
+        severity: |-\n  majr\n\n# kept\nupdated: 2026-01-01\n\
+        sources:\n  - \"vllm-doc\" # c\n";
+    let markdown = "---\nid: h\ntype: gotcha\nname: H\nclass: config\nsymptom: S\n\
+        confidence: 0.5\nupdated: 2026-01-01\nsources: [vllm-docs]\nstatus: |\n  verifed\n---\n\
+        Body.\n";
+    let dir = common::temp_corpus(&[
+        ("sources/vllm-docs.yaml", source.as_bytes()),
+        ("gotchas/g.yaml", yaml.as_bytes()),
+        ("gotchas/h.md", markdown.as_bytes()),
+    ]);
+    // `symptom: *st` comes before its anchor: YAML refuses it, so it is moved after.
+    let yaml = yaml.replace("symptom: *st\n", "");
+    let yaml = yaml.replace("confidence: 0.5\n", "confidence: 0.5\nsymptom: *st\n");
+    std::fs::write(dir.path().join("records/gotchas/g.yaml"), &yaml).unwrap();
+    let fixed = check(dir.path(), &["--fix"]);
+    assert!(
+        fixed.stdout.contains("fixed 5 problems in 2 files"),
+        "{}",
+        fixed.stdout
+    );
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/g.yaml")).unwrap(),
+        yaml.replace("confg", "config")
+            .replace("'verifed'", "'verified'")
+            .replace("|-\n  majr", "major")
+            .replace("\"vllm-doc\"", "\"vllm-docs\"")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/h.md")).unwrap(),
+        markdown.replace("|\n  verifed", "verified")
+    );
+}
+
 const ENGINE: &str =
     "type: engine\nstatus: verified\nconfidence: 0.9\nupdated: 2026-01-01\nsources: [s]\n";
 

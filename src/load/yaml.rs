@@ -104,6 +104,9 @@ struct Frame {
     pointer: String,
     /// Nodes inside, for sizing anchored values.
     nodes: usize,
+    /// Where the last node placed in it ends: where a block container ends, as the parser
+    /// ends one past the comments and blank lines that follow it.
+    last_end: usize,
 }
 
 struct Builder<'t> {
@@ -119,6 +122,9 @@ struct Builder<'t> {
     documents: usize,
     duplicates: Vec<DuplicateKey>,
     source_map: Option<SourceMap>,
+    /// Where, in the YAML text, the span of the last event ended: a block scalar with no
+    /// properties is looked for from there, as the parser's span leaves its header out.
+    after: usize,
 }
 
 impl<'t> Builder<'t> {
@@ -136,6 +142,7 @@ impl<'t> Builder<'t> {
             documents: 0,
             duplicates: Vec::new(),
             source_map: with_positions.then(SourceMap::default),
+            after: 0,
         }
     }
 
@@ -155,7 +162,9 @@ impl<'t> Builder<'t> {
                     span: at..at,
                 }
             })?;
+            let end = self.local(span.end.index());
             self.event(event, span)?;
+            self.after = end;
         }
         Ok(Parsed {
             value: self.root,
@@ -167,9 +176,14 @@ impl<'t> Builder<'t> {
 
     /// The file byte offset of a character index of the YAML text.
     fn byte(&mut self, char_index: usize) -> usize {
+        self.base + self.local(char_index)
+    }
+
+    /// The byte offset in the YAML text of a character index of it.
+    fn local(&mut self, char_index: usize) -> usize {
         let text = self.text;
         let chars = self.chars.get_or_insert_with(|| CharIndex::new(text));
-        self.base + chars.byte_offset(char_index)
+        chars.byte_offset(char_index)
     }
 
     fn span(&mut self, span: YamlSpan) -> Span {
@@ -192,7 +206,9 @@ impl<'t> Builder<'t> {
                 }
             }
             Event::Scalar(text, style, anchor, tag) => {
-                let span = self.span(span);
+                let raw = self.local(span.start.index())..self.local(span.end.index());
+                let span = scalar_span(self.text, raw, style, self.after);
+                let span = self.base + span.start..self.base + span.end;
                 let value = resolve_scalar(&text, style, tag.as_deref());
                 self.count(1, &span)?;
                 self.complete(value, anchor, span, 1)?;
@@ -210,7 +226,8 @@ impl<'t> Builder<'t> {
                 self.complete(value, 0, span, size)?;
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                let span = self.span(span);
+                let start = skip_properties(self.text, self.local(span.start.index()));
+                let span = self.base + start..self.base + start;
                 if self.stack.len() >= self.limits.max_depth {
                     return Err(Error {
                         kind: ErrorKind::Limit,
@@ -236,19 +253,31 @@ impl<'t> Builder<'t> {
                 self.stack.push(Frame {
                     container,
                     anchor,
+                    last_end: span.end,
                     start: span,
                     pointer,
                     nodes: 1,
                 });
             }
             Event::SequenceEnd | Event::MappingEnd => {
-                let end = self.span(span);
+                let end = self.local(span.start.index());
+                // A flow collection's end event starts at its bracket; a block one's is empty,
+                // and may lie past comments and blank lines, so it ends with its last node.
+                let end = match self.text.as_bytes().get(end) {
+                    Some(b']' | b'}') if span.end.index() > span.start.index() => {
+                        self.base + end + 1
+                    }
+                    _ => self
+                        .stack
+                        .last()
+                        .map_or(self.base + end, |frame| frame.last_end),
+                };
                 if let Some(frame) = self.stack.pop() {
                     let value = match frame.container {
                         Container::Sequence(items) => Value::Array(items),
                         Container::Mapping { map, .. } => Value::Object(map),
                     };
-                    let whole = frame.start.start..end.end.max(frame.start.start);
+                    let whole = frame.start.start..end.max(frame.start.start);
                     self.complete(value, frame.anchor, whole, frame.nodes)?;
                 }
             }
@@ -309,6 +338,7 @@ impl<'t> Builder<'t> {
             return Ok(());
         };
         frame.nodes = frame.nodes.saturating_add(size);
+        frame.last_end = frame.last_end.max(span.end);
         match &mut frame.container {
             Container::Sequence(items) => {
                 items.push(value);
@@ -377,6 +407,136 @@ fn place(
     if let (Some(map), Some(pointer)) = (source_map.as_mut(), pointer) {
         map.insert(&pointer, Node { key, value });
     }
+}
+
+/// Where a scalar is written in `text`, a byte range of it, cut from `raw`, the span saphyr's
+/// parser gives: every edit a fix makes replaces a node's span, and the parser's is wider
+/// than the node, or elsewhere, in three cases, where a fix would write over what is around
+/// it.
+///
+/// - Properties: a node's span starts at its anchor or tag (`&a !!str x`), which a fix
+///   would drop, breaking every alias to it. The scalar starts after them.
+/// - Quoted scalars: the span runs on over the spaces and comment after the closing quote
+///   (`'x'   # reviewed`). The scalar ends at its closing quote.
+/// - Block scalars (`|`, `>-`): the span starts at the content, leaving the header out,
+///   and ends past the line break and blank lines after it, so a fix replacing it with a
+///   plain value joined the next line onto it (`verifiedconfidence: 0.9`). The scalar
+///   runs from its indicator to the end of its last line: replaced whole, it becomes the
+///   plain value the fix writes. With no properties, the header is found from `after`,
+///   where the last event's span ended (the key, or the sequence's dash, precedes it).
+fn scalar_span(text: &str, raw: Span, style: ScalarStyle, after: usize) -> Span {
+    let start = skip_properties(text, raw.start);
+    match style {
+        ScalarStyle::Plain => start..raw.end.max(start),
+        ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+            let end = closing_quote(text, start, style).map_or(raw.end, |quote| quote + 1);
+            start..end.max(start)
+        }
+        ScalarStyle::Literal | ScalarStyle::Folded => {
+            let header = if start > raw.start {
+                Some(start)
+            } else {
+                block_header(text, after, raw.start)
+            };
+            let Some(header) =
+                header.filter(|&at| matches!(text.as_bytes().get(at), Some(b'|' | b'>')))
+            else {
+                return start..trim_end(text, start, raw.end);
+            };
+            let modifiers = text
+                .get(header + 1..)
+                .unwrap_or_default()
+                .bytes()
+                .take_while(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-'))
+                .count();
+            let header_end = header + 1 + modifiers;
+            header..trim_end(text, header_end, raw.end.max(header_end))
+        }
+    }
+}
+
+/// The first byte at or after `at` past a node's properties (`&anchor`, `!tag`) and the
+/// spaces, line breaks and comments after them; `at` if it has none.
+fn skip_properties(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = at;
+    while matches!(bytes.get(at), Some(b'&' | b'!')) {
+        while bytes.get(at).is_some_and(|b| !b.is_ascii_whitespace()) {
+            at += 1;
+        }
+        at = skip_blank(bytes, at);
+    }
+    at
+}
+
+/// The first byte at or after `at` that is not a space, a tab, a line break or in a comment.
+fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
+    loop {
+        match bytes.get(at) {
+            Some(b' ' | b'\t' | b'\r' | b'\n') => at += 1,
+            Some(b'#') => {
+                at = memchr::memchr(b'\n', bytes.get(at..).unwrap_or_default())
+                    .map_or(bytes.len(), |end| at + end);
+            }
+            _ => return at,
+        }
+    }
+}
+
+/// Where the closing quote of the quoted scalar starting at `open` is: a single-quoted one
+/// escapes a quote by doubling it, a double-quoted one with a backslash.
+fn closing_quote(text: &str, open: usize, style: ScalarStyle) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let quote = if style == ScalarStyle::SingleQuoted {
+        b'\''
+    } else {
+        b'"'
+    };
+    if bytes.get(open) != Some(&quote) {
+        return None;
+    }
+    let mut at = open + 1;
+    loop {
+        at += memchr::memchr2(quote, b'\\', bytes.get(at..)?)?;
+        match (bytes.get(at)?, bytes.get(at + 1)) {
+            (b'\\', _) if quote == b'"' => at += 2,
+            (b'\\', _) => at += 1,
+            (b'\'', Some(b'\'')) if quote == b'\'' => at += 2,
+            _ => return Some(at),
+        }
+    }
+}
+
+/// The indicator (`|` or `>`) of the block scalar whose content starts at `content`, looked
+/// for from `after`: only the key's colon, a sequence's dash, blanks and comments may come
+/// between.
+fn block_header(text: &str, after: usize, content: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = after;
+    while at < content {
+        match bytes.get(at)? {
+            b':' | b'-' | b'?' => at += 1,
+            b'|' | b'>' => return Some(at),
+            _ => {
+                let next = skip_blank(bytes, at);
+                if next == at {
+                    return None;
+                }
+                at = next;
+            }
+        }
+    }
+    None
+}
+
+/// The end of `text[start..end]` without the blanks (spaces, tabs, line breaks) it ends with.
+fn trim_end(text: &str, start: usize, end: usize) -> usize {
+    let kept = text
+        .get(start..end)
+        .unwrap_or_default()
+        .trim_end_matches([' ', '\t', '\r', '\n'])
+        .len();
+    start + kept
 }
 
 /// Resolves a scalar with the YAML 1.2 core schema. Quoted and block scalars are strings.
@@ -490,6 +650,63 @@ mod tests {
         let map = parsed.source_map.unwrap();
         assert_eq!(map.get("/a/1").unwrap().value, 11..14);
         assert_eq!(map.get("/b").unwrap().key, Some(16..17));
+    }
+
+    /// The text of the node at each pointer, as its span in the source map cuts it.
+    fn written(text: &str, pointers: &[&str]) -> Vec<String> {
+        let map = parse(text, 0, Limits::default(), true)
+            .unwrap()
+            .source_map
+            .unwrap();
+        pointers
+            .iter()
+            .map(|pointer| text[map.get(pointer).unwrap().value.clone()].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_scalar_span_leaves_out_its_properties_and_what_follows_it() {
+        assert_eq!(
+            written(
+                "a: &s !!str x # c\nb: 'y'   # it's\nc: \"z\\\" \" # c\nd: 'it''s' #\ne: *s\n",
+                &["/a", "/b", "/c", "/d", "/e"]
+            ),
+            ["x", "'y'", "\"z\\\" \"", "'it''s'", "*s"]
+        );
+        assert_eq!(
+            written("a: &s\n  x\nb: 'y\n  z'  # c\n", &["/a", "/b"]),
+            ["x", "'y\n  z'"]
+        );
+        assert_eq!(
+            written("'k'  : [ 'x' , \"y\" ] # c\n", &["/k", "/k/0", "/k/1"]),
+            ["[ 'x' , \"y\" ]", "'x'", "\"y\""]
+        );
+    }
+
+    #[test]
+    fn a_block_scalar_span_runs_from_its_indicator_to_its_last_line() {
+        assert_eq!(
+            written(
+                "a: >-\n  x\n  y\n\n# c\nb: |2 # c |\n   z\nc: &k !!str |\n  w\n",
+                &["/a", "/b", "/c"]
+            ),
+            [">-\n  x\n  y", "|2 # c |\n   z", "|\n  w"]
+        );
+        assert_eq!(
+            written(
+                "a: # c\n  |\n   x\nb:\n- >\n  y\n- |\nc: 1\n",
+                &["/a", "/b/0", "/b/1"]
+            ),
+            ["|\n   x", ">\n  y", "|"]
+        );
+    }
+
+    #[test]
+    fn a_block_collection_ends_with_its_last_node() {
+        assert_eq!(
+            written("a: &m\n  b: 1\n  # c\n\nc: {d: 2} # c\n", &["/a", "/c"]),
+            ["b: 1", "{d: 2}"]
+        );
     }
 
     #[test]

@@ -138,10 +138,27 @@ const MAX_QUOTED_CHARS: usize = 80;
 /// hundred fields of a large schema.
 const MAX_MESSAGE_CHARS: usize = 2_000;
 
-/// `text` with every quoted value (between backticks) longer than `MAX_QUOTED_CHARS` cut
-/// in the middle, and the whole cut in the middle if still longer than `MAX_MESSAGE_CHARS`: a
-/// long list of short names stays whole, a quoted page of text does not.
+/// `text` on one line, with every quoted value (between backticks) longer than
+/// `MAX_QUOTED_CHARS` cut in the middle, and the whole cut in the middle if still longer than
+/// `MAX_MESSAGE_CHARS`: a long list of short names stays whole, a quoted page of text does
+/// not. A message quotes values as the record has them, and a value may hold a line break
+/// (a `|` block scalar ends with one) or another control character: each is written as an
+/// escape (`\n`, `\t`, `\u{1b}`), as Rust's `{:?}` would, so the message stays one line and
+/// nothing in it drives the terminal.
 pub fn clip(text: &str) -> Cow<'_, str> {
+    if text.chars().any(char::is_control) {
+        let escaped: String = text
+            .chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect();
+        return Cow::Owned(clip(&escaped).into_owned());
+    }
     if text.len() <= MAX_QUOTED_CHARS {
         return Cow::Borrowed(text);
     }
@@ -296,6 +313,14 @@ mod tests {
         let far = 2..3;
         let excerpt = Excerpt::new(&text, &span, std::slice::from_ref(&far)).unwrap();
         assert_eq!(excerpt.map(&text, &far), None);
+    }
+
+    #[test]
+    fn control_characters_in_a_message_are_escaped() {
+        assert_eq!(
+            clip("`majr\n` is not an allowed\tvalue \u{1b}[31m"),
+            "`majr\\n` is not an allowed\\tvalue \\u{1b}[31m"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! [`crate::write::write_atomic`]. Fixes are applied until none is left ([`settle`]): a fix
 //! can reveal another, and one `--fix` should leave nothing for the next.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
@@ -40,6 +41,107 @@ pub fn plan(diagnostics: &[Diagnostic]) -> BTreeMap<String, Vec<(Span, String)>>
         }
     }
     plan
+}
+
+/// How a scalar is written, as far as writing a new value in its place goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Written {
+    /// `"..."`: a JSON string, or a double-quoted YAML scalar.
+    DoubleQuoted,
+    /// `'...'`: a single-quoted YAML scalar.
+    SingleQuoted,
+    /// A plain YAML scalar, or a block scalar (`|`, `>`) replaced whole.
+    Plain,
+    /// A value that is not a string in a JSON file (a number, `true`, `null`).
+    Bare,
+}
+
+/// Where an edit goes and what it writes, for an edit that replaces the scalar written at
+/// `node` in `text`, or `part` of it (a link's target inside a string): `replacement` is
+/// the new value, and what is written is that value in the scalar's own syntax, so that the
+/// file reads back as the fix means it to and keeps its quoting wherever it can.
+///
+/// Inside quotes the value is escaped as the quotes need (`\"` and `\\` in double quotes,
+/// `''` in single ones). A plain scalar is kept plain when the value reads back as the same
+/// string (not `true`, `1.0` or `null`, nothing YAML reads as syntax); otherwise the whole
+/// scalar is replaced by the value in double quotes, as it is when a single-quoted one
+/// would have to hold a control character. A `part` of a scalar cannot be requoted alone:
+/// when the value cannot be written inside it as it stands, `None`, and the fix is dropped.
+pub fn written_in(
+    text: &str,
+    node: Span,
+    part: Option<Span>,
+    replacement: &str,
+    json: bool,
+) -> Option<(Span, String)> {
+    let written = text.get(node.clone()).unwrap_or_default();
+    let quoted =
+        |quote: char| written.len() >= 2 && written.starts_with(quote) && written.ends_with(quote);
+    let style = if quoted('"') {
+        Written::DoubleQuoted
+    } else if json {
+        Written::Bare
+    } else if quoted('\'') {
+        Written::SingleQuoted
+    } else {
+        Written::Plain
+    };
+    let inner = || node.start + 1..node.end - 1;
+    let controls = replacement.chars().any(char::is_control);
+    match (style, part) {
+        (Written::DoubleQuoted, part) => {
+            Some((part.unwrap_or_else(inner), escape_double(replacement)))
+        }
+        (Written::SingleQuoted, part) if !controls => {
+            Some((part.unwrap_or_else(inner), replacement.replace('\'', "''")))
+        }
+        (Written::Plain, Some(part)) => {
+            let safe = !controls
+                && !replacement.contains([':', '#', ',', '[', ']', '{', '}'])
+                && replacement.trim() == replacement;
+            safe.then(|| (part, replacement.to_string()))
+        }
+        (Written::Plain, None) if plain(replacement) => Some((node, replacement.to_string())),
+        (_, Some(_)) => None,
+        (_, None) => Some((node, format!("\"{}\"", escape_double(replacement)))),
+    }
+}
+
+/// Whether `value`, written as a plain YAML scalar in a block or a flow collection, reads
+/// back as itself: it starts with no indicator, holds nothing YAML reads as a comment, a
+/// mapping or a flow collection's syntax, and is not read as null, a boolean or a number.
+fn plain(value: &str) -> bool {
+    const INDICATORS: &[char] = &[
+        '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@',
+        '`',
+    ];
+    !value.is_empty()
+        && value.trim() == value
+        && !value.starts_with(INDICATORS)
+        && !value.contains([',', '[', ']', '{', '}'])
+        && !value.contains(": ")
+        && !value.contains(" #")
+        && !value.ends_with(':')
+        && !value.chars().any(char::is_control)
+        && crate::load::yaml::plain_reads_as_string(value)
+}
+
+/// `value` as the inside of a double-quoted string, JSON's or YAML's: both read these
+/// escapes alike.
+fn escape_double(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '"' => escaped.push_str("\\\""),
+            '\\' => escaped.push_str("\\\\"),
+            '\n' => escaped.push_str("\\n"),
+            '\t' => escaped.push_str("\\t"),
+            '\r' => escaped.push_str("\\r"),
+            c if c.is_control() => escaped.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => escaped.push(c),
+        }
+    }
+    escaped
 }
 
 /// Applies edits to a text. Edits are applied in order of position; an edit overlapping an
@@ -107,6 +209,10 @@ pub struct Settled {
     pub files: Vec<FixedFile>,
     /// The diagnostics of the fixed corpus, from the last call of `check`.
     pub diagnostics: Vec<Diagnostic>,
+    /// The files (as displayed) whose fixes were not applied, as the file would have had a
+    /// problem loading with them: a fix is meant to change a value, never to break a
+    /// file, so this is a bug in the fix, and the file is left as it was.
+    pub refused: Vec<String>,
 }
 
 /// Applies the certain fixes of `diagnostics` to the corpus in memory, checks again with
@@ -118,6 +224,9 @@ pub struct Settled {
 /// loaded (see [`Corpus::set_text_with`]). A file whose text the corpus let go is read again
 /// to be fixed, and left alone if it changed since it was loaded: its fixes were found in
 /// what it held then, and writing them over what it holds now would lose the change.
+///
+/// A fixed file that loads with more problems than it had (it no longer parses, or has a
+/// key twice) is put back as it was and left out of the rest: see [`Settled::refused`].
 pub fn settle<F, D>(
     corpus: &mut Corpus<F>,
     mut diagnostics: Vec<Diagnostic>,
@@ -137,6 +246,14 @@ where
         .map(|(index, file)| (file.display.clone(), index))
         .collect();
     let mut fixed: BTreeMap<usize, FixedFile> = BTreeMap::new();
+    let mut refused: Vec<String> = Vec::new();
+    let load_problems = |corpus: &Corpus<F>, display: &str| {
+        corpus
+            .diagnostics
+            .iter()
+            .filter(|d| d.file == display)
+            .count()
+    };
     for _ in 0..MAX_ROUNDS {
         let mut changed = false;
         for (display, edits) in plan(&diagnostics) {
@@ -146,24 +263,36 @@ where
             let Some(file) = corpus.files.get(index) else {
                 continue;
             };
-            let Some(old) = file.text_again() else {
+            if refused.contains(&display) {
+                continue;
+            }
+            let Some(old) = file.text_again().map(Cow::into_owned) else {
                 continue;
             };
             let (new, applied) = apply(&old, &edits);
             if applied == 0 || new == old {
                 continue;
             }
+            let (path, had_bom) = (file.path.clone(), file.had_bom);
+            let problems = load_problems(corpus, &display);
+            corpus.set_text_with(index, new.clone(), schemas, config, &draw);
+            if load_problems(corpus, &display) > problems {
+                let first = fixed.remove(&index).map_or(old, |file| file.old);
+                corpus.set_text_with(index, first, schemas, config, &draw);
+                refused.push(display);
+                changed = true;
+                continue;
+            }
             let entry = fixed.entry(index).or_insert_with(|| FixedFile {
-                path: file.path.clone(),
-                display: display.clone(),
-                old: old.into_owned(),
+                path,
+                display,
+                old,
                 new: String::new(),
                 applied: 0,
-                had_bom: file.had_bom,
+                had_bom,
             });
             entry.applied += applied;
-            entry.new.clone_from(&new);
-            corpus.set_text_with(index, new, schemas, config, &draw);
+            entry.new = new;
             changed = true;
         }
         if !changed {
@@ -171,9 +300,11 @@ where
         }
         diagnostics = check(corpus);
     }
+    refused.sort();
     Settled {
         files: fixed.into_values().collect(),
         diagnostics,
+        refused,
     }
 }
 
@@ -189,6 +320,117 @@ pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What an edit of the scalar `node` (or of `part` of it) writes in `text`, as the text
+    /// reads after it.
+    fn fixed(
+        text: &str,
+        node: &str,
+        part: Option<&str>,
+        replacement: &str,
+        json: bool,
+    ) -> Option<String> {
+        let at = text.find(node).unwrap();
+        let node = at..at + node.len();
+        let part = part.map(|part| {
+            let start = at + text[node.clone()].find(part).unwrap();
+            start..start + part.len()
+        });
+        let (span, written) = written_in(text, node, part, replacement, json)?;
+        Some(apply(text, &[(span, written)]).0)
+    }
+
+    #[test]
+    fn a_replacement_is_written_in_the_syntax_of_the_scalar_it_replaces() {
+        let yaml = |node: &str, replacement: &str| {
+            fixed(&format!("a: {node} # c\n"), node, None, replacement, false).unwrap()
+        };
+        assert_eq!(yaml("majr", "major"), "a: major # c\n");
+        assert_eq!(yaml("treu", "true"), "a: \"true\" # c\n");
+        assert_eq!(yaml("1.o", "1.0"), "a: \"1.0\" # c\n");
+        assert_eq!(yaml("x", "a: b"), "a: \"a: b\" # c\n");
+        assert_eq!(yaml("x", "-x"), "a: \"-x\" # c\n");
+        assert_eq!(yaml("|-\n  majr", "major"), "a: major # c\n");
+        assert_eq!(yaml("'its'", "it's"), "a: 'it''s' # c\n");
+        assert_eq!(yaml("'x'", "a\nb"), "a: \"a\\nb\" # c\n");
+        assert_eq!(
+            yaml("\"x\"", "say \"hi\" \\ bye"),
+            "a: \"say \\\"hi\\\" \\\\ bye\" # c\n"
+        );
+        let json = "{\"a\": \"x\", \"b\": 1}";
+        assert_eq!(
+            fixed(json, "\"x\"", None, "\"y\"", true).unwrap(),
+            "{\"a\": \"\\\"y\\\"\", \"b\": 1}"
+        );
+        assert_eq!(
+            fixed(json, "1", None, "one", true).unwrap(),
+            "{\"a\": \"x\", \"b\": \"one\"}"
+        );
+    }
+
+    #[test]
+    fn a_link_target_is_replaced_inside_its_string_only_where_it_can_be_written() {
+        let text = "a: see [[x]] # c\nb: 'see [[x]]'\n";
+        assert_eq!(
+            fixed(text, "see [[x]]", Some("x"), "engines/y", false).unwrap(),
+            "a: see [[engines/y]] # c\nb: 'see [[x]]'\n"
+        );
+        assert_eq!(fixed(text, "see [[x]]", Some("x"), "y: z", false), None);
+        assert_eq!(
+            fixed(text, "'see [[x]]'", Some("x"), "y'z", false).unwrap(),
+            "a: see [[x]] # c\nb: 'see [[y''z]]'\n"
+        );
+        assert_eq!(fixed(text, "'see [[x]]'", Some("x"), "y\nz", false), None);
+    }
+
+    #[test]
+    fn a_fix_that_would_break_its_file_is_refused_and_the_others_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "schema/thing.schema.json",
+            r#"{"type": "object", "properties": {"state": {"enum": ["major", "minor"]}}}"#,
+        );
+        write("records/things/a.yaml", "id: a\ntype: thing\nstate: majr\n");
+        write("records/things/b.yaml", "id: b\ntype: thing\nstate: minr\n");
+        let project = crate::Project::open(root, None).unwrap();
+        let mut corpus = project.load_for_check();
+        let mut diagnostics = project.check(&corpus);
+        // A fix that writes what YAML cannot read, as a fix placed wrongly once did.
+        let edit = diagnostics
+            .iter_mut()
+            .filter(|d| d.file.ends_with("a.yaml"))
+            .find_map(|d| d.fix.as_mut())
+            .map(|fix| &mut fix.edits[0])
+            .unwrap();
+        edit.replacement = "major\nstate: [".into();
+        let settled =
+            project.settle_fixes(&mut corpus, diagnostics, |corpus| project.check(corpus));
+        assert_eq!(settled.refused, ["records/things/a.yaml"]);
+        let fixed: Vec<(&str, &str)> = settled
+            .files
+            .iter()
+            .map(|f| (f.display.as_str(), f.new.as_str()))
+            .collect();
+        assert_eq!(
+            fixed,
+            [(
+                "records/things/b.yaml",
+                "id: b\ntype: thing\nstate: minor\n"
+            )]
+        );
+        let a = corpus
+            .files
+            .iter()
+            .find(|f| f.display.ends_with("a.yaml"))
+            .unwrap();
+        assert_eq!(a.text_again().unwrap(), "id: a\ntype: thing\nstate: majr\n");
+    }
 
     #[test]
     fn edits_only_the_given_bytes_and_skips_overlaps() {

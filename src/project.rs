@@ -18,6 +18,7 @@ use crate::check;
 use crate::config::{self, Config, Level};
 use crate::corpus::{Corpus, Recall, Renumber};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
+use crate::fix;
 use crate::graph::Linked;
 use crate::load::{self, Record};
 use crate::schema::Schemas;
@@ -334,7 +335,7 @@ pub fn locate<F>(
     // by walking the corpus's in order.
     let mut wanted: NamedFiles<'_, Wanted<'_>> = NamedFiles::default();
     for (index, diagnostic) in diagnostics.iter().enumerate() {
-        for (file, anchor, slot) in anchors(diagnostic) {
+        for (file, anchor, slot, replacement) in anchors(diagnostic) {
             let wants = wanted.entry(file);
             match anchor {
                 Anchor::File | Anchor::Span(_) => wants.text = true,
@@ -345,7 +346,7 @@ pub fn locate<F>(
                 _ => wants.values = true,
             }
             if !matches!(anchor, Anchor::File) {
-                wants.anchors.push((index, slot, anchor));
+                wants.anchors.push((index, slot, anchor, replacement));
             }
         }
     }
@@ -393,18 +394,25 @@ pub fn locate<F>(
                     (text, map)
                 }
             };
+            let json = source.path.extension().is_some_and(|e| e == "json");
             let resolved: Vec<Resolved> = wants
                 .anchors
                 .iter()
-                .filter_map(|&(diagnostic, slot, anchor)| {
-                    let span = match anchor {
-                        Anchor::Span(span) => span.clone(),
-                        anchor => resolve(&text, &map, anchor, slot)?,
+                .filter_map(|&(diagnostic, slot, anchor, replacement)| {
+                    let (span, written) = match (anchor, replacement) {
+                        (Anchor::Span(span), _) => (span.clone(), None),
+                        (anchor, Some(replacement)) => {
+                            let (span, written) =
+                                place_edit(&text, &map, anchor, replacement, json)?;
+                            (span, Some(written))
+                        }
+                        (anchor, None) => (resolve(&text, &map, anchor)?, None),
                     };
                     Some(Resolved {
                         diagnostic,
                         slot,
                         span,
+                        written,
                     })
                 })
                 .collect();
@@ -424,6 +432,14 @@ pub fn locate<F>(
             if let Some(anchor) = resolved.slot.anchor_mut(diagnostic) {
                 *anchor = Anchor::Span(resolved.span);
             }
+            if let (Some(written), Slot::Edit(edit)) = (resolved.written, resolved.slot)
+                && let Some(edit) = diagnostic
+                    .fix
+                    .as_mut()
+                    .and_then(|fix| fix.edits.get_mut(edit))
+            {
+                edit.replacement = written;
+            }
         }
         read_again.insert(display.to_string(), text);
     }
@@ -440,44 +456,63 @@ pub fn locate<F>(
     read_again
 }
 
-/// The span an anchor names in `text`, as `map` maps it, shaped for the slot it is in:
-/// `None` when the map has no place for it, or a link target is not in its value as
-/// written.
-fn resolve(text: &str, map: &SourceMap, anchor: &Anchor, slot: Slot) -> Option<Span> {
+/// The span an anchor names in `text`, as `map` maps it, cut to its first line for
+/// underlining: `None` when the map has no place for it.
+fn resolve(text: &str, map: &SourceMap, anchor: &Anchor) -> Option<Span> {
     let span = map.locate(anchor)?;
-    let shape = slot.shape();
-    let span = match (anchor, shape) {
-        (Anchor::Within { needle, .. }, shape) => match within(text, &span, needle) {
-            Some(target) => target,
-            None if matches!(shape, Shape::FirstLine) => span,
-            // Not found as written: an edit of the whole value would replace the prose
-            // around the link, so the edit, and with it the fix, is dropped.
-            None => return None,
-        },
+    let span = match anchor {
+        Anchor::Within { needle, .. } => within(text, &span, needle).unwrap_or(span),
         _ => span,
     };
-    Some(match shape {
-        Shape::FirstLine => first_line(text, &span),
-        Shape::ScalarContent => scalar_content(text, span),
-    })
+    Some(first_line(text, &span))
 }
 
-/// Every anchor of a diagnostic, with the file it is in and which of its anchors it is.
-fn anchors(diagnostic: &Diagnostic) -> impl Iterator<Item = (&str, &Anchor, Slot)> {
+/// Where an edit anchored by `anchor` goes in `text`, as `map` maps it, and what it writes
+/// there: `replacement` in the syntax of the scalar it replaces (see [`fix::written_in`]).
+/// `None` when the map has no place for it, a link's target is not in its value as written
+/// (an edit of the whole value would replace the prose around the link), or the
+/// replacement cannot be written where the target is.
+fn place_edit(
+    text: &str,
+    map: &SourceMap,
+    anchor: &Anchor,
+    replacement: &str,
+    json: bool,
+) -> Option<(Span, String)> {
+    let node = map.locate(anchor)?;
+    let part = match anchor {
+        Anchor::Within { needle, .. } => Some(within(text, &node, needle)?),
+        _ => None,
+    };
+    fix::written_in(text, node, part, replacement, json)
+}
+
+/// Every anchor of a diagnostic, with the file it is in, which of its anchors it is, and
+/// for an edit's, what the edit writes.
+fn anchors(diagnostic: &Diagnostic) -> impl Iterator<Item = (&str, &Anchor, Slot, Option<&str>)> {
     let labels = diagnostic
         .labels
         .iter()
         .enumerate()
-        .map(|(i, label)| (label.file.as_str(), &label.anchor, Slot::Label(i)));
+        .map(|(i, label)| (label.file.as_str(), &label.anchor, Slot::Label(i), None));
     let edits = diagnostic.fix.iter().flat_map(|fix| {
-        fix.edits
-            .iter()
-            .enumerate()
-            .map(|(i, edit)| (diagnostic.file.as_str(), &edit.anchor, Slot::Edit(i)))
+        fix.edits.iter().enumerate().map(|(i, edit)| {
+            (
+                diagnostic.file.as_str(),
+                &edit.anchor,
+                Slot::Edit(i),
+                Some(edit.replacement.as_str()),
+            )
+        })
     });
-    std::iter::once((diagnostic.file.as_str(), &diagnostic.anchor, Slot::Main))
-        .chain(labels)
-        .chain(edits)
+    std::iter::once((
+        diagnostic.file.as_str(),
+        &diagnostic.anchor,
+        Slot::Main,
+        None,
+    ))
+    .chain(labels)
+    .chain(edits)
 }
 
 /// The span an anchor was resolved to in its file.
@@ -487,6 +522,8 @@ struct Resolved {
     /// Which of its anchors.
     slot: Slot,
     span: Span,
+    /// For an edit, what it writes there (see [`fix::written_in`]).
+    written: Option<String>,
 }
 
 /// Which of a diagnostic's anchors: its own, a label's, or an edit's of its fix.
@@ -498,14 +535,6 @@ enum Slot {
 }
 
 impl Slot {
-    /// How a span resolved for this slot is trimmed.
-    fn shape(self) -> Shape {
-        match self {
-            Slot::Main | Slot::Label(_) => Shape::FirstLine,
-            Slot::Edit(_) => Shape::ScalarContent,
-        }
-    }
-
     fn anchor_mut(self, diagnostic: &mut Diagnostic) -> Option<&mut Anchor> {
         match self {
             Slot::Main => Some(&mut diagnostic.anchor),
@@ -543,7 +572,7 @@ struct Wanted<'d> {
     values: bool,
     /// The anchors into it to resolve and place: which diagnostic, which of its anchors,
     /// and the anchor.
-    anchors: Vec<(usize, Slot, &'d Anchor)>,
+    anchors: Vec<(usize, Slot, &'d Anchor, Option<&'d str>)>,
 }
 
 /// Narrows a value's span to a link target inside it: the first `[[needle` or `](needle`
@@ -564,16 +593,6 @@ fn within(text: &str, span: &crate::source::Span, needle: &str) -> Option<crate:
         })
         .min()
         .map(|at| span.start + at..span.start + at + needle.len())
-}
-
-/// How a located span is trimmed for its use.
-#[derive(Clone, Copy)]
-enum Shape {
-    /// For underlining: a multi-line value is underlined on its first line only.
-    FirstLine,
-    /// For editing: a quoted scalar's quotes are kept out of the span, so a replacement
-    /// keeps the file's quoting style.
-    ScalarContent,
 }
 
 /// A scalar value's span without its quotes: what an edit of the value replaces.

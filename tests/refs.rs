@@ -284,6 +284,53 @@ fn fixes_in_yaml_keep_anchors_tags_comments_and_the_lines_after_a_block_scalar()
     );
 }
 
+#[test]
+fn a_fixed_value_is_written_so_that_it_reads_back_as_itself() {
+    // Values YAML would read as a boolean, or that need escaping in the quotes they go in.
+    let schema = r#"{"type": "object", "required": ["id", "type"], "properties": {
+        "id": {"type": "string"}, "type": {"const": "note"},
+        "state": {"enum": ["true", "it's", "say \"hi\""]}}}"#;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("schema")).unwrap();
+    std::fs::create_dir_all(root.join("records/notes")).unwrap();
+    std::fs::write(root.join("schema/note.schema.json"), schema).unwrap();
+    std::fs::write(root.join("gotchas.toml"), "[rules]\norphan = \"allow\"\n").unwrap();
+    let records = [
+        (
+            "a.yaml",
+            "id: a\ntype: note\nstate: treu # c\n",
+            "id: a\ntype: note\nstate: \"true\" # c\n",
+        ),
+        (
+            "b.yaml",
+            "id: b\ntype: note\nstate: 'its' # c\n",
+            "id: b\ntype: note\nstate: 'it''s' # c\n",
+        ),
+        (
+            "c.json",
+            "{\"id\": \"c\", \"type\": \"note\", \"state\": \"say \\\"hii\\\"\"}\n",
+            "{\"id\": \"c\", \"type\": \"note\", \"state\": \"say \\\"hi\\\"\"}\n",
+        ),
+    ];
+    for (file, before, _) in records {
+        std::fs::write(root.join("records/notes").join(file), before).unwrap();
+    }
+    let fixed = check(root, &["--fix"]);
+    assert!(
+        fixed.stdout.contains("fixed 3 problems in 3 files"),
+        "{}",
+        fixed.stdout
+    );
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    for (file, _, after) in records {
+        assert_eq!(
+            std::fs::read_to_string(root.join("records/notes").join(file)).unwrap(),
+            after
+        );
+    }
+}
+
 const ENGINE: &str =
     "type: engine\nstatus: verified\nconfidence: 0.9\nupdated: 2026-01-01\nsources: [s]\n";
 

@@ -207,6 +207,13 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         std::mem::take(&mut found.diagnostics)
     });
     found.diagnostics = settled.diagnostics;
+    for display in &settled.refused {
+        eprintln!(
+            "warning: the fixes to {display} were not applied: the file would not have loaded \
+             with them. This is a bug in gotchas; please report it with the file and the \
+             command that was run"
+        );
+    }
     let outcome = write_fixes(&settled.files, args.diff);
     text.push_str(&outcome.diffs);
     // The fixes were made in memory; the report is of the files as they are on disk. The

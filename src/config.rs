@@ -244,6 +244,10 @@ impl Config {
         if reader.errors.is_empty() {
             Ok(config)
         } else {
+            // Read setting by setting, reported in the order they are written.
+            reader
+                .errors
+                .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
             Err(reader.errors)
         }
     }

@@ -102,15 +102,11 @@ impl Schemas {
     pub fn load(root: &Path, config: &Config) -> Result<Schemas, Vec<Diagnostic>> {
         let dir = root.join(&config.schemas);
         let mut errors = Vec::new();
-        let (documents, documents_hash) = read_schema_dir(root, &dir, &mut errors);
+        let (documents, unread, documents_hash) = read_schema_dir(root, &dir, &mut errors);
         let mut sources: BTreeMap<String, (PathBuf, Option<String>)> = BTreeMap::new();
         for path in documents.keys() {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            if let Some(stem) = name.strip_suffix(SCHEMA_SUFFIX) {
-                sources.insert(stem.to_string(), (path.clone(), None));
+            if let Some(name) = collection_name(path) {
+                sources.insert(name.to_string(), (path.clone(), None));
             }
         }
         for (name, collection) in &config.collections {
@@ -147,6 +143,12 @@ impl Schemas {
         let retriever = LocalSchemas::new(&documents);
         let mut collections: Vec<Collection> = Vec::new();
         let mut declared: Vec<Vec<references::Declared>> = Vec::new();
+        let named: Vec<String> = sources
+            .keys()
+            .map(String::as_str)
+            .chain(unread.iter().filter_map(|path| collection_name(path)))
+            .map(str::to_string)
+            .collect();
         for (name, (path, folder)) in sources {
             let display = display_path(root, &path);
             let Some(schema) = documents.get(&path) else {
@@ -221,7 +223,14 @@ impl Schemas {
                 references: Vec::new(),
             });
         }
-        resolve_references(root, config, &mut collections, declared, &mut errors);
+        resolve_references(
+            root,
+            config,
+            &mut collections,
+            declared,
+            &named,
+            &mut errors,
+        );
         if errors.is_empty() {
             Ok(Schemas {
                 every_collection: crate::intern::collections(
@@ -237,16 +246,21 @@ impl Schemas {
 }
 
 /// Gives each collection its reference fields: the schema's `x-ref`s and the config's
-/// `[references]`, with target names checked against the known collections.
+/// `[references]`, with target names checked against the known collections. A name among
+/// `named`, the collections there are schemas for, that is not among `collections` is one
+/// whose schema could not be used: that was reported, and a reference to it is not, since
+/// it would send the reader after a name that is right.
 fn resolve_references(
     root: &Path,
     config: &Config,
     collections: &mut [Collection],
     declared: Vec<Vec<references::Declared>>,
+    named: &[String],
     errors: &mut Vec<Diagnostic>,
 ) {
     let names: Vec<String> = collections.iter().map(|c| c.name.clone()).collect();
     let index_of = |name: &str| names.iter().position(|n| n == name);
+    let broken = |name: &str| named.iter().any(|n| n == name);
     let unknown = |name: &str| -> String {
         let suggestions = crate::suggest::suggest(name, names.iter().map(String::as_str), 3);
         let mut message = format!("`{name}` is not a collection");
@@ -263,6 +277,7 @@ fn resolve_references(
             for target in targets {
                 match index_of(&target) {
                     Some(t) => push_target(fields, &path, t),
+                    None if broken(&target) => {}
                     None => errors.push(Diagnostic::new(
                         rules::INVALID_SCHEMA,
                         &collection.schema_display,
@@ -283,6 +298,7 @@ fn resolve_references(
         } else {
             match index_of(&reference.collection) {
                 Some(owner) => vec![owner],
+                None if broken(&reference.collection) => continue,
                 None => {
                     errors.push(
                         Diagnostic::new(
@@ -305,6 +321,7 @@ fn resolve_references(
                         }
                     }
                 }
+                None if broken(target) => {}
                 None => errors.push(
                     Diagnostic::new(rules::INVALID_CONFIG, &display, unknown(target))
                         .at_span(reference.span.clone()),
@@ -338,12 +355,21 @@ fn config_display(root: &Path, config: &Config) -> String {
 /// they `$ref`), reporting unreadable or invalid JSON. Returns them by path, with a hash of
 /// their paths and texts for [`Schemas::documents_hash`]: of the bytes as read, so that no
 /// command pays for writing the parsed documents out again to hash them.
+/// The collection a schema file describes, by its name: `engine` for `engine.schema.json`.
+fn collection_name(path: &Path) -> Option<&str> {
+    path.file_name()?.to_str()?.strip_suffix(SCHEMA_SUFFIX)
+}
+
+/// Reads every JSON file of the schema folder: the documents read, by path, the paths that
+/// could not be read or parsed (each with its diagnostic in `errors`), and a hash of what
+/// was read, for the check cache.
 fn read_schema_dir(
     root: &Path,
     dir: &Path,
     errors: &mut Vec<Diagnostic>,
-) -> (BTreeMap<PathBuf, Value>, u64) {
+) -> (BTreeMap<PathBuf, Value>, Vec<PathBuf>, u64) {
     let mut documents = BTreeMap::new();
+    let mut unread = Vec::new();
     let mut described: Vec<u8> = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -356,7 +382,7 @@ fn read_schema_dir(
                 )
                 .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
             );
-            return (documents, 0);
+            return (documents, unread, 0);
         }
     };
     let mut paths: Vec<PathBuf> = entries
@@ -375,6 +401,7 @@ fn read_schema_dir(
                     &display,
                     format!("cannot read the schema: {err}"),
                 ));
+                unread.push(path);
                 continue;
             }
         };
@@ -386,17 +413,20 @@ fn read_schema_dir(
                     .extend_from_slice(&crate::cache::stable_hash(text.as_bytes()).to_le_bytes());
                 documents.insert(path, value);
             }
-            Err(err) => errors.push(
-                Diagnostic::new(
-                    rules::INVALID_SCHEMA,
-                    &display,
-                    format!("the schema is not valid JSON: {}", err.message),
-                )
-                .at_span(err.offset..err.offset),
-            ),
+            Err(err) => {
+                errors.push(
+                    Diagnostic::new(
+                        rules::INVALID_SCHEMA,
+                        &display,
+                        format!("the schema is not valid JSON: {}", err.message),
+                    )
+                    .at_span(err.offset..err.offset),
+                );
+                unread.push(path);
+            }
         }
     }
-    (documents, crate::cache::stable_hash(&described))
+    (documents, unread, crate::cache::stable_hash(&described))
 }
 
 /// A schema that does not compile: point at the offending keyword in the schema file.

@@ -496,7 +496,7 @@ fn baseline_accepts_known_problems_and_fails_on_new_ones() {
     assert!(
         shrunk
             .stdout
-            .contains("1 known problem in the baseline no longer occur"),
+            .contains("1 known problem in the baseline no longer occurs; run `gotchas check --write-baseline` to remove it"),
         "{}",
         shrunk.stdout
     );

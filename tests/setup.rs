@@ -15,6 +15,8 @@ fn unknown_config_keys_get_did_you_mean_and_exit_2() {
 
 #[test]
 fn schema_that_is_not_json_names_file_and_position() {
+    // The gotcha schema cites engines: the engine schema is reported once, as not JSON, and
+    // not again as a collection the citation names but that does not exist.
     let run = check(&fixture("setup/bad-schema-json"), &[]);
     assert_eq!(run.code, 2);
     insta::assert_snapshot!("setup-bad-schema-json", run.stderr);

@@ -485,9 +485,14 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>, out: &mut dyn Write) ->
             }
             writeln!(out, "{}", report::human::summary_line(&r.summary))?;
             if r.summary.stale > 0 {
+                let (occur, them) = if r.summary.stale == 1 {
+                    ("occurs", "it")
+                } else {
+                    ("occur", "them")
+                };
                 writeln!(
                     out,
-                    "note: {} in the baseline no longer occur; run `gotchas check --write-baseline` to remove them",
+                    "note: {} in the baseline no longer {occur}; run `gotchas check --write-baseline` to remove {them}",
                     plural(r.summary.stale, "known problem")
                 )?;
             }

@@ -455,6 +455,17 @@ fn a_field_is_not_renamed_onto_one_the_record_has() {
 fn baseline_accepts_known_problems_and_fails_on_new_ones() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture("refs"), dir.path());
+    // Fixing and accepting at once would leave it unsaid which problems were accepted.
+    for fixing in ["--fix", "--diff"] {
+        let refused = check(dir.path(), &["--write-baseline", fixing]);
+        assert_eq!(refused.code, 2, "{fixing}");
+        assert!(
+            refused.stderr.contains("cannot be used with"),
+            "{}",
+            refused.stderr
+        );
+        assert!(!dir.path().join("gotchas-baseline.json").exists());
+    }
     let write = check(dir.path(), &["--write-baseline"]);
     assert_eq!(write.code, 0);
     assert!(write.stdout.contains("wrote 21 known problems to"));

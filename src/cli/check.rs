@@ -47,8 +47,9 @@ pub(crate) struct CheckArgs {
     /// Print the certain fixes as a unified diff instead of writing them.
     #[arg(long)]
     diff: bool,
-    /// Accept every current problem: write them to the baseline file and exit 0.
-    #[arg(long, conflicts_with_all = ["files", "staged"])]
+    /// Accept every current problem: write them to the baseline file and exit 0. Not with
+    /// `--fix` or `--diff`: fix first, then accept what is left.
+    #[arg(long, conflicts_with_all = ["files", "staged", "fix", "diff"])]
     write_baseline: bool,
     /// The baseline file (default: the config's `baseline`, else `gotchas-baseline.json` at
     /// the corpus root, used when it exists).

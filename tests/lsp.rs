@@ -130,15 +130,14 @@ impl Client {
         let response = self.request("shutdown", Value::Null);
         assert_eq!(response["result"], Value::Null);
         self.notify("exit", Value::Null);
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                assert!(status.success(), "the server exits cleanly: {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "the server did not exit");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let status = exit_status(&mut self.child);
+        assert!(status.success(), "the server exits cleanly: {status}");
+    }
+
+    /// Writes `body` as one frame, whatever it holds.
+    fn write_raw(&mut self, body: &str) {
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.stdin.flush().expect("flush");
     }
 }
 
@@ -146,6 +145,18 @@ impl Drop for Client {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// How `child` exits, which it must within the timeout.
+fn exit_status(child: &mut Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        assert!(Instant::now() < deadline, "the server did not exit");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -525,4 +536,86 @@ fn completes_enum_values_and_wiki_link_targets() {
         ["engines/nixl", "engines/nvidia-dynamo"]
     );
     client.stop();
+}
+
+#[test]
+fn a_message_that_is_not_json_rpc_is_answered_and_the_server_goes_on() {
+    let Session {
+        _dir,
+        mut client,
+        gotcha,
+        text,
+        ..
+    } = session(|text| text);
+    for (body, code) in [("{bad}", -32700), ("[]", -32600)] {
+        client.write_raw(body);
+        let answer = client.wait(body, |m| m["id"].is_null() && m.get("error").is_some());
+        assert_eq!(answer["error"]["code"], code, "{body}");
+    }
+    let position = position_of(&text, "affects: [", "vllm");
+    assert!(client.hover(&gotcha, position).contains("vLLM"));
+    client.stop();
+}
+
+#[test]
+fn after_shutdown_requests_are_refused_and_exit_says_whether_it_came_first() {
+    let Session {
+        _dir,
+        mut client,
+        gotcha,
+        text,
+        ..
+    } = session(|text| text);
+    assert_eq!(
+        client.request("shutdown", Value::Null)["result"],
+        Value::Null
+    );
+    let position = position_of(&text, "affects: [", "vllm");
+    let refused = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": gotcha}, "position": position}),
+    );
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    client.notify("exit", Value::Null);
+    assert_eq!(exit_status(&mut client.child).code(), Some(0));
+
+    let Session {
+        _dir, mut client, ..
+    } = session(|text| text);
+    client.notify("exit", Value::Null);
+    assert_eq!(
+        exit_status(&mut client.child).code(),
+        Some(1),
+        "an exit without shutdown"
+    );
+}
+
+#[test]
+fn a_corpus_that_cannot_be_opened_is_said_and_the_server_exits() {
+    let (_dir, root) = corpus();
+    std::fs::write(root.join("gotchas.toml"), "recods = 1\n").expect("write the config");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gotchas"))
+        .args(["lsp", "--root"])
+        .arg(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for body in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+        json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+    ] {
+        let body = body.to_string();
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+    }
+    stdin.flush().expect("flush");
+    // The editor keeps its end open: the server must not wait for it to close.
+    assert_eq!(exit_status(&mut child).code(), Some(2));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("read stderr");
+    assert!(stderr.contains("unknown config key `recods`"), "{stderr}");
+    drop(stdin);
 }

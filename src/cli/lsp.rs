@@ -7,7 +7,9 @@ use crate::lsp;
 
 pub(crate) fn run(cli: &Cli) -> ExitCode {
     match lsp::serve(cli.root.as_deref(), cli.config.as_deref()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        // The protocol's exit code for an `exit` (or an end) without `shutdown` first.
+        Ok(false) => ExitCode::FAILURE,
         Err(lsp::Error::Setup(errors)) => fatal(&cli.root(), &errors, false),
         Err(err) => {
             eprintln!("error: gotchas lsp: {err}");

@@ -11,6 +11,7 @@ mod actions;
 mod complete;
 mod convert;
 mod navigate;
+mod transport;
 mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -54,23 +55,52 @@ pub enum Error {
     Disconnected,
 }
 
-/// Serves over standard input and output until the client exits.
-pub fn serve(root: Option<&Path>, config: Option<&Path>) -> Result<(), Error> {
-    let (connection, io_threads) = Connection::stdio();
+/// Serves over standard input and output until the client exits, or its messages end:
+/// whether the client asked the server to shut down first, as the protocol has it, which
+/// makes the exit code 0 rather than 1.
+pub fn serve(root: Option<&Path>, config: Option<&Path>) -> Result<bool, Error> {
+    let (connection, threads) = transport::stdio();
     let outcome = run(&connection, root, config);
     drop(connection);
-    io_threads.join()?;
-    outcome
+    let reader = threads.finish_writing()?;
+    match outcome {
+        // The messages ended, or the handshake broke off: the reader has stopped, and why
+        // tells the most (a frame it could not read).
+        Ok(Ended::Disconnected { shut_down }) => Ok(reader.stopped().map(|()| shut_down)?),
+        Err(Error::Protocol(err)) => {
+            reader.stopped()?;
+            Err(Error::Protocol(err))
+        }
+        // Otherwise the reader may be waiting on standard input, which the client may keep
+        // open: it goes with the process.
+        Ok(Ended::Exit { shut_down }) => Ok(shut_down),
+        Err(err) => Err(err),
+    }
 }
 
-/// Serves one client on a connection: handshake, then messages until `shutdown`. The corpus
+/// How serving a client ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// The client sent `exit`.
+    Exit {
+        /// Whether it sent `shutdown` before, as the protocol asks.
+        shut_down: bool,
+    },
+    /// The client's messages ended without `exit`.
+    Disconnected {
+        /// Whether it sent `shutdown` before.
+        shut_down: bool,
+    },
+}
+
+/// Serves one client on a connection: handshake, then messages until `exit`. The corpus
 /// root is `root` if given, else the nearest folder holding a `gotchas.toml` from the
 /// client's first workspace folder up (or from the current folder), else that folder.
 pub fn run(
     connection: &Connection,
     root: Option<&Path>,
     config: Option<&Path>,
-) -> Result<(), Error> {
+) -> Result<Ended, Error> {
     let (id, params) = connection.initialize_start()?;
     let params: InitializeParams = serde_json::from_value(params).unwrap_or_default();
     let root = corpus_root(root, &params);
@@ -181,28 +211,48 @@ fn send(connection: &Connection, message: Message) -> Result<(), Error> {
         .map_err(|_| Error::Disconnected)
 }
 
-fn serve_messages(connection: &Connection, workspace: &mut Workspace) -> Result<(), Error> {
+/// Answers requests and takes notifications until `exit`. After `shutdown` every request
+/// is refused as the protocol says (`InvalidRequest`), and notifications but `exit` are
+/// dropped.
+fn serve_messages(connection: &Connection, workspace: &mut Workspace) -> Result<Ended, Error> {
+    let mut shut_down = false;
     loop {
         let message = match connection.receiver.try_recv() {
             Ok(message) => message,
             Err(_) => {
-                publish(connection, workspace)?;
+                if !shut_down {
+                    publish(connection, workspace)?;
+                }
                 match connection.receiver.recv() {
                     Ok(message) => message,
-                    Err(_) => return Ok(()),
+                    Err(_) => return Ok(Ended::Disconnected { shut_down }),
                 }
             }
         };
         match message {
+            Message::Request(request) if shut_down => {
+                let refusal = Response::new_err(
+                    request.id,
+                    ErrorCode::InvalidRequest as i32,
+                    "the server is shutting down".into(),
+                );
+                send(connection, refusal.into())?;
+            }
+            Message::Request(request) if request.method == "shutdown" => {
+                shut_down = true;
+                send(connection, Response::new_ok(request.id, ()).into())?;
+            }
             Message::Request(request) => {
-                if connection.handle_shutdown(&request)? {
-                    return Ok(());
-                }
                 publish(connection, workspace)?;
                 send(connection, respond(workspace, request).into())?;
             }
-            Message::Notification(notification) => notice(workspace, notification),
-            Message::Response(_) => {}
+            Message::Notification(notification) if notification.method == "exit" => {
+                return Ok(Ended::Exit { shut_down });
+            }
+            Message::Notification(notification) if !shut_down => {
+                notice(workspace, notification);
+            }
+            Message::Notification(_) | Message::Response(_) => {}
         }
     }
 }

@@ -131,9 +131,11 @@ fn plain_value(property: &Value, today: &str) -> Value {
 }
 
 /// An id made from a name: lower-case ASCII words joined by dashes (`NVIDIA Dynamo` ->
-/// `nvidia-dynamo`).
+/// `nvidia-dynamo`). Letters outside ASCII are spelt in ASCII first, as Zola's slugs are
+/// (`Café` -> `cafe`, `Ärger über Öl` -> `arger-uber-ol`), rather than dropped.
 pub fn id_from_name(name: &str) -> String {
-    name.split(|c: char| !c.is_ascii_alphanumeric())
+    deunicode::deunicode(name)
+        .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_ascii_lowercase)
         .collect::<Vec<_>>()
@@ -185,5 +187,7 @@ mod tests {
     fn ids_from_names() {
         assert_eq!(id_from_name("NVIDIA Dynamo (v2)"), "nvidia-dynamo-v2");
         assert_eq!(id_from_name("  KV cache: dtype!  "), "kv-cache-dtype");
+        assert_eq!(id_from_name("Ärger über Öl"), "arger-uber-ol");
+        assert_eq!(id_from_name("Café « Mooncake »"), "cafe-mooncake");
     }
 }

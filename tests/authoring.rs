@@ -76,6 +76,31 @@ fn new_records_check_clean_in_every_collection_and_format() {
 }
 
 #[test]
+fn a_new_record_id_spells_the_name_in_ascii() {
+    let dir = bundled_copy();
+    let created = run(
+        dir.path(),
+        &[
+            "new",
+            "engine",
+            "--name",
+            "Café Engine",
+            "--format",
+            "yaml",
+            "--source",
+            "engine-vllm-github",
+        ],
+    );
+    assert_eq!(created.code, 0, "{}", created.stderr);
+    let record = dir.path().join("records/engines/cafe-engine.yaml");
+    let text = std::fs::read_to_string(&record).unwrap();
+    assert!(
+        text.contains("id: cafe-engine") && text.contains("name: Café Engine"),
+        "{text}"
+    );
+}
+
+#[test]
 fn new_records_validate_in_every_collection_of_the_sample() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&sample(), dir.path());

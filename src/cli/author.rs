@@ -44,7 +44,8 @@ pub(crate) struct NewArgs {
     /// The record's name.
     #[arg(long)]
     name: String,
-    /// The id; derived from the name when omitted.
+    /// The id; derived from the name when omitted (lower-case ASCII words joined by dashes:
+    /// `Café Engine` -> `cafe-engine`).
     #[arg(long)]
     id: Option<String>,
     /// A source id to cite (repeatable); each must exist.

@@ -1073,7 +1073,7 @@ fn link_references<'l>(
 }
 
 /// Removes `.` and `..` components without touching the file system.
-fn normalize(path: &Path) -> std::path::PathBuf {
+pub fn normalize(path: &Path) -> std::path::PathBuf {
     let mut out = std::path::PathBuf::new();
     for component in path.components() {
         match component {

@@ -619,3 +619,39 @@ fn a_corpus_that_cannot_be_opened_is_said_and_the_server_exits() {
     assert!(stderr.contains("unknown config key `recods`"), "{stderr}");
     drop(stdin);
 }
+
+#[test]
+fn a_rename_also_renames_the_file_in_links_to_it() {
+    let (_dir, root) = corpus();
+    let gotcha = root.join(GOTCHA);
+    let name = "pd-batch-invariant-mode-absent-from-kv-namespace.md";
+    let page = root.join("records/gotchas/linker.md");
+    let linking = format!(
+        "See [the gotcha]({name}#notes) and [[{}]].\n",
+        &name[..name.len() - 3]
+    );
+    std::fs::write(&page, format!("---\nid: linker\n---\n{linking}")).expect("write the page");
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root);
+    let rename = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": uri(&gotcha)}, "position": {"line": 1, "character": 5}, "newName": "pd-renamed"}),
+    );
+    let changes = rename["result"]["documentChanges"]
+        .as_array()
+        .expect("document changes");
+    let page_edits: Vec<(Value, Value)> = changes
+        .iter()
+        .filter(|change| change["textDocument"]["uri"] == uri(&page))
+        .flat_map(|change| change["edits"].as_array().expect("edits").clone())
+        .map(|edit| (edit["range"]["start"].clone(), edit["newText"].clone()))
+        .collect();
+    let link = position_of(&format!("---\nid: linker\n---\n{linking}"), "(", "pd-");
+    let wiki = position_of(&format!("---\nid: linker\n---\n{linking}"), "[[", "pd-");
+    assert_eq!(
+        page_edits,
+        [(link, json!("pd-renamed.md")), (wiki, json!("pd-renamed"))],
+        "{changes:#?}"
+    );
+    client.stop();
+}

@@ -6,6 +6,7 @@
 //! the file's source map, a link by its span.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
 
 use lsp_types::{
     DocumentChangeOperation, DocumentChanges, Hover, HoverContents, Location, MarkupContent,
@@ -17,7 +18,7 @@ use serde_json::Value;
 use super::convert;
 use super::workspace::Workspace;
 use crate::diagnostic::Anchor;
-use crate::index::{Edge, Source, Target};
+use crate::index::{Edge, Source, Target, normalize};
 use crate::links::{self, LinkKind};
 use crate::project::scalar_content;
 use crate::source::Span;
@@ -127,6 +128,38 @@ fn citations(workspace: &Workspace, target: Target) -> BTreeMap<usize, BTreeSet<
                 .insert((span.start, span.end));
         }
     }
+    found
+}
+
+/// The Markdown links to the file at `path` (a record's, which a rename renames): each
+/// link's file and the span of its target, whose last part is the file's name as written.
+// File indices come from the workspace's corpus.
+#[allow(clippy::indexing_slicing)]
+fn links_to_file(workspace: &Workspace, path: &Path) -> Vec<(usize, Span)> {
+    let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
+        return Vec::new();
+    };
+    let path = normalize(path);
+    let mut found: Vec<(usize, Span)> = workspace
+        .edges()
+        .filter(|edge| edge.target == Target::File)
+        .filter_map(|edge| match &edge.source {
+            Source::Link {
+                file,
+                span,
+                kind: LinkKind::File,
+            } => {
+                let written = workspace.text(*file).get(span.clone())?;
+                let from = workspace.corpus.files[*file].path.parent()?;
+                let names_it = written.rsplit('/').next() == Some(name)
+                    && normalize(&from.join(written)) == path;
+                names_it.then(|| (*file, span.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    found.sort_by_key(|(file, span)| (*file, span.start));
+    found.dedup();
     found
 }
 
@@ -301,6 +334,25 @@ pub fn rename(
             new_text: new_id.to_string(),
         });
     }
+    let old_path = &workspace.corpus.files[renamed.file].path;
+    let extension = old_path
+        .extension()
+        .map(|e| e.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let new_name = format!("{new_id}.{extension}");
+    let new_path = old_path.with_file_name(&new_name);
+    for (file, span) in links_to_file(workspace, old_path) {
+        let text = workspace.text(file);
+        let written = text.get(span.clone()).unwrap_or_default();
+        let new_text = match written.rsplit_once('/') {
+            Some((folder, _)) => format!("{folder}/{new_name}"),
+            None => new_name.clone(),
+        };
+        edits.entry(file).or_default().push(TextEdit {
+            range: convert::range(text, &span),
+            new_text,
+        });
+    }
     for (file, spans) in citations(workspace, Target::Record(record)) {
         let text = workspace.text(file);
         for (start, end) in spans {
@@ -316,7 +368,8 @@ pub fn rename(
         }
     }
     let mut operations = Vec::new();
-    for (file, edits) in edits {
+    for (file, mut edits) in edits {
+        edits.sort_by_key(|edit| (edit.range.start.line, edit.range.start.character));
         let path = &workspace.corpus.files[file].path;
         operations.push(DocumentChangeOperation::Edit(TextDocumentEdit {
             text_document: OptionalVersionedTextDocumentIdentifier {
@@ -326,12 +379,6 @@ pub fn rename(
             edits: edits.into_iter().map(OneOf::Left).collect(),
         }));
     }
-    let old_path = &workspace.corpus.files[renamed.file].path;
-    let extension = old_path
-        .extension()
-        .map(|e| e.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let new_path = old_path.with_file_name(format!("{new_id}.{extension}"));
     if new_path != *old_path {
         operations.push(DocumentChangeOperation::Op(ResourceOp::Rename(
             RenameFile {

@@ -122,8 +122,11 @@ struct Builder<'t> {
     documents: usize,
     duplicates: Vec<DuplicateKey>,
     source_map: Option<SourceMap>,
-    /// Where, in the YAML text, the span of the last event ended: a block scalar with no
-    /// properties is looked for from there, as the parser's span leaves its header out.
+    /// Where the span of the last event ended, as the parser counts (in characters): a
+    /// block scalar with no properties is looked for from there, as the parser's span
+    /// leaves its header out. Kept as the parser gives it and turned into a byte offset
+    /// only for a block scalar: [`CharIndex`] answers fastest when asked in the order of
+    /// the text, and this lies before the next event's start.
     after: usize,
 }
 
@@ -162,7 +165,7 @@ impl<'t> Builder<'t> {
                     span: at..at,
                 }
             })?;
-            let end = self.local(span.end.index());
+            let end = span.end.index();
             self.event(event, span)?;
             self.after = end;
         }
@@ -207,7 +210,11 @@ impl<'t> Builder<'t> {
             }
             Event::Scalar(text, style, anchor, tag) => {
                 let raw = self.local(span.start.index())..self.local(span.end.index());
-                let span = scalar_span(self.text, raw, style, self.after);
+                let after = match style {
+                    ScalarStyle::Literal | ScalarStyle::Folded => self.local(self.after),
+                    _ => raw.start,
+                };
+                let span = scalar_span(self.text, raw, style, after);
                 let span = self.base + span.start..self.base + span.end;
                 let value = resolve_scalar(&text, style, tag.as_deref());
                 self.count(1, &span)?;

@@ -2,7 +2,8 @@
 //!
 //! - Writing a value as JSON, YAML or Markdown and reading it back gives the same value.
 //! - The span a source map gives for a pointer holds text that parses to that same value.
-//! - `--fix` leaves nothing to fix: a second run changes no byte.
+//! - `--fix` leaves nothing to fix: a second run changes no byte, also in YAML written in
+//!   every style (quoted, block scalars, anchors, tags, comments after values).
 
 mod common;
 
@@ -258,11 +259,87 @@ fn reference(folder: &'static str, ids: Vec<String>) -> impl Strategy<Value = St
 }
 
 /// The formats a record may be written in.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Written {
     Json,
     Yaml,
+    /// YAML with each key and value written in the style the next number picks (see
+    /// [`styled_yaml`]).
+    StyledYaml(Vec<u8>),
     Markdown,
+}
+
+/// A YAML text of `record`, a mapping of scalars and lists of scalars, in the styles
+/// `styles` picks one after another: each string plain, quoted either way or as a block
+/// scalar, some after an anchor or a tag or before a comment, each list in flow or block
+/// style, each key plain or quoted. Where a fix's edit goes depends on how the value is
+/// written, and an edit placed wrong breaks the file or what is around the value.
+fn styled_yaml(record: &Value, styles: &[u8]) -> String {
+    let mut styles = styles.iter().copied().cycle();
+    let mut next = move || styles.next().unwrap_or(0);
+    let mut text = String::new();
+    for (anchor, (key, value)) in record.as_object().expect("a mapping").iter().enumerate() {
+        let key = match next() % 3 {
+            0 => key.clone(),
+            1 => format!("'{key}'  "),
+            _ => format!("\"{key}\""),
+        };
+        match value {
+            Value::String(value) => {
+                let scalar = styled_scalar(value, next(), anchor, "  ");
+                text.push_str(&format!("{key}: {scalar}\n"));
+            }
+            Value::Array(items) if next() % 2 == 0 || items.is_empty() => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|item| {
+                        styled_scalar(item.as_str().expect("a string"), next() % 4, anchor, "")
+                    })
+                    .map(|item| item.split(" #").next().unwrap_or_default().to_string())
+                    .collect();
+                text.push_str(&format!("{key}: [{}] # a list\n", items.join(", ")));
+            }
+            Value::Array(items) => {
+                text.push_str(&format!("{key}:\n"));
+                for (i, item) in items.iter().enumerate() {
+                    let item = item.as_str().expect("a string");
+                    let scalar = styled_scalar(item, next(), anchor * 100 + i, "    ");
+                    text.push_str(&format!("  - {scalar}\n"));
+                }
+            }
+            other => text.push_str(&format!("{key}: {other}\n")),
+        }
+    }
+    text
+}
+
+/// `value` as a YAML scalar in the style `style` picks; `anchor` names an anchor, and
+/// `indent` is how a block scalar's content is indented.
+fn styled_scalar(value: &str, style: u8, anchor: usize, indent: &str) -> String {
+    let plain_safe = !value.is_empty()
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'-' || b == b'/')
+        && !value.starts_with('-');
+    let plain = if plain_safe {
+        value.to_string()
+    } else {
+        serde_json::to_string(value).expect("a string")
+    };
+    let single = format!("'{}'", value.replace('\'', "''"));
+    let double = serde_json::to_string(value).expect("a string");
+    let one_line = !value.contains('\n') && value.trim() == value && !value.is_empty();
+    match style % 9 {
+        0 => plain,
+        1 => format!("{single}   # it's a note"),
+        2 => double,
+        3 => format!("&a{anchor} {single}"),
+        4 => format!("!!str {plain} # a \"note\""),
+        5 if one_line && !indent.is_empty() => format!("|- # a | note\n{indent}{value}\n"),
+        6 if one_line && !indent.is_empty() => format!("&b{anchor} >-\n{indent}{value}\n\n# after"),
+        7 => format!("{double} # note"),
+        _ => single,
+    }
 }
 
 /// A gotcha citing the given engines and sources, with slips in its references, its
@@ -281,6 +358,7 @@ fn gotcha(engines: Vec<String>, sources: Vec<String>) -> impl Strategy<Value = (
     let format = prop_oneof![
         Just(Written::Json),
         Just(Written::Yaml),
+        prop::collection::vec(any::<u8>(), 1..40).prop_map(Written::StyledYaml),
         Just(Written::Markdown)
     ];
     (fields, keys, format).prop_map(
@@ -377,6 +455,7 @@ fn write_records(
         let (extension, text) = match format {
             Written::Json => ("json", serialize::to_json(&gotcha)),
             Written::Yaml => ("yaml", serialize::to_yaml(&gotcha)),
+            Written::StyledYaml(styles) => ("yaml", styled_yaml(&gotcha, styles)),
             Written::Markdown => ("md", serialize::to_markdown(&gotcha, text_fields)),
         };
         std::fs::write(records.join(format!("gotchas/{id}.{extension}")), text).unwrap();

@@ -787,23 +787,19 @@ mod tests {
 
     #[test]
     fn a_check_keeps_only_the_texts_its_report_will_quote() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::testing::folder_with(&[
+            (
+                "schema/things.schema.json",
+                r#"{"x-collection": "things", "type": "object", "required": ["id", "title"]}"#,
+            ),
+            (
+                "records/things/good.json",
+                r#"{"id": "good", "title": "Good"}"#,
+            ),
+            ("records/things/untitled.json", r#"{"id": "untitled"}"#),
+            ("records/things/broken.json", r#"{"id": "#),
+        ]);
         let root = dir.path();
-        let write = |path: &str, text: &str| {
-            let path = root.join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
-        write(
-            "schema/things.schema.json",
-            r#"{"x-collection": "things", "type": "object", "required": ["id", "title"]}"#,
-        );
-        write(
-            "records/things/good.json",
-            r#"{"id": "good", "title": "Good"}"#,
-        );
-        write("records/things/untitled.json", r#"{"id": "untitled"}"#);
-        write("records/things/broken.json", r#"{"id": "#);
         let project = crate::project::Project::open(root, None).unwrap();
         let corpus = project.load_for_check();
         let kept = |name: &str| keeps_text(&corpus, name);

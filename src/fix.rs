@@ -385,20 +385,15 @@ mod tests {
 
     #[test]
     fn a_fix_that_would_break_its_file_is_refused_and_the_others_applied() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        let write = |path: &str, text: &str| {
-            let path = root.join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        };
-        write(
-            "schema/thing.schema.json",
-            r#"{"type": "object", "properties": {"state": {"enum": ["major", "minor"]}}}"#,
-        );
-        write("records/things/a.yaml", "id: a\ntype: thing\nstate: majr\n");
-        write("records/things/b.yaml", "id: b\ntype: thing\nstate: minr\n");
-        let project = crate::Project::open(root, None).unwrap();
+        let dir = crate::testing::folder_with(&[
+            (
+                "schema/thing.schema.json",
+                r#"{"type": "object", "properties": {"state": {"enum": ["major", "minor"]}}}"#,
+            ),
+            ("records/things/a.yaml", "id: a\ntype: thing\nstate: majr\n"),
+            ("records/things/b.yaml", "id: b\ntype: thing\nstate: minr\n"),
+        ]);
+        let project = crate::Project::open(dir.path(), None).unwrap();
         let mut corpus = project.load_for_check();
         let mut diagnostics = project.check(&corpus);
         // A fix that writes what YAML cannot read, as a fix placed wrongly once did.

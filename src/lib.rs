@@ -83,6 +83,8 @@ pub mod sourcemap;
 pub mod stamp;
 pub mod stats;
 pub mod suggest;
+#[cfg(test)]
+mod testing;
 pub mod write;
 
 pub use diagnostic::{Diagnostic, Severity};

@@ -3,12 +3,16 @@
 //! The converted text is produced from the loaded value by [`crate::serialize`], so reading
 //! it back gives equal values. A Markdown record whose body holds prose outside its field
 //! sections cannot become JSON or YAML without dropping that prose, so it is refused rather
-//! than converted.
+//! than converted, as is a record read from a file that sets a field twice (a key repeated,
+//! or a Markdown section beside the same field in the front matter): the record holds the
+//! first value only, and the converted file would not hold the other.
 
 use std::path::PathBuf;
 
 use crate::corpus::{Corpus, Renumber};
+use crate::diagnostic::Diagnostic;
 use crate::load::{Record, markdown};
+use crate::rules;
 use crate::schema::Schemas;
 use crate::serialize;
 use crate::source::{Format, SourceFile};
@@ -55,9 +59,33 @@ pub fn convert(
         .iter()
         .map(|&index| {
             let record = &corpus.records[index];
-            convert_record(record, &corpus.files[record.file], schemas, to)
+            let file = &corpus.files[record.file];
+            let converted = convert_record(record, file, schemas, to);
+            unless_set_twice(converted, file, &corpus.diagnostics)
         })
         .collect()
+}
+
+/// `converted`, unless loading `file` found a field set twice (`diagnostics` are the
+/// corpus's load diagnostics): then the record holds the first value only, and writing it
+/// in another format would lose the other.
+pub fn unless_set_twice(
+    converted: Result<Converted, Refused>,
+    file: &SourceFile,
+    diagnostics: &[Diagnostic],
+) -> Result<Converted, Refused> {
+    let set_twice = diagnostics
+        .iter()
+        .any(|d| d.code == rules::DUPLICATE_KEY && d.file == file.display);
+    if set_twice && converted.is_ok() {
+        return Err(Refused {
+            file: file.display.clone(),
+            reason: "it sets a field twice (`gotchas check` shows where), and only the first \
+                     value would be kept"
+                .into(),
+        });
+    }
+    converted
 }
 
 /// Converts one record, read from `file` (whose text is needed only for a Markdown body), to

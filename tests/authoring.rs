@@ -282,6 +282,43 @@ fn convert_prints_without_in_place_and_refuses_lossy_markdown() {
 }
 
 #[test]
+fn convert_refuses_a_record_that_sets_a_field_twice() {
+    let dir = bundled_copy();
+    let engine = dir.path().join("records/engines/vllm.yaml");
+    let yaml = std::fs::read_to_string(&engine).unwrap() + "name: Another name\n";
+    std::fs::write(&engine, &yaml).unwrap();
+    let gotcha = dir
+        .path()
+        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    let markdown = std::fs::read_to_string(&gotcha).unwrap().replacen(
+        "---\n",
+        "---\nsymptom: A short one.\n",
+        1,
+    );
+    std::fs::write(&gotcha, &markdown).unwrap();
+    for args in [
+        &["convert", "--to", "json", "--all", "--in-place"][..],
+        &["convert", "--to", "json", "--in-place", "vllm"],
+        &[
+            "convert",
+            "--to",
+            "json",
+            "pd-batch-invariant-mode-absent-from-kv-namespace",
+        ],
+    ] {
+        let refused = run(dir.path(), args);
+        assert_eq!(refused.code, 1, "{args:?}");
+        assert!(
+            refused.stderr.contains("sets a field twice"),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), yaml);
+    assert_eq!(std::fs::read_to_string(&gotcha).unwrap(), markdown);
+}
+
+#[test]
 fn convert_prints_named_records_in_the_order_named() {
     let dir = bundled_copy();
     let printed = run(

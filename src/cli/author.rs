@@ -215,14 +215,22 @@ pub(crate) fn convert(
     let to = args.to.format();
     let outcomes: Vec<Result<convert::Converted, convert::Refused>> = if args.all {
         // Each record is converted as it is loaded, and only its new text kept.
-        project
-            .load_with(|record, _, file| {
-                let converted = convert::convert_record(&record, file, &project.schemas, to);
-                record.keeping(converted)
-            })
+        let corpus = project.load_with(|record, _, file| {
+            let converted = convert::convert_record(&record, file, &project.schemas, to);
+            record.keeping(converted)
+        });
+        corpus
             .records
             .into_iter()
-            .map(|record| record.value)
+            .map(|record| {
+                let file = corpus.files.get(record.file);
+                match file {
+                    Some(file) => {
+                        convert::unless_set_twice(record.value, file, &corpus.diagnostics)
+                    }
+                    None => record.value,
+                }
+            })
             .collect()
     } else {
         match named_records(&project, &args.ids) {

@@ -99,8 +99,37 @@ fn scalar_string(text: &str) -> String {
     if plain_is_safe(text) {
         text.to_string()
     } else {
-        serde_json::to_string(text).unwrap_or_default()
+        double_quoted(text)
     }
+}
+
+/// A string in YAML's double quotes: JSON's escapes, which YAML reads alike, and an escape
+/// for each character JSON may hold as it is but YAML may not (DEL, the C1 controls, the
+/// non-characters U+FFFE and U+FFFF, and a byte-order mark, which YAML allows only at the
+/// start of a stream), or that YAML 1.1 reads as a line break (U+0085, U+2028, U+2029):
+/// other YAML readers (libyaml's, PyYAML's) refuse a file holding the first kind, and fold
+/// the second into a space.
+fn double_quoted(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    let printable = |c: char| {
+        !matches!(
+            c,
+            '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}'
+        )
+    };
+    if quoted.chars().all(printable) {
+        return quoted;
+    }
+    quoted
+        .chars()
+        .map(|c| {
+            if printable(c) {
+                c.to_string()
+            } else {
+                format!("\\u{:04x}", u32::from(c))
+            }
+        })
+        .collect()
 }
 
 fn plain_is_safe(text: &str) -> bool {
@@ -243,6 +272,18 @@ mod tests {
             .unwrap()
             .value
             .unwrap()
+    }
+
+    #[test]
+    fn yaml_escapes_what_yaml_may_not_hold_as_it_is() {
+        let value =
+            serde_json::json!({"odd": "a\u{7f}b\u{85}c\u{9f}\u{2028}\u{feff}\u{ffff}\u{1}"});
+        let text = to_yaml(&value);
+        assert_eq!(
+            text,
+            "odd: \"a\\u007fb\\u0085c\\u009f\\u2028\\ufeff\\uffff\\u0001\"\n"
+        );
+        assert_eq!(reparse_yaml(&text), value);
     }
 
     #[test]

@@ -319,6 +319,23 @@ fn convert_refuses_a_record_that_sets_a_field_twice() {
 }
 
 #[test]
+fn converted_yaml_escapes_what_other_yaml_readers_refuse() {
+    let dir = bundled_copy();
+    let engine = dir.path().join("records/engines/vllm.yaml");
+    let text = std::fs::read_to_string(&engine)
+        .unwrap()
+        .replace("name: vLLM", "name: \"v\\x7fLLM\\x85\"");
+    std::fs::write(&engine, text).unwrap();
+    let printed = run(dir.path(), &["convert", "--to", "yaml", "vllm"]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    assert!(
+        printed.stdout.contains("name: \"v\\u007fLLM\\u0085\"\n"),
+        "{}",
+        printed.stdout
+    );
+}
+
+#[test]
 fn convert_prints_named_records_in_the_order_named() {
     let dir = bundled_copy();
     let printed = run(

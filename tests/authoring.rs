@@ -56,6 +56,53 @@ fn new_records_check_clean_in_every_collection_and_format() {
     );
     assert_eq!(again.code, 2, "no overwrite without --force");
     assert!(again.stderr.contains("already exists"));
+    let other_format = run(
+        dir.path(),
+        &[
+            "new",
+            "engine",
+            "--name",
+            "x",
+            "--id",
+            "new-engine-md",
+            "--format",
+            "yaml",
+            "--force",
+        ],
+    );
+    assert_eq!(
+        other_format.code, 2,
+        "--force replaces a file, never adds a second"
+    );
+    assert!(
+        other_format
+            .stderr
+            .contains("pass --format md to overwrite it"),
+        "{}",
+        other_format.stderr
+    );
+    assert!(
+        !dir.path()
+            .join("records/engines/new-engine-md.yaml")
+            .exists()
+    );
+    let forced = run(
+        dir.path(),
+        &[
+            "new",
+            "engine",
+            "--name",
+            "x",
+            "--id",
+            "new-engine-md",
+            "--format",
+            "md",
+            "--force",
+            "--source",
+            "engine-vllm-github",
+        ],
+    );
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
     let typo = run(
         dir.path(),
         &[

@@ -176,6 +176,20 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         );
         return ExitCode::from(2);
     }
+    // Overwriting is replacing the file; a file of another format would be left beside the
+    // new one, two records with one id.
+    if let Some(other) = existing.iter().find(|p| **p != path) {
+        let written = other
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        eprintln!(
+            "error: a record with the id `{id}` already exists in another format: {}\nhelp: pass --format {} to overwrite it, or delete it first",
+            other.display(),
+            if written == "yml" { "yaml" } else { written }
+        );
+        return ExitCode::from(2);
+    }
     if let Err(err) =
         std::fs::create_dir_all(&dir).and_then(|()| write_atomic(&path, text.as_bytes()))
     {

@@ -439,6 +439,33 @@ fn query_search_lists_the_mooncake_engine_first() {
 }
 
 #[test]
+fn query_search_json_holds_whole_names_and_the_table_cuts_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let name = "Batch-invariant mode is not part of any KV-offload namespace or connector \
+                compatibility check, so a numerics-mode mismatch across prefill and decode is \
+                undetectable";
+    let json = run(
+        root,
+        &[
+            "query",
+            "search",
+            "batch-invariant-mode",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let hits: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(hits[0]["name"], name);
+    let table = run(root, &["query", "search", "batch-invariant-mode"]);
+    assert!(
+        table
+            .stdout
+            .contains("Batch-invariant mode is not part of any KV-offloa…")
+    );
+}
+
+#[test]
 fn query_list_filters_sorts_and_get_suggests() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let listed = run(
@@ -455,6 +482,15 @@ fn query_list_filters_sorts_and_get_suggests() {
     );
     assert_eq!(listed.code, 0);
     insta::assert_snapshot!("query-list", listed.stdout);
+    let by_name = run(root, &["query", "list", "engines", "--sort", "name"]);
+    let header: Vec<&str> = by_name
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(header, ["id", "name"], "the name column once");
     // A field or value the schema does not have is refused, with a did-you-mean.
     for (args, said) in [
         (

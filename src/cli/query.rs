@@ -198,8 +198,10 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 short_name(name.and_then(Value::as_str).unwrap_or(&r.id))
             };
             let mut columns: Vec<&str> = conditions.iter().map(|c| c.field.as_str()).collect();
+            // The sort field gets a column, unless it has one: `id` and `name` always do.
             if let Some(sort) = sort
                 && !columns.contains(&sort.as_str())
+                && !["id", "name"].contains(&sort.as_str())
             {
                 columns.push(sort);
             }
@@ -309,10 +311,11 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
     let qualified = |record: usize| schemas.qualified_id(&corpus.records[record]);
     let name_of = |record: usize| {
         let r = &corpus.records[record];
-        short_name(r.value.name.as_deref().unwrap_or(&r.id))
+        r.value.name.as_deref().unwrap_or(&r.id)
     };
     match format {
         Output::Json => {
+            // A script reads the whole name; only a table column is cut short.
             let items: Vec<Value> = hits
                 .iter()
                 .map(|h| json!({"id": qualified(h.record), "name": name_of(h.record), "field": h.field, "excerpt": h.excerpt}))
@@ -325,7 +328,7 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
                 .map(|h| {
                     vec![
                         qualified(h.record),
-                        name_of(h.record),
+                        short_name(name_of(h.record)),
                         h.field.clone(),
                         one_line(&h.excerpt),
                     ]

@@ -217,6 +217,83 @@ fn an_svg_of_a_very_large_graph_is_refused_with_ways_to_narrow_it() {
     assert!(dot.stdout.contains("engines/engine-5000"));
 }
 
+/// Folder names and record names with what each format treats as its own syntax: `&`, a
+/// control character, folders that differ only in punctuation.
+#[test]
+fn odd_folders_and_names_keep_every_format_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("schema")).unwrap();
+    for (kind, folder) in [("faq", "q&a"), ("note", "q-a"), ("memo", "q_a")] {
+        std::fs::write(
+            root.join(format!("schema/{kind}.schema.json")),
+            format!(
+                r#"{{"x-collection": "{folder}", "type": "object", "properties": {{
+                    "see": {{"type": "array", "items": {{"type": "string", "x-ref": "faq"}}}}}}}}"#
+            ),
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("records").join(folder)).unwrap();
+    }
+    // More nodes than the in-process layout takes, so that Graphviz lays the SVG out.
+    for n in 0..70 {
+        std::fs::write(
+            root.join(format!("records/q&a/f{n}.json")),
+            serde_json::json!({"id": format!("f{n}"), "type": "faq",
+                "name": format!("Q{n} \u{1} &amp;"), "see": [format!("f{}", (n + 1) % 70)]})
+            .to_string(),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        root.join("records/q-a/n.yaml"),
+        "id: n\ntype: note\nsee: [f0]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("records/q_a/m.yaml"),
+        "id: m\ntype: memo\nsee: [f0]\n",
+    )
+    .unwrap();
+
+    let mermaid = run_in(root, &["graph", "--format", "mermaid"]);
+    assert_eq!(mermaid.code, 0, "{}", mermaid.stderr);
+    let subgraphs: Vec<&str> = mermaid
+        .stdout
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("subgraph "))
+        .collect();
+    assert_eq!(
+        subgraphs,
+        [r#"c0["q#amp;a"]"#, r#"c1["q-a"]"#, r#"c2["q_a"]"#]
+    );
+    assert!(
+        mermaid.stdout.contains(r#"n0["Q0   #amp;amp;"]"#),
+        "{}",
+        mermaid.stdout
+    );
+
+    let dot = run_in(root, &["graph", "--format", "dot"]);
+    assert!(dot.stdout.contains(r#"URL="/q%26a/f0/""#), "{}", dot.stdout);
+    assert!(!dot.stdout.contains('\u{1}'));
+    let svg = run_in(root, &["graph", "--format", "svg"]);
+    if svg.stderr.contains("Graphviz") && svg.code == 2 {
+        eprintln!("skipped the SVG: {}", svg.stderr);
+        return;
+    }
+    assert_eq!(svg.code, 0, "{}", svg.stderr);
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let document = roxmltree::Document::parse_with_options(&svg.stdout, options).unwrap();
+    let links: Vec<&str> = document
+        .descendants()
+        .filter_map(|n| n.attribute(("http://www.w3.org/1999/xlink", "href")))
+        .collect();
+    assert!(links.contains(&"/q%26a/f0/"), "{links:?}");
+}
+
 #[test]
 fn neighbourhood_svg_is_valid_with_the_expected_labels() {
     let run = run_in(

@@ -63,13 +63,23 @@ fn groups(graph: &CorpusGraph) -> BTreeSet<Option<&str>> {
         .collect()
 }
 
+/// `text` as a DOT string: quotes and backslashes escaped, a line break as DOT's `\n`, and
+/// any other control character as a space, since Graphviz refuses a NUL and writes the rest
+/// into an SVG that XML readers then refuse.
 fn dot_string(text: &str) -> String {
-    format!(
-        "\"{}\"",
-        text.replace('\\', "\\\\")
-            .replace('"', "\\\"")
-            .replace('\n', "\\n")
-    )
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => quoted.push_str("\\\\"),
+            '"' => quoted.push_str("\\\""),
+            '\n' => quoted.push_str("\\n"),
+            c if c.is_control() => quoted.push(' '),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 /// Writes Graphviz DOT to `out`, a line at a time: one cluster per collection (pages
@@ -189,6 +199,8 @@ fn mermaid_label(text: &str) -> String {
             '>' => "#gt;".to_string(),
             // Mermaid reads `#...;` as a character code, so a `#` of the text is one too.
             '#' => "#35;".to_string(),
+            // Mermaid writes labels as HTML: `&amp;` in a name would show as `&`.
+            '&' => "#amp;".to_string(),
             c if c.is_control() => " ".to_string(),
             c => c.to_string(),
         })
@@ -201,15 +213,12 @@ fn mermaid_label(text: &str) -> String {
 pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "flowchart LR")?;
     let name = |node: NodeIndex| format!("n{}", node.index());
-    for collection in groups(graph) {
+    // Subgraphs are numbered: ids made from the folders' names (`q-a`, `q_a`) could meet,
+    // and Mermaid merges subgraphs of one id.
+    for (number, collection) in groups(graph).into_iter().enumerate() {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(title) = collection {
-            writeln!(
-                out,
-                "  subgraph {}[{}]",
-                mermaid_id(title),
-                mermaid_label(title)
-            )?;
+            writeln!(out, "  subgraph c{number}[{}]", mermaid_label(title))?;
         }
         for node in graph
             .graph
@@ -237,14 +246,6 @@ pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()>
         )?;
     }
     Ok(())
-}
-
-fn mermaid_id(collection: &str) -> String {
-    let cleaned: String = collection
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    format!("c_{cleaned}")
 }
 
 /// Why an SVG could not be made.

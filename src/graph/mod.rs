@@ -54,9 +54,10 @@ impl Node {
         format!("{}/", self.id)
     }
 
-    /// The node's page URL under the configured base URL.
+    /// The node's page URL under the configured base URL, percent-encoded as the site
+    /// writes it (`q&a/faq-1/` -> `q%26a/faq-1/`).
     pub fn url(&self, site: &SiteConfig) -> String {
-        format!("{}{}", site.base_url, self.page())
+        crate::site::urls::absolute(&site.base_url, &self.page())
     }
 }
 

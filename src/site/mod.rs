@@ -26,7 +26,7 @@ mod pages;
 mod search;
 pub mod serve;
 mod templates;
-mod urls;
+pub(crate) mod urls;
 
 use rayon::prelude::*;
 

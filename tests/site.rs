@@ -349,6 +349,31 @@ fn a_record_page_shows_fields_backlinks_and_its_neighbourhood() {
 }
 
 #[test]
+fn a_date_the_calendar_has_not_is_left_out_of_the_feed_and_sitemap() {
+    let corpus = bundled_copy();
+    let engine = corpus.path().join("records/engines/vllm.yaml");
+    let text_before = std::fs::read_to_string(&engine).unwrap();
+    let updated = text_before
+        .lines()
+        .find_map(|line| line.strip_prefix("updated: "))
+        .unwrap()
+        .to_string();
+    std::fs::write(&engine, text_before.replace(&updated, "2026-13-45")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    for file in ["feed.xml", "sitemap.xml"] {
+        let written = text(&site, file);
+        assert!(!written.contains("2026-13-45"), "{file}: {written}");
+    }
+    assert!(
+        text(&site, "sitemap.xml").contains("/engines/vllm/"),
+        "the page is still listed"
+    );
+}
+
+#[test]
 fn sample_corpus_builds_marks_broken_links_and_reports_them() {
     let out = tempfile::tempdir().unwrap();
     let site = out.path().join("site");

@@ -63,18 +63,70 @@ fn timestamp(updated: &str) -> Option<String> {
     })
 }
 
-/// The date of an `updated` value that is a date or a timestamp starting with one.
+/// The date of an `updated` value that is a date (`2026-10-03`) or an RFC 3339 timestamp
+/// (`2026-10-03T12:00:00Z`, `2026-10-03T12:00:00.5+02:00`). A schema's pattern may let
+/// `2026-13-45` or `T25:00` through, and a feed or sitemap holding one is refused by
+/// those who read it, so both are checked against the calendar and the clock.
 fn date_of(updated: &str) -> Option<&str> {
     let date = updated.get(..10)?;
-    let is_date = date.bytes().enumerate().all(|(i, b)| {
-        if i == 4 || i == 7 {
-            b == b'-'
-        } else {
-            b.is_ascii_digit()
+    let number = |range: std::ops::Range<usize>| -> Option<u32> {
+        let digits = date.get(range)?;
+        digits
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| digits.parse().ok())?
+    };
+    let (year, month, day) = (number(0..4)?, number(5..7)?, number(8..10)?);
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    let dashes = date.as_bytes().get(4) == Some(&b'-') && date.as_bytes().get(7) == Some(&b'-');
+    let time = match updated.get(10..)? {
+        "" => true,
+        rest => rest.strip_prefix('T').is_some_and(is_time),
+    };
+    (dashes && (1..=days).contains(&day) && time).then_some(date)
+}
+
+/// Whether `text` is RFC 3339's time with its offset: `HH:MM:SS`, an optional fraction,
+/// then `Z` or `+HH:MM` / `-HH:MM`.
+fn is_time(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let at = |i: usize| bytes.get(i).copied();
+    let two = |i: usize, most: u8| match (at(i), at(i + 1)) {
+        (Some(tens @ b'0'..=b'9'), Some(ones @ b'0'..=b'9')) => {
+            (tens - b'0') * 10 + (ones - b'0') <= most
         }
-    });
-    let dated = updated.len() == 10 || updated.as_bytes().get(10) == Some(&b'T');
-    (is_date && dated).then_some(date)
+        _ => false,
+    };
+    let clock =
+        two(0, 23) && at(2) == Some(b':') && two(3, 59) && at(5) == Some(b':') && two(6, 60);
+    let mut i = 8;
+    if at(i) == Some(b'.') {
+        let digits = bytes
+            .get(i + 1..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            return false;
+        }
+        i += 1 + digits;
+    }
+    let offset = match at(i) {
+        Some(b'Z' | b'z') => bytes.len() == i + 1,
+        Some(b'+' | b'-') => {
+            bytes.len() == i + 6 && two(i + 1, 23) && at(i + 3) == Some(b':') && two(i + 4, 59)
+        }
+        _ => false,
+    };
+    clock && offset
 }
 
 /// The sitemap files of a site of `count` pages: `sitemap.xml` alone, or, past the
@@ -155,6 +207,24 @@ mod tests {
             Some("2026-10-03T12:00:00Z")
         );
         assert_eq!(timestamp("last week"), None);
+        assert_eq!(
+            timestamp("2024-02-29T23:59:60.25+05:30").as_deref(),
+            Some("2024-02-29T23:59:60.25+05:30")
+        );
+        for impossible in [
+            "2026-13-45",
+            "2026-02-29",
+            "2026-04-31",
+            "2026-00-10",
+            "2026-01-01T25:00:00Z",
+            "2026-01-01T12:00:00",
+            "2026-01-01T12:00:00+5:00",
+            "2026-01-01T12:00Z",
+            "2026-01-01 12:00:00Z",
+            "２０２６-01-01",
+        ] {
+            assert_eq!(timestamp(impossible), None, "{impossible}");
+        }
     }
 
     #[test]

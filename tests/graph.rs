@@ -356,6 +356,38 @@ fn refs_lists_references_and_backlinks() {
 }
 
 #[test]
+fn refs_lists_the_references_that_do_not_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    common::copy_dir(&fixture("graph"), dir.path());
+    let engine = dir.path().join("records/engines/vllm.yaml");
+    let text = std::fs::read_to_string(&engine).unwrap();
+    std::fs::write(
+        &engine,
+        text.replace(
+            "sources: [vllm-repo]",
+            "sources: [vllm-repo, no-such-source]",
+        ),
+    )
+    .unwrap();
+    let human = run_in(dir.path(), &["refs", "vllm"]);
+    assert_eq!(human.code, 0, "{}", human.stderr);
+    assert!(
+        human
+            .stdout
+            .contains("  sources\n    sources/vllm-repo\n    no-such-source (names no record)\n"),
+        "{}",
+        human.stdout
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&run_in(dir.path(), &["refs", "vllm", "--format", "json"]).stdout)
+            .unwrap();
+    assert_eq!(
+        json["unresolved"]["sources"],
+        serde_json::json!([{"id": "no-such-source", "problem": "names no record"}])
+    );
+}
+
+#[test]
 fn a_file_that_holds_no_record_moves_no_reference() {
     // Records are numbered as they load, before every file ahead of them is known to hold
     // one: a broken file that sorts first renumbers every record after it, and the

@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use super::Cli;
 use crate::corpus::Corpus;
-use crate::graph::{CorpusGraph, LINK_FIELD, Linked, export};
-use crate::index::{IdIndex, Resolved};
+use crate::graph::{CorpusGraph, LINK_FIELD, Linked, NodeKind, export, field_of};
+use crate::index::{IdIndex, Problem, Resolved};
 use crate::project::Project;
 use crate::schema::Schemas;
 use crate::serialize::to_json;
@@ -234,6 +234,16 @@ struct RefsReport<'a> {
     references: BTreeMap<&'a str, Vec<&'a str>>,
     /// Citing collection (`pages` for prose) -> field -> citing ids.
     referenced_by: BTreeMap<&'a str, BTreeMap<&'a str, Vec<&'a str>>>,
+    /// Field -> references written in it that name no record (`check` reports each).
+    unresolved: BTreeMap<&'a str, Vec<Dangling<'a>>>,
+}
+
+/// A reference that does not resolve, as written.
+#[derive(Serialize)]
+struct Dangling<'a> {
+    id: &'a str,
+    /// What is wrong with it, as `check` says.
+    problem: &'static str,
 }
 
 pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Write) -> ExitCode {
@@ -241,7 +251,7 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Writ
         Ok(web) => web,
         Err(code) => return code,
     };
-    let (_, graph) = web.resolve();
+    let (resolved, graph) = web.resolve();
     let node = match find(&graph, &args.id) {
         Ok(node) => node,
         Err(code) => return code,
@@ -253,7 +263,31 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Writ
         collection: weight.collection.as_deref(),
         references: BTreeMap::new(),
         referenced_by: BTreeMap::new(),
+        unresolved: BTreeMap::new(),
     };
+    let file = match weight.kind {
+        NodeKind::Record(record) => web.corpus.records.get(record).map(|r| r.file),
+        NodeKind::Page(doc) => web.corpus.docs.get(doc).map(|d| d.file),
+    };
+    for reference in resolved
+        .unresolved
+        .iter()
+        .filter(|reference| Some(reference.source.file(&web.corpus)) == file)
+    {
+        let problem = match reference.problem {
+            Problem::Unresolved => "names no record",
+            Problem::WrongTarget(_) => "names a record of a collection the field does not allow",
+            Problem::Ambiguous(_) => "names records in several collections",
+        };
+        report
+            .unresolved
+            .entry(field_of(&reference.source))
+            .or_default()
+            .push(Dangling {
+                id: &reference.text,
+                problem,
+            });
+    }
     for edge in graph.graph.edges_directed(node, Direction::Outgoing) {
         report
             .references
@@ -288,13 +322,22 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Writ
 
 fn render_refs(report: &RefsReport<'_>) -> String {
     let mut out = format!("{}: {}\n\nreferences\n", report.id, report.name);
-    if report.references.is_empty() {
+    if report.references.is_empty() && report.unresolved.is_empty() {
         out.push_str("  (none)\n");
     }
-    for (field, ids) in &report.references {
+    let fields: std::collections::BTreeSet<&str> = report
+        .references
+        .keys()
+        .chain(report.unresolved.keys())
+        .copied()
+        .collect();
+    for field in fields {
         out.push_str(&format!("  {field}\n"));
-        for id in ids {
+        for id in report.references.get(field).into_iter().flatten() {
             out.push_str(&format!("    {id}\n"));
+        }
+        for dangling in report.unresolved.get(field).into_iter().flatten() {
+            out.push_str(&format!("    {} ({})\n", dangling.id, dangling.problem));
         }
     }
     out.push_str("\nreferenced by\n");

@@ -75,7 +75,8 @@ impl Edge {
     }
 }
 
-fn field_of(source: &Source) -> &str {
+/// The field a reference is written in, or [`LINK_FIELD`] for a link.
+pub fn field_of(source: &Source) -> &str {
     match source {
         Source::Field { field, .. } => field,
         Source::FieldLink { .. } | Source::Link { .. } => LINK_FIELD,

@@ -374,6 +374,56 @@ fn a_date_the_calendar_has_not_is_left_out_of_the_feed_and_sitemap() {
 }
 
 #[test]
+fn a_page_gives_each_id_once_whatever_its_prose_names() {
+    let corpus = bundled_copy();
+    // Two long fields, each with a footnote `[^1]`, and headings named as the template's
+    // own elements are.
+    let long = "A long text that is long enough to be shown as prose on its page.";
+    let record = format!(
+        "id: yaml-notes\ntype: gotcha\nname: Notes\nclass: config\nstatus: draft\n\
+         confidence: 0.5\nupdated: 2026-01-01\nsources: [engine-vllm-github]\n\
+         affects: [vllm]\n\
+         symptom: |\n  {long}[^1]\n\n  ### Main\n\n  [^1]: The first note.\n\
+         root_cause: |\n  {long}[^1]\n\n  ### Graph h\n\n  [^1]: The second note.\n"
+    );
+    std::fs::write(
+        corpus.path().join("records/gotchas/yaml-notes.yaml"),
+        record,
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let page = text(&site, "gotchas/yaml-notes/index.html");
+    let ids: Vec<&str> = page
+        .split("id=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for id in &ids {
+        assert!(seen.insert(id), "`{id}` twice in {ids:?}");
+    }
+    assert!(
+        ids.contains(&"main-1") && ids.contains(&"graph-h-1"),
+        "{ids:?}"
+    );
+    // Each footnote reference leads to its own field's note.
+    for target in page
+        .split("href=\"#")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+    {
+        assert!(ids.contains(&target), "`#{target}` leads nowhere: {ids:?}");
+    }
+    assert!(
+        page.contains("href=\"#1-1\""),
+        "the second field's footnote is its own"
+    );
+}
+
+#[test]
 fn sample_corpus_builds_marks_broken_links_and_reports_them() {
     let out = tempfile::tempdir().unwrap();
     let site = out.path().join("site");

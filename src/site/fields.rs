@@ -7,6 +7,7 @@
 //! code. Long text fields are prose and get the Markdown renderer; a Markdown record's body is
 //! rendered whole, and the fields it holds are not repeated in the table.
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -54,6 +55,15 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
     let record = &content.corpus.records[content.records[published].record];
     let collection = &content.schemas.collections[record.collection];
     let mut fields = Fields::default();
+    // The record template names each field's section `field-NAME`.
+    let own = match &record.value.fields {
+        FieldValue::Object(map) => map
+            .iter()
+            .map(|(name, _)| format!("field-{name}"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let ids = RefCell::new(markdown::PageIds::new(own));
     if let (Some(body), Some(prose)) = (
         record.prose.as_ref().map(|prose| &prose.body),
         record.value.body.as_deref(),
@@ -65,6 +75,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
             prose,
             body.start,
             root,
+            &mut ids.borrow_mut(),
         ));
     }
     let FieldValue::Object(map) = &record.value.fields else {
@@ -86,6 +97,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
         content,
         published,
         root,
+        ids: &ids,
     };
     for (name, value) in shown {
         if HEADING_FIELDS.contains(&name) || record.sections().iter().any(|s| s == name) {
@@ -104,9 +116,14 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
                         .reference(published, &join_pointer("", name))
                         .is_none() =>
             {
-                fields
-                    .prose
-                    .push(field(markdown::render(content, record.file, text, 0, root)));
+                fields.prose.push(field(markdown::render(
+                    content,
+                    record.file,
+                    text,
+                    0,
+                    root,
+                    &mut ids.borrow_mut(),
+                )));
             }
             value => {
                 let mut html = String::new();
@@ -136,6 +153,8 @@ struct Writer<'a, 'c> {
     content: &'a Content<'c>,
     published: usize,
     root: &'a str,
+    /// The page's ids, for a value rendered as Markdown (see [`markdown::PageIds`]).
+    ids: &'a RefCell<markdown::PageIds>,
 }
 
 impl Writer<'_, '_> {
@@ -235,7 +254,13 @@ impl Writer<'_, '_> {
         } else if links::may_hold_link(text) {
             // `check` reads links in any string field; the page shows them as links too.
             let file = content.corpus.records[content.records[self.published].record].file;
-            out.push_str(&markdown::render_inline(content, file, text, self.root));
+            out.push_str(&markdown::render_inline(
+                content,
+                file,
+                text,
+                self.root,
+                &mut self.ids.borrow_mut(),
+            ));
         } else if is_web(text) {
             let _ = write!(
                 out,

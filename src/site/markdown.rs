@@ -15,7 +15,7 @@
 //!
 //! [`IdIndex::resolve_prose_link`]: crate::index::IdIndex::resolve_prose_link
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
 
@@ -24,9 +24,51 @@ use super::urls;
 use crate::index::Target;
 use crate::links;
 
+/// The ids the page templates give elements of their own, which no heading or footnote of
+/// the prose on a page may take: the skip link's `#main` and a section's `aria-labelledby`
+/// must keep their target (`## Main` becomes `main-1`).
+const TEMPLATE_IDS: [&str; 5] = ["main", "site-q", "backlinks-h", "files-h", "graph-h"];
+
+/// The ids given on one page so far: a page may show several pieces of prose (a record's
+/// long fields each rendered on its own), and a heading or a footnote of one must not take
+/// an id another, or the template, has.
+#[derive(Debug)]
+pub struct PageIds {
+    used: HashSet<String>,
+}
+
+impl PageIds {
+    /// The ids of a page whose template also names `own` (a record page's `field-NAME`).
+    pub fn new(own: impl IntoIterator<Item = String>) -> PageIds {
+        let mut used: HashSet<String> = TEMPLATE_IDS.iter().map(|id| id.to_string()).collect();
+        used.extend(own);
+        PageIds { used }
+    }
+
+    /// `wanted`, or, when the page has it, the first of `wanted-1`, `wanted-2` ... it has
+    /// not; taken for the page.
+    fn claim(&mut self, wanted: &str) -> String {
+        let mut unique = wanted.to_string();
+        let mut n = 0;
+        while !self.used.insert(unique.clone()) {
+            n += 1;
+            unique = format!("{wanted}-{n}");
+        }
+        unique
+    }
+}
+
 /// Renders Markdown `prose`, which starts at byte `base` of corpus file `file` (its links are
-/// resolved relative to that file), for a page whose way back to the site root is `root`.
-pub fn render(content: &Content<'_>, file: usize, prose: &str, base: usize, root: &str) -> String {
+/// resolved relative to that file), for a page whose way back to the site root is `root`
+/// and whose ids so far are `ids`.
+pub fn render(
+    content: &Content<'_>,
+    file: usize,
+    prose: &str,
+    base: usize,
+    root: &str,
+    ids: &mut PageIds,
+) -> String {
     let options = Options::ENABLE_WIKILINKS
         | Options::ENABLE_TABLES
         | Options::ENABLE_STRIKETHROUGH
@@ -99,15 +141,22 @@ pub fn render(content: &Content<'_>, file: usize, prose: &str, base: usize, root
             other => events.push(other),
         }
     }
-    name_headings(&mut events);
+    name_headings(&mut events, ids);
+    name_footnotes(&mut events, ids);
     let mut out = String::with_capacity(prose.len() * 3 / 2);
     html::push_html(&mut out, events.into_iter());
     out
 }
 
 /// Renders a short text that may hold links, without the paragraph around it when it is one.
-pub fn render_inline(content: &Content<'_>, file: usize, text: &str, root: &str) -> String {
-    let html = render(content, file, text, 0, root);
+pub fn render_inline(
+    content: &Content<'_>,
+    file: usize,
+    text: &str,
+    root: &str,
+    ids: &mut PageIds,
+) -> String {
+    let html = render(content, file, text, 0, root, ids);
     match html
         .strip_prefix("<p>")
         .and_then(|rest| rest.strip_suffix("</p>\n"))
@@ -296,9 +345,8 @@ fn mark(class: &str, why: &str) -> Event<'static> {
 
 /// Gives every heading an id made from its text the way GitHub does (`Tier 0 — Silent` ->
 /// `tier-0--silent`), so links written against the repository's rendering keep their
-/// fragment. Repeats get `-1`, `-2` ...
-fn name_headings(events: &mut [Event<'_>]) {
-    let mut used: HashSet<String> = HashSet::new();
+/// fragment. Repeats, on the page, get `-1`, `-2` ...
+fn name_headings(events: &mut [Event<'_>], ids: &mut PageIds) {
     for i in 0..events.len() {
         if let Some(Event::Start(Tag::Heading { id: None, .. })) = events.get(i) {
             let mut text = String::new();
@@ -309,16 +357,29 @@ fn name_headings(events: &mut [Event<'_>]) {
                     _ => {}
                 }
             }
-            let slug = slug(&text);
-            let mut unique = slug.clone();
-            let mut n = 0;
-            while !used.insert(unique.clone()) {
-                n += 1;
-                unique = format!("{slug}-{n}");
-            }
+            let unique = ids.claim(&slug(&text));
             if let Some(Event::Start(Tag::Heading { id, .. })) = events.get_mut(i) {
                 *id = Some(CowStr::from(unique));
             }
+        }
+    }
+}
+
+/// Gives each footnote label an id of its own on the page: a footnote's label is its
+/// definition's id, and two fields of a record that each have a `[^1]` would have given
+/// the page two elements `id="1"`, the second field's reference leading to the first's.
+fn name_footnotes(events: &mut [Event<'_>], ids: &mut PageIds) {
+    let mut named: HashMap<String, String> = HashMap::new();
+    for event in events.iter_mut() {
+        let label = match event {
+            Event::FootnoteReference(label) | Event::Start(Tag::FootnoteDefinition(label)) => label,
+            _ => continue,
+        };
+        let unique = named
+            .entry(label.to_string())
+            .or_insert_with_key(|label| ids.claim(label));
+        if **label != **unique {
+            *label = CowStr::from(unique.clone());
         }
     }
 }

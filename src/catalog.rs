@@ -37,6 +37,7 @@ pub fn card(record: &Record, schemas: &Schemas, enums: &[Arc<str>]) -> Card {
         .value
         .get("name")
         .and_then(Value::as_str)
+        .filter(|name| !name.trim().is_empty())
         .unwrap_or(&record.id);
     let mut line = format!("- **{}** (`{}`)", escape(name), record.id);
     let tags: Vec<String> = enums
@@ -87,13 +88,13 @@ pub fn render(corpus: &Corpus<Card>, schemas: &Schemas) -> String {
     for (collection, members) in schemas.collections.iter().zip(&by_collection) {
         out.push_str(&format!(
             "| [{}](#{}) | {} |\n",
-            collection.folder,
+            escape(&collection.folder),
             anchor(&collection.folder),
             members.len()
         ));
     }
     for (collection, members) in schemas.collections.iter().zip(&by_collection) {
-        out.push_str(&format!("\n## {}\n\n", collection.folder));
+        out.push_str(&format!("\n## {}\n\n", escape(&collection.folder)));
         if members.is_empty() {
             out.push_str("_No records yet._\n");
             continue;

@@ -579,6 +579,35 @@ fn index_counts_one_record_in_the_singular() {
 }
 
 #[test]
+fn index_escapes_folder_names_and_names_a_record_without_a_name_by_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("schema")).unwrap();
+    std::fs::write(
+        dir.path().join("schema/faq.schema.json"),
+        r#"{"x-collection": "q|a", "type": "object"}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("records/q|a")).unwrap();
+    std::fs::write(
+        dir.path().join("records/q|a/why.json"),
+        r#"{"id": "why", "name": " "}"#,
+    )
+    .unwrap();
+    let index = run(dir.path(), &["index"]);
+    assert_eq!(index.code, 0, "{}", index.stderr);
+    assert!(
+        index.stdout.contains("| [q\\|a](#qa) | 1 |\n"),
+        "a `|` would end the table's cell: {}",
+        index.stdout
+    );
+    assert!(
+        index.stdout.contains("- **why** (`why`)"),
+        "{}",
+        index.stdout
+    );
+}
+
+#[test]
 fn index_is_deterministic_and_check_detects_a_stale_one() {
     let dir = bundled_copy();
     let missing = run(dir.path(), &["index", "--check"]);

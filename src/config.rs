@@ -285,6 +285,30 @@ impl Config {
     }
 }
 
+/// A site's base URL as the site uses it, ending with `/`; refused when relative, since
+/// the pages that need an absolute address (the 404 page, which a server shows at any
+/// depth, the feed, the sitemap) would lead nowhere. `/` and `/kb/` (a path on the same
+/// server) and `https://org.github.io/kb/` are base URLs; `kb/` is not.
+pub fn base_url(url: &str) -> Result<String, String> {
+    let scheme = url.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if !(url.starts_with('/') || scheme) {
+        return Err(format!(
+            "`{url}` is relative: a base URL starts with `/` (`/{url}`) or a scheme \
+             (`https://example.org/{url}`)"
+        ));
+    }
+    Ok(if url.ends_with('/') {
+        url.to_string()
+    } else {
+        format!("{url}/")
+    })
+}
+
 /// Walks the spanned TOML tree, collecting every error instead of stopping at the first.
 struct Reader<'a> {
     display: &'a str,
@@ -471,11 +495,13 @@ impl Reader<'_> {
             match key.get_ref().as_ref() {
                 "base_url" => {
                     if let Some(url) = self.string(value) {
-                        site.base_url = if url.ends_with('/') {
-                            url
-                        } else {
-                            format!("{url}/")
-                        };
+                        match base_url(&url) {
+                            Ok(url) => site.base_url = url,
+                            Err(why) => {
+                                let error = self.error(value.span(), why);
+                                self.errors.push(error);
+                            }
+                        }
                     }
                 }
                 "title" => {

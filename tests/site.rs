@@ -485,6 +485,28 @@ fn sample_corpus_builds_marks_broken_links_and_reports_them() {
 }
 
 #[test]
+fn a_relative_base_url_is_refused_on_the_command_line_and_in_the_config() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &["--base-url", "kb/"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("`kb/` is relative"), "{}", run.stderr);
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "[site]\nbase_url = \"kb\"\n",
+    )
+    .unwrap();
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("`kb` is relative") && run.stderr.contains("gotchas.toml:2:12"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+}
+
+#[test]
 fn links_hold_under_a_sub_path_base_url() {
     let corpus = bundled_copy();
     let out = corpus.path().join("out");

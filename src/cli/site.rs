@@ -28,8 +28,9 @@ pub(crate) struct BuildArgs {
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// The URL the site is published under, for the feed, the sitemap and canonical links
-    /// (`https://org.github.io/kb/`); default: the config's `[site] base_url`.
-    #[arg(long, value_name = "URL")]
+    /// (`https://org.github.io/kb/`, or a path such as `/kb/`); default: the config's
+    /// `[site] base_url`.
+    #[arg(long, value_name = "URL", value_parser = crate::config::base_url)]
     base_url: Option<String>,
 }
 

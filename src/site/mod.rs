@@ -149,9 +149,10 @@ pub struct Site<'c> {
 }
 
 impl<'c> Site<'c> {
-    /// Plans the site of a loaded corpus. `base_url` overrides the config's. Fails on setup
-    /// problems: a template that does not compile, an unknown `enum_pages` field, or two
-    /// pages that would have the same path.
+    /// Plans the site of a loaded corpus. `base_url` overrides the config's; it is one
+    /// [`crate::config::base_url`] accepts. Fails on setup problems: a template that does
+    /// not compile, an unknown `enum_pages` field, or two pages that would have the same
+    /// path.
     pub fn new(
         project: &'c Project,
         corpus: &'c Corpus<Kept>,
@@ -159,11 +160,7 @@ impl<'c> Site<'c> {
     ) -> Result<Site<'c>, Vec<Diagnostic>> {
         let mut site = project.config.site.clone();
         if let Some(base) = base_url {
-            site.base_url = if base.ends_with('/') {
-                base.to_string()
-            } else {
-                format!("{base}/")
-            };
+            site.base_url = base.to_string();
         }
         let templates = Templates::load(&project.root)?;
         let content = Content::new(

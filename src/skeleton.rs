@@ -130,16 +130,34 @@ fn plain_value(property: &Value, today: &str) -> Value {
     }
 }
 
+/// The longest id made from a name, in characters: a record's name may be a sentence, and
+/// its id is a file name (most file systems take 255 bytes) and part of every URL to it.
+const MAX_MADE_ID: usize = 64;
+
 /// An id made from a name: lower-case ASCII words joined by dashes (`NVIDIA Dynamo` ->
-/// `nvidia-dynamo`). Letters outside ASCII are spelt in ASCII first, as Zola's slugs are
-/// (`Café` -> `cafe`, `Ärger über Öl` -> `arger-uber-ol`), rather than dropped.
+/// `nvidia-dynamo`), as many whole words as fit in [`MAX_MADE_ID`] characters. Letters
+/// outside ASCII are spelt in ASCII first, as Zola's slugs are (`Café` -> `cafe`, `Ärger
+/// über Öl` -> `arger-uber-ol`), rather than dropped.
 pub fn id_from_name(name: &str) -> String {
-    deunicode::deunicode(name)
+    let mut id = String::new();
+    for word in deunicode::deunicode(name)
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect::<Vec<_>>()
-        .join("-")
+    {
+        let dash = usize::from(!id.is_empty());
+        if id.len() + dash + word.len() > MAX_MADE_ID {
+            if id.is_empty() {
+                id.extend(word.chars().take(MAX_MADE_ID));
+                id.make_ascii_lowercase();
+            }
+            break;
+        }
+        if dash == 1 {
+            id.push('-');
+        }
+        id.push_str(&word.to_ascii_lowercase());
+    }
+    id
 }
 
 /// Today's date as `YYYY-MM-DD`, from `SOURCE_DATE_EPOCH` when set (reproducible builds and
@@ -189,5 +207,12 @@ mod tests {
         assert_eq!(id_from_name("  KV cache: dtype!  "), "kv-cache-dtype");
         assert_eq!(id_from_name("Ärger über Öl"), "arger-uber-ol");
         assert_eq!(id_from_name("Café « Mooncake »"), "cafe-mooncake");
+        let sentence = "Batch-invariant mode is not part of any KV-offload namespace or \
+                        connector compatibility check";
+        assert_eq!(
+            id_from_name(sentence),
+            "batch-invariant-mode-is-not-part-of-any-kv-offload-namespace-or"
+        );
+        assert_eq!(id_from_name(&"x".repeat(300)), "x".repeat(64));
     }
 }

@@ -145,6 +145,28 @@ fn a_new_record_id_spells_the_name_in_ascii() {
         text.contains("id: cafe-engine") && text.contains("name: Café Engine"),
         "{text}"
     );
+    // A name as long as a paragraph makes an id of the words that fit.
+    let sentence = "a very long name ".repeat(20);
+    let long = run(
+        dir.path(),
+        &[
+            "new",
+            "engine",
+            "--name",
+            &sentence,
+            "--format",
+            "yaml",
+            "--source",
+            "engine-vllm-github",
+        ],
+    );
+    assert_eq!(long.code, 0, "{}", long.stderr);
+    let id = "a-very-long-name-".repeat(3) + "a-very-long";
+    assert!(
+        long.stdout.contains(&format!("records/engines/{id}.yaml")),
+        "{}",
+        long.stdout
+    );
 }
 
 #[test]

@@ -405,6 +405,26 @@ fn converted_yaml_escapes_what_other_yaml_readers_refuse() {
 }
 
 #[test]
+fn a_records_values_do_not_depend_on_its_line_endings() {
+    let dir = bundled_copy();
+    let id = "pd-batch-invariant-mode-absent-from-kv-namespace";
+    let record = dir.path().join(format!("records/gotchas/{id}.md"));
+    // A section of two lines, so that its value holds a line break.
+    let text = std::fs::read_to_string(&record).unwrap().replacen(
+        "## Symptom\n\n",
+        "## Symptom\n\nA first line,\n",
+        1,
+    );
+    std::fs::write(&record, &text).unwrap();
+    let lf = run(dir.path(), &["convert", "--to", "json", id]);
+    assert_eq!(lf.code, 0, "{}", lf.stderr);
+    std::fs::write(&record, text.replace('\n', "\r\n")).unwrap();
+    let crlf = run(dir.path(), &["convert", "--to", "json", id]);
+    assert_eq!(crlf.code, 0, "{}", crlf.stderr);
+    assert_eq!(crlf.stdout, lf.stdout);
+}
+
+#[test]
 fn convert_prints_named_records_in_the_order_named() {
     let dir = bundled_copy();
     let printed = run(

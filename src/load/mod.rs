@@ -518,10 +518,14 @@ fn parse_markdown(
     );
     if let Value::Object(map) = &mut value {
         for section in body.sections {
-            let content = text
-                .get(section.content.clone())
-                .unwrap_or_default()
-                .to_string();
+            // Line breaks as the front matter's values have them: YAML reads `\r\n` as
+            // `\n`, and a field's value must not depend on where in the file it is written.
+            let content = text.get(section.content.clone()).unwrap_or_default();
+            let content = if content.contains('\r') {
+                content.replace("\r\n", "\n")
+            } else {
+                content.to_string()
+            };
             if map.contains_key(&section.field) {
                 diagnostics.push(
                     Diagnostic::new(

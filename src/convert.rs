@@ -109,6 +109,18 @@ pub fn convert_record(
             reason: "its Markdown body has prose outside the field sections, which JSON and YAML cannot hold".into(),
         });
     }
+    if let Some(number) = file
+        .text_again()
+        .and_then(|text| inexact_integer(&text, record.format))
+    {
+        return Err(Refused {
+            file: file.display.clone(),
+            reason: format!(
+                "the integer {number} is beyond the 64 bits gotchas holds one in, and would be \
+                 written rounded"
+            ),
+        });
+    }
     let text = match to {
         Format::Json => serialize::to_json(&record.value),
         Format::Yaml => serialize::to_yaml(&record.value),
@@ -122,6 +134,74 @@ pub fn convert_record(
 }
 
 impl Renumber for Result<Converted, Refused> {}
+
+/// The first integer written in `text`, a record file in `format`, that a 64-bit integer
+/// cannot hold: it was read as the nearest floating-point number, so writing the record
+/// again would change it (`123456789012345678901234` -> `1.2345678901234568e23`).
+fn inexact_integer(text: &str, format: Format) -> Option<String> {
+    let fits = |digits: &str| {
+        let digits = digits.strip_prefix('+').unwrap_or(digits);
+        digits.parse::<i64>().is_ok() || digits.parse::<u64>().is_ok()
+    };
+    let integer = |token: &str| {
+        let digits = token.trim_start_matches(['-', '+']);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    match format {
+        Format::Json => json_numbers(text).find(|token| integer(token) && !fits(token)),
+        Format::Yaml => yaml_plain_scalars(text).find(|token| integer(token) && !fits(token)),
+        Format::Markdown => {
+            let front = markdown::split_front_matter(text).ok()?;
+            let yaml = text.get(front.yaml)?;
+            yaml_plain_scalars(yaml).find(|token| integer(token) && !fits(token))
+        }
+    }
+}
+
+/// The number tokens of a JSON text, as written: what is outside strings and starts with a
+/// digit or a minus sign.
+fn json_numbers(text: &str) -> impl Iterator<Item = String> + '_ {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while let Some(&byte) = bytes.get(at) {
+            match byte {
+                b'"' => {
+                    at += 1;
+                    while let Some(&byte) = bytes.get(at) {
+                        at += if byte == b'\\' { 2 } else { 1 };
+                        if byte == b'"' {
+                            break;
+                        }
+                    }
+                }
+                b'-' | b'0'..=b'9' => {
+                    let start = at;
+                    while bytes.get(at).is_some_and(|b| {
+                        b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
+                    }) {
+                        at += 1;
+                    }
+                    return text.get(start..at).map(str::to_string);
+                }
+                _ => at += 1,
+            }
+        }
+        None
+    })
+}
+
+/// The plain scalars of a YAML text, untagged, as written: where an integer may be.
+fn yaml_plain_scalars(text: &str) -> impl Iterator<Item = String> + '_ {
+    saphyr_parser::Parser::new_from_str(text)
+        .map_while(Result::ok)
+        .filter_map(|(event, _)| match event {
+            saphyr_parser::Event::Scalar(value, saphyr_parser::ScalarStyle::Plain, _, None) => {
+                Some(value.into_owned())
+            }
+            _ => None,
+        })
+}
 
 /// Whether a Markdown body has text that is not inside a field section.
 fn has_free_prose(

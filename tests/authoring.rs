@@ -388,6 +388,64 @@ fn convert_refuses_a_record_that_sets_a_field_twice() {
 }
 
 #[test]
+fn convert_refuses_an_integer_it_would_round() {
+    let dir = bundled_copy();
+    let engine = dir.path().join("records/engines/vllm.yaml");
+    let yaml = std::fs::read_to_string(&engine).unwrap();
+    let huge = "123456789012345678901234";
+    std::fs::write(
+        &engine,
+        yaml.replace(
+            "first_release_year: 2023",
+            &format!("first_release_year: {huge}"),
+        ),
+    )
+    .unwrap();
+    let refused = run(
+        dir.path(),
+        &["convert", "--to", "json", "--in-place", "vllm"],
+    );
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused.stderr.contains(&format!("the integer {huge}")),
+        "{}",
+        refused.stderr
+    );
+    assert!(engine.exists(), "left as it was");
+    // The largest integers 64 bits hold are kept, and converted.
+    std::fs::write(
+        &engine,
+        yaml.replace(
+            "first_release_year: 2023",
+            "first_release_year: 18446744073709551615",
+        ),
+    )
+    .unwrap();
+    let json = run(dir.path(), &["convert", "--to", "json", "vllm"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    assert!(
+        json.stdout
+            .contains("\"first_release_year\": 18446744073709551615"),
+        "{}",
+        json.stdout
+    );
+    std::fs::write(
+        dir.path().join("records/engines/vllm.json"),
+        json.stdout
+            .replace("18446744073709551615", &format!("-{huge}")),
+    )
+    .unwrap();
+    std::fs::remove_file(&engine).unwrap();
+    let refused = run(dir.path(), &["convert", "--to", "yaml", "vllm"]);
+    assert_eq!(refused.code, 1);
+    assert!(
+        refused.stderr.contains(&format!("the integer -{huge}")),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
 fn converted_yaml_escapes_what_other_yaml_readers_refuse() {
     let dir = bundled_copy();
     let engine = dir.path().join("records/engines/vllm.yaml");

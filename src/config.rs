@@ -275,6 +275,16 @@ impl Config {
         format!("{records:?} {schemas:?} {collections:?} {max_file_size} {docs:?} {references:?}")
     }
 
+    /// The `docs` patterns as one matcher of paths relative to the root, `None` when one of
+    /// them is no glob (loading reports it) or there are none.
+    pub fn docs_matcher(&self) -> Option<globset::GlobSet> {
+        let mut builder = globset::GlobSetBuilder::new();
+        for pattern in &self.docs {
+            builder.add(globset::Glob::new(pattern).ok()?);
+        }
+        builder.build().ok()
+    }
+
     /// The level for a rule: the config's, else the rule's default.
     pub fn level(&self, code: &str) -> Level {
         self.rules

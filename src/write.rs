@@ -149,9 +149,49 @@ fn landing(path: &Path) -> PathBuf {
     }
 }
 
+/// An absolute form of a path that may not exist yet: its longest existing ancestor with
+/// symbolic links resolved, then the rest with `.` and `..` applied. Two paths to one file
+/// (`./records`, `../kb/records`, a link to it) come out the same, which is what deciding
+/// whether a write would land in the corpus, or a change a watcher reports is an input,
+/// compares.
+pub fn resolved(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = absolute.as_path();
+    let mut rest: Vec<std::path::Component<'_>> = Vec::new();
+    loop {
+        if let Ok(found) = existing.canonicalize() {
+            let mut out = found;
+            for component in rest.into_iter().rev() {
+                match component {
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    std::path::Component::CurDir => {}
+                    other => out.push(other),
+                }
+            }
+            return out;
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                existing = parent;
+            }
+            _ => return absolute,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resolves_paths_that_do_not_exist_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().canonicalize().unwrap();
+        assert_eq!(resolved(&dir.path().join("a/b/../c")), real.join("a/c"));
+    }
 
     #[test]
     fn replaces_content_and_keeps_permissions() {

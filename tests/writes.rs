@@ -173,3 +173,51 @@ fn a_file_saved_after_the_check_is_not_fixed_over() {
     );
     assert_eq!(std::fs::read_to_string(&saved).unwrap(), in_the_meantime);
 }
+
+#[test]
+fn output_is_never_written_over_the_corpus_own_files() {
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    std::fs::write(root.join("gotchas.toml"), "docs = [\"docs/*.md\"]\n").unwrap();
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/guide.md"), "# Guide\n").unwrap();
+    for own in [
+        "records/engines/vllm.yaml",
+        "records/engines/new.json",
+        "schema/engine.schema.json",
+        "gotchas.toml",
+        "docs/guide.md",
+    ] {
+        let path = root.join(own);
+        let before = std::fs::read(&path).ok();
+        let run = check(
+            root,
+            &["--format", "json", "--output", path.to_str().unwrap()],
+        );
+        assert_eq!(run.code, 2, "{own}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("the output is not written to"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(std::fs::read(&path).ok(), before, "{own} is as it was");
+    }
+    let index = common::gotchas(&[
+        "--root",
+        root.to_str().unwrap(),
+        "index",
+        "--out",
+        root.join("records/INDEX.md").to_str().unwrap(),
+    ]);
+    assert_eq!(index.code, 2, "{}", index.stderr);
+    let beside = root.join("report.json");
+    let run = check(
+        root,
+        &["--format", "json", "--output", beside.to_str().unwrap()],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        beside.is_file(),
+        "a file beside the corpus's own is written"
+    );
+}

@@ -123,6 +123,11 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         Ok(project) => project,
         Err(code) => return code,
     };
+    if let Some(output) = &args.output
+        && let Err(code) = super::refuse_corpus_file(&project, output)
+    {
+        return code;
+    }
     stages.done("config and schemas");
     let staged = if args.staged {
         match crate::git::staged() {

@@ -222,6 +222,47 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
     ExitCode::from(2)
 }
 
+/// Refuses a file a command was asked to write its output to (`check --output`, `index
+/// --out`) when it is one of the corpus's own: in its records, schema or templates folder,
+/// its config, or a prose page. A slip of `-o` would otherwise replace a record with the
+/// report about it. Exit code 2, as `build` refuses to replace the corpus.
+pub(crate) fn refuse_corpus_file(project: &Project, path: &Path) -> Result<(), ExitCode> {
+    let target = crate::write::resolved(path);
+    let root = crate::write::resolved(&project.root);
+    let folder = crate::site::protected_folders(project)
+        .into_iter()
+        .find(|(folder, _)| target.starts_with(crate::write::resolved(folder)))
+        .map(|(_, what)| format!("it is in {what}"));
+    let config = [
+        Some(project.root.join(crate::config::FILE_NAME)),
+        project.config.file.clone(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|config| crate::write::resolved(&config) == target)
+    .then(|| "it is the corpus's config file".to_string());
+    let page = target
+        .strip_prefix(&root)
+        .ok()
+        .filter(|relative| {
+            project
+                .config
+                .docs_matcher()
+                .is_some_and(|docs| docs.is_match(relative))
+        })
+        .map(|_| "it is a prose page of the corpus".to_string());
+    match folder.or(config).or(page) {
+        Some(why) => {
+            eprintln!(
+                "error: the output is not written to {}: {why}\nhelp: choose a file outside the corpus's own",
+                path.display()
+            );
+            Err(ExitCode::from(2))
+        }
+        None => Ok(()),
+    }
+}
+
 /// Writes a command's output; exit code 2 when it cannot be written (a closed pipe, a full
 /// disk), as for any other failure of the tool itself.
 fn emit(out: &mut impl Write, bytes: &[u8]) -> ExitCode {

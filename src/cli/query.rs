@@ -382,6 +382,7 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
     }
     match &args.out {
         None => emit(out, text.as_bytes()),
+        Some(path) if let Err(code) = super::refuse_corpus_file(&project, path) => code,
         Some(path) => match write_atomic(path, text.as_bytes()) {
             Ok(()) => emit(out, format!("wrote {}\n", path.display()).as_bytes()),
             Err(err) => {

@@ -169,6 +169,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
         }
     };
     let url = server.url();
+    let watching = serve::Watching::start(&project);
     let files = match build_in_memory(cli, &url, styled, out) {
         Ok(files) => files,
         Err(code) => return code,
@@ -183,7 +184,16 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
         "serving the site at {url} (rebuilt on every change; Ctrl-C stops)"
     );
     let _ = out.flush();
-    let watched = serve::watch(&project, |changed| {
+    let watching = match watching {
+        Ok(watching) => watching,
+        Err(err) => {
+            eprintln!("warning: cannot watch for changes ({err}); serving the site as built");
+            loop {
+                std::thread::park();
+            }
+        }
+    };
+    watching.run(|changed| {
         let first = changed
             .first()
             .map(|p| crate::source::display_path(&project.root, p))
@@ -200,9 +210,8 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
         }
         let _ = out.flush();
     });
-    if let Err(err) = watched {
-        eprintln!("warning: cannot watch for changes ({err}); serving the site as built");
-    }
+    // The watcher stopped: what is served stays as it was last built.
+    eprintln!("warning: stopped watching for changes; serving the site as last built");
     loop {
         std::thread::park();
     }

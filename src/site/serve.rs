@@ -18,6 +18,7 @@ use notify::{RecursiveMode, Watcher};
 
 use super::protected_folders;
 use crate::project::Project;
+use crate::write::resolved;
 
 /// Where the page script asks for the site's version.
 const VERSION_PATH: &str = "__gotchas/version";
@@ -255,45 +256,63 @@ fn content_type(file: &str) -> &'static str {
     }
 }
 
-/// Watches the project's inputs and calls `on_change` with the changed paths (under the
-/// project's root, as it names it) after each burst of changes. Returns only when the
-/// watcher fails.
-///
-/// A change is a file made, written, renamed or removed: reading one is not, though the
-/// watcher reports it (inotify's open and close), or every build, reading the corpus,
-/// would start the next, and open pages would reload for ever.
-pub fn watch(project: &Project, mut on_change: impl FnMut(Vec<PathBuf>)) -> notify::Result<()> {
-    let (sender, receiver) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(sender)?;
-    let inputs = Inputs::of(project);
-    for (path, mode) in watched(project) {
-        if path.exists() {
-            watcher.watch(&real(&path), mode)?;
+/// The project's inputs, watched: changes are noticed from [`Watching::start`] on, so a
+/// server starts watching before it builds, and a change made while it builds, or before
+/// it says where it serves, is not missed.
+pub struct Watching {
+    /// Kept for its watches: dropped, it stops.
+    _watcher: notify::RecommendedWatcher,
+    events: mpsc::Receiver<notify::Result<notify::Event>>,
+    inputs: Inputs,
+}
+
+impl Watching {
+    /// Starts watching the project's inputs.
+    pub fn start(project: &Project) -> notify::Result<Watching> {
+        let (sender, events) = mpsc::channel();
+        let mut watcher = notify::recommended_watcher(sender)?;
+        for (path, mode) in watched(project) {
+            if path.exists() {
+                watcher.watch(&resolved(&path), mode)?;
+            }
+        }
+        Ok(Watching {
+            _watcher: watcher,
+            events,
+            inputs: Inputs::of(project),
+        })
+    }
+
+    /// Calls `on_change` with the changed paths (under the project's root, as it names it)
+    /// after each burst of changes, for as long as the watcher works.
+    ///
+    /// A change is a file made, written, renamed or removed: reading one is not, though the
+    /// watcher reports it (inotify's open and close), or every build, reading the corpus,
+    /// would start the next, and open pages would reload for ever.
+    pub fn run(self, mut on_change: impl FnMut(Vec<PathBuf>)) {
+        let relevant = |event: notify::Result<notify::Event>| -> Vec<PathBuf> {
+            match event {
+                Ok(event) if is_change(&event.kind) => event
+                    .paths
+                    .into_iter()
+                    .filter_map(|path| self.inputs.named(&path))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        while let Ok(event) = self.events.recv() {
+            let mut changed = relevant(event);
+            if changed.is_empty() {
+                continue;
+            }
+            while let Ok(event) = self.events.recv_timeout(QUIET) {
+                changed.extend(relevant(event));
+            }
+            changed.sort();
+            changed.dedup();
+            on_change(changed);
         }
     }
-    let relevant = |event: notify::Result<notify::Event>| -> Vec<PathBuf> {
-        match event {
-            Ok(event) if is_change(&event.kind) => event
-                .paths
-                .into_iter()
-                .filter_map(|path| inputs.named(&path))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    while let Ok(event) = receiver.recv() {
-        let mut changed = relevant(event);
-        if changed.is_empty() {
-            continue;
-        }
-        while let Ok(event) = receiver.recv_timeout(QUIET) {
-            changed.extend(relevant(event));
-        }
-        changed.sort();
-        changed.dedup();
-        on_change(changed);
-    }
-    Ok(())
 }
 
 /// Whether an event is a change to what the site is built from; reading a file is not.
@@ -306,21 +325,13 @@ fn is_change(kind: &notify::EventKind) -> bool {
     )
 }
 
-/// `path` absolute, with symbolic links resolved where it exists: the watcher reports what
-/// changed as the path it watches joined with the names below it, and a root given as `.`,
-/// `..` or through a link is compared with what it reports in this one form.
-fn real(path: &Path) -> PathBuf {
-    path.canonicalize()
-        .or_else(|_| std::path::absolute(path))
-        .unwrap_or_else(|_| path.to_path_buf())
-}
-
-/// The site's inputs, as the watcher reports paths: see [`real`].
+/// The site's inputs, as the watcher reports paths: the paths it watches (see
+/// [`resolved`]) joined with the names below them.
 struct Inputs {
     /// The root as the project names it, for the paths given back.
     root: PathBuf,
-    /// The root, [`real`].
-    real_root: PathBuf,
+    /// The root, [`resolved`].
+    resolved_root: PathBuf,
     /// The records, schema and templates folders.
     folders: Vec<PathBuf>,
     /// The config file, wherever it is, and `gotchas.toml` at the root.
@@ -330,23 +341,23 @@ struct Inputs {
 
 impl Inputs {
     fn of(project: &Project) -> Inputs {
-        let mut configs = vec![real(&project.root.join(crate::config::FILE_NAME))];
-        configs.extend(project.config.file.as_deref().map(real));
+        let mut configs = vec![resolved(&project.root.join(crate::config::FILE_NAME))];
+        configs.extend(project.config.file.as_deref().map(resolved));
         Inputs {
             root: project.root.clone(),
-            real_root: real(&project.root),
+            resolved_root: resolved(&project.root),
             folders: protected_folders(project)
                 .iter()
-                .map(|(folder, _)| real(folder))
+                .map(|(folder, _)| resolved(folder))
                 .collect(),
             configs,
-            docs: docs_globs(&project.config.docs),
+            docs: project.config.docs_matcher(),
         }
     }
 
     /// A changed path the site is built from, under the root as the project names it.
     fn named(&self, path: &Path) -> Option<PathBuf> {
-        let relative = path.strip_prefix(&self.real_root).ok();
+        let relative = path.strip_prefix(&self.resolved_root).ok();
         let input = self.folders.iter().any(|folder| path.starts_with(folder))
             || self.configs.iter().any(|config| path == config)
             || relative
@@ -384,14 +395,6 @@ fn watched(project: &Project) -> Vec<(PathBuf, RecursiveMode)> {
         paths.push((parent.to_path_buf(), RecursiveMode::NonRecursive));
     }
     paths
-}
-
-fn docs_globs(patterns: &[String]) -> Option<globset::GlobSet> {
-    let mut builder = globset::GlobSetBuilder::new();
-    for pattern in patterns {
-        builder.add(globset::Glob::new(pattern).ok()?);
-    }
-    builder.build().ok()
 }
 
 #[cfg(test)]

@@ -31,6 +31,8 @@ pub fn worktree_prefix(root: &Path) -> String {
 /// What the git index changes against `HEAD`, as absolute paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Staged {
+    /// The top of the repository's work tree.
+    pub top: PathBuf,
     /// Files the index adds, modifies, copies, or renames to.
     pub changed: Vec<PathBuf>,
     /// Files the index deletes, or renames away.
@@ -55,6 +57,7 @@ pub fn staged() -> Result<Staged, String> {
     let unstaged: std::collections::HashSet<&str> =
         unstaged.split('\0').filter(|p| !p.is_empty()).collect();
     Ok(Staged {
+        top: top.clone(),
         unstaged: relative
             .changed
             .iter()

@@ -315,3 +315,22 @@ fn staged_outside_a_repository_cannot_run() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("error: --staged needs the git index"));
 }
+
+#[test]
+fn staged_from_another_repository_cannot_run() {
+    let corpus = repository();
+    git(
+        corpus.path(),
+        &["rm", "-q", "records/engines/mooncake.yaml"],
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    git(elsewhere.path(), &["init", "-q"]);
+    let root = corpus.path().to_str().unwrap();
+    let run = gotchas_in(elsewhere.path(), &["check", "--root", root, "--staged"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("which does not hold the corpus"),
+        "{}",
+        run.stderr
+    );
+}

@@ -131,6 +131,19 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     stages.done("config and schemas");
     let staged = if args.staged {
         match crate::git::staged() {
+            // Git reads the index of the repository around the current folder, which may
+            // not be the corpus's: its changes would be none of the corpus's files.
+            Ok(staged)
+                if !crate::write::resolved(&project.root)
+                    .starts_with(crate::write::resolved(&staged.top)) =>
+            {
+                eprintln!(
+                    "error: --staged reads the git index of the repository at {}, which does not hold the corpus at {}\nhelp: run it from inside the corpus's repository",
+                    staged.top.display(),
+                    project.root.display()
+                );
+                return ExitCode::from(2);
+            }
             Ok(staged) => Some(staged),
             Err(message) => {
                 eprintln!("error: --staged needs the git index: {message}");

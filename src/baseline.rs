@@ -116,7 +116,8 @@ impl Baseline {
         }
         let mut entries = BTreeMap::new();
         for entry in file.entries {
-            *entries.entry(entry.fingerprint).or_insert(0) += entry.count;
+            let count: &mut usize = entries.entry(entry.fingerprint).or_insert(0);
+            *count = count.saturating_add(entry.count);
         }
         Ok(Baseline { entries })
     }

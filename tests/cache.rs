@@ -271,7 +271,8 @@ fn a_recalled_record_is_told_of_what_another_file_broke_with_its_position() {
 }
 
 /// The cache is a convenience: a check whose cache cannot be written still passes. Where
-/// `--cache-dir` asks for a folder it is said; the default folder only with `--verbose`.
+/// `--cache-dir` asks for a folder it is said, unless `--quiet`; the default folder only
+/// with `--verbose`.
 #[test]
 fn a_cache_that_cannot_be_written_is_said_where_one_was_asked_for() {
     let corpus = bundled_copy();
@@ -287,6 +288,11 @@ fn a_cache_that_cannot_be_written_is_said_where_one_was_asked_for() {
         "{}",
         asked.stderr
     );
+    let quiet = check(
+        corpus.path(),
+        &["--quiet", "--cache-dir", blocker.to_str().unwrap()],
+    );
+    assert_eq!(quiet.stderr, "", "--quiet says no note");
     std::fs::write(corpus.path().join(".gotchas-cache"), "").unwrap();
     let default = check(corpus.path(), &[]);
     assert_eq!(default.code, 0);

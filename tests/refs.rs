@@ -507,7 +507,7 @@ fn baseline_accepts_known_problems_and_fails_on_new_ones() {
     assert!(
         shrunk
             .stdout
-            .contains("1 known problem in the baseline no longer occurs; run `gotchas check --write-baseline` to remove it"),
+            .contains("1 known problem in the baseline no longer occurs; run `gotchas check --write-baseline` to remove it:\n  records/gotchas/bad-yaml.yaml: "),
         "{}",
         shrunk.stdout
     );

@@ -194,8 +194,10 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
                 && let Err(err) =
                     cache::save(&folder, fingerprint, keeping.len(), keeping.batches())
                 // A folder asked for is expected to be written; the default one is a
-                // convenience, which a read-only checkout simply goes without.
+                // convenience, which a read-only checkout simply goes without. `--quiet`
+                // promises no notes.
                 && (args.verbose || args.cache_dir.is_some())
+                && !args.quiet
             {
                 eprintln!(
                     "note: the cache was not written to {}: {err}",
@@ -368,12 +370,12 @@ fn report<F>(
     let mut summary = Summary::new(&corpus, &diagnostics);
     summary.known = filtered.known;
     // In changed-files mode the baseline's entries for files out of scope are not stale.
-    summary.stale = filtered
+    let stale: Vec<&(baseline::Fingerprint, usize)> = filtered
         .stale
         .iter()
         .filter(|(known, _)| scope.as_ref().is_none_or(|s| s.contains(&known.file)))
-        .map(|(_, count)| count)
-        .sum();
+        .collect();
+    summary.stale = stale.iter().map(|(_, count)| count).sum();
     if let Some(scope) = &scope {
         summary = scope.narrow(summary, &corpus);
         if !args.quiet {
@@ -389,6 +391,7 @@ fn report<F>(
         diagnostics: &diagnostics,
         sources: &sources,
         summary,
+        stale: &stale,
         styled: styled && args.output.is_none(),
         quiet: args.quiet,
         max_per_file: args.max_per_file,
@@ -482,12 +485,17 @@ struct Rendering<'a, F> {
     diagnostics: &'a [Diagnostic],
     sources: &'a Sources,
     summary: Summary,
+    /// The baseline's entries that no longer occur, with how many times each.
+    stale: &'a [&'a (baseline::Fingerprint, usize)],
     styled: bool,
     quiet: bool,
     max_per_file: usize,
     /// `--statistics`: a count per rule instead of the diagnostics.
     statistics: bool,
 }
+
+/// The most stale baseline entries the human report lists; the rest are counted.
+const MAX_STALE_LISTED: usize = 20;
 
 /// Writes the report in the chosen format to `out`.
 fn render<F>(format: OutputFormat, r: &Rendering<'_, F>, out: &mut dyn Write) -> io::Result<()> {
@@ -511,9 +519,26 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>, out: &mut dyn Write) ->
                 };
                 writeln!(
                     out,
-                    "note: {} in the baseline no longer {occur}; run `gotchas check --write-baseline` to remove {them}",
+                    "note: {} in the baseline no longer {occur}; run `gotchas check --write-baseline` to remove {them}:",
                     plural(r.summary.stale, "known problem")
                 )?;
+                for (known, count) in r.stale.iter().take(MAX_STALE_LISTED) {
+                    let times = if *count > 1 {
+                        format!(" ({count} times)")
+                    } else {
+                        String::new()
+                    };
+                    writeln!(
+                        out,
+                        "  {}: {} [{}]{times}",
+                        known.file,
+                        report::excerpt::clip(&known.message),
+                        known.code
+                    )?;
+                }
+                if r.stale.len() > MAX_STALE_LISTED {
+                    writeln!(out, "  and {} more", r.stale.len() - MAX_STALE_LISTED)?;
+                }
             }
             Ok(())
         }

@@ -368,3 +368,33 @@ fn paths_are_relative_to_the_repository_not_the_corpus() {
         "people still see corpus paths"
     );
 }
+
+/// A file name or a value may hold a control character; printed as it is, it would break a
+/// line of the report or drive the terminal that shows it.
+#[test]
+fn control_characters_in_names_and_values_are_escaped() {
+    let dir = common::bundled_copy();
+    let engines = dir.path().join("records/engines");
+    let text = std::fs::read_to_string(engines.join("vllm.yaml")).unwrap();
+    std::fs::write(
+        engines.join("x\u{1b}[2Jy.yaml"),
+        text.replace("status: verified", "status: \"verif\\eed\""),
+    )
+    .unwrap();
+    let human = check(dir.path(), &[]);
+    assert!(!human.stdout.contains('\u{1b}'), "{:?}", human.stdout);
+    assert!(
+        human
+            .stdout
+            .contains("--> records/engines/x\\u{1b}[2Jy.yaml"),
+        "{}",
+        human.stdout
+    );
+    let github = check(dir.path(), &["--format", "github"]);
+    assert!(!github.stdout.contains('\u{1b}'), "{:?}", github.stdout);
+    assert!(
+        github.stdout.contains("verif\\u{1b}ed"),
+        "{}",
+        github.stdout
+    );
+}

@@ -146,17 +146,7 @@ const MAX_MESSAGE_CHARS: usize = 2_000;
 /// escape (`\n`, `\t`, `\u{1b}`), as Rust's `{:?}` would, so the message stays one line and
 /// nothing in it drives the terminal.
 pub fn clip(text: &str) -> Cow<'_, str> {
-    if text.chars().any(char::is_control) {
-        let escaped: String = text
-            .chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_debug().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect();
+    if let Cow::Owned(escaped) = one_line(text) {
         return Cow::Owned(clip(&escaped).into_owned());
     }
     if text.len() <= MAX_QUOTED_CHARS {
@@ -180,6 +170,26 @@ pub fn clip(text: &str) -> Cow<'_, str> {
     } else {
         Cow::Owned(clipped)
     }
+}
+
+/// `text` with each control character written as an escape (`\n`, `\u{1b}`), as Rust's
+/// `{:?}` would: a file's name may hold one as well as a value, and printed as it is, it
+/// would break the line or drive the terminal.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
 }
 
 /// `text`, or its start and end around a cut mark when it is longer than `max` characters.

@@ -51,11 +51,21 @@ pub fn write(
     Ok(())
 }
 
-/// Escapes a command's message.
+/// Escapes a command's message as the Actions toolkit does (`%`, CR and LF), and writes
+/// any other control character as an escape (`\u{1b}`), which the log would otherwise show
+/// raw, or act on.
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => escaped.push_str("%25"),
+            '\r' => escaped.push_str("%0D"),
+            '\n' => escaped.push_str("%0A"),
+            c if c.is_control() => escaped.extend(c.escape_debug()),
+            c => escaped.push(c),
+        }
+    }
+    escaped
 }
 
 /// Escapes a property value: like a message, and `:` and `,`, which end a property.
@@ -70,6 +80,7 @@ mod tests {
     #[test]
     fn escapes_like_the_actions_toolkit() {
         assert_eq!(escape_data("50% a:b,c\r\nd"), "50%25 a:b,c%0D%0Ad");
+        assert_eq!(escape_data("a\u{0}b\u{1b}[31m"), "a\\0b\\u{1b}[31m");
         assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
     }
 }

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet, Title};
 
-use super::excerpt::{Excerpt, clip};
+use super::excerpt::{Excerpt, clip, one_line};
 use super::{Sources, Summary};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::source::{Span, char_span, line_col};
@@ -87,7 +87,7 @@ fn each_piece(
         {
             take(&format!(
                 "note: {}: {} not shown (--max-per-file 0 shows all)\n\n",
-                first.file,
+                one_line(&first.file),
                 plural(count - shown, "more diagnostic")
             ))?;
         }
@@ -129,20 +129,23 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
                 None => {
                     let mut primary = AnnotationKind::Primary.span(char_span(text, span));
                     if let Some(label) = &diagnostic.label {
-                        primary = primary.label(label);
+                        primary = primary.label(one_line(label));
                     }
                     let mut snippet = Snippet::source(text)
-                        .path(&diagnostic.file)
+                        .path(one_line(&diagnostic.file))
                         .annotation(primary);
                     for (span, message) in labels {
-                        snippet = snippet
-                            .annotation(AnnotationKind::Context.span(span.clone()).label(message));
+                        snippet = snippet.annotation(
+                            AnnotationKind::Context
+                                .span(span.clone())
+                                .label(one_line(message)),
+                        );
                     }
                     title.element(snippet)
                 }
             }
         }
-        _ => title.element(Origin::path(&diagnostic.file)),
+        _ => title.element(Origin::path(one_line(&diagnostic.file))),
     };
     for label in diagnostic
         .labels
@@ -151,11 +154,13 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
     {
         group = match (&label.anchor, sources.get(&label.file)) {
             (Anchor::Span(span), Some(text)) => group.element(
-                Snippet::source(text).path(&label.file).annotation(
-                    AnnotationKind::Context
-                        .span(span.clone())
-                        .label(&label.message),
-                ),
+                Snippet::source(text)
+                    .path(one_line(&label.file))
+                    .annotation(
+                        AnnotationKind::Context
+                            .span(span.clone())
+                            .label(one_line(&label.message)),
+                    ),
             ),
             _ => group.element(
                 Level::NOTE
@@ -184,23 +189,26 @@ fn excerpt_snippet<'a>(
 ) -> Group<'a> {
     let mut primary = AnnotationKind::Primary.span(excerpt.map(text, span).unwrap_or_default());
     if let Some(label) = &diagnostic.label {
-        primary = primary.label(label);
+        primary = primary.label(one_line(label));
     }
     let mut snippet = Snippet::source(excerpt.source.clone())
-        .path(&diagnostic.file)
+        .path(one_line(&diagnostic.file))
         .line_start(excerpt.line)
         .annotation(primary);
     let mut elsewhere = Vec::new();
     for (span, message) in labels {
         match excerpt.map(text, span) {
             Some(shown) => {
-                snippet = snippet.annotation(AnnotationKind::Context.span(shown).label(*message));
+                snippet = snippet
+                    .annotation(AnnotationKind::Context.span(shown).label(one_line(message)));
             }
             None => {
                 let at = line_col(text, span.start);
                 elsewhere.push(Level::NOTE.message(format!(
                     "{}:{}:{}: {message}",
-                    diagnostic.file, at.line, at.column
+                    one_line(&diagnostic.file),
+                    at.line,
+                    at.column
                 )));
             }
         }

@@ -56,14 +56,11 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
     let collection = &content.schemas.collections[record.collection];
     let mut fields = Fields::default();
     // The record template names each field's section `field-NAME`.
-    let own = match &record.value.fields {
-        FieldValue::Object(map) => map
-            .iter()
-            .map(|(name, _)| format!("field-{name}"))
-            .collect(),
+    let names: Vec<&str> = match &record.value.fields {
+        FieldValue::Object(map) => map.iter().map(|(name, _)| &**name).collect(),
         _ => Vec::new(),
     };
-    let ids = RefCell::new(markdown::PageIds::new(own));
+    let ids = RefCell::new(markdown::PageIds::new(&names));
     if let (Some(body), Some(prose)) = (
         record.prose.as_ref().map(|prose| &prose.body),
         record.value.body.as_deref(),
@@ -154,7 +151,7 @@ struct Writer<'a, 'c> {
     published: usize,
     root: &'a str,
     /// The page's ids, for a value rendered as Markdown (see [`markdown::PageIds`]).
-    ids: &'a RefCell<markdown::PageIds>,
+    ids: &'a RefCell<markdown::PageIds<'a>>,
 }
 
 impl Writer<'_, '_> {

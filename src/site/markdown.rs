@@ -29,20 +29,38 @@ use crate::links;
 /// must keep their target (`## Main` becomes `main-1`).
 const TEMPLATE_IDS: [&str; 5] = ["main", "site-q", "backlinks-h", "files-h", "graph-h"];
 
+/// The prefix of the ids the record template gives its fields' sections (`field-severity`).
+const FIELD_ID_PREFIX: &str = "field-";
+
 /// The ids given on one page so far: a page may show several pieces of prose (a record's
 /// long fields each rendered on its own), and a heading or a footnote of one must not take
 /// an id another, or the template, has.
+///
+/// The template's own ids are tested, not stored: nearly no page's prose has a heading or
+/// a footnote, and building the set of them for each of 100,000 record pages was 4% of
+/// `build`.
 #[derive(Debug)]
-pub struct PageIds {
+pub struct PageIds<'f> {
+    /// The fields the page's template names sections after (`field-NAME`).
+    fields: &'f [&'f str],
     used: HashSet<String>,
 }
 
-impl PageIds {
-    /// The ids of a page whose template also names `own` (a record page's `field-NAME`).
-    pub fn new(own: impl IntoIterator<Item = String>) -> PageIds {
-        let mut used: HashSet<String> = TEMPLATE_IDS.iter().map(|id| id.to_string()).collect();
-        used.extend(own);
-        PageIds { used }
+impl<'f> PageIds<'f> {
+    /// The ids of a page whose template also names a section after each of `fields`.
+    pub fn new(fields: &'f [&'f str]) -> PageIds<'f> {
+        PageIds {
+            fields,
+            used: HashSet::new(),
+        }
+    }
+
+    /// Whether the page's template names an element `id`.
+    fn template_has(&self, id: &str) -> bool {
+        TEMPLATE_IDS.contains(&id)
+            || id
+                .strip_prefix(FIELD_ID_PREFIX)
+                .is_some_and(|field| self.fields.contains(&field))
     }
 
     /// `wanted`, or, when the page has it, the first of `wanted-1`, `wanted-2` ... it has
@@ -50,7 +68,7 @@ impl PageIds {
     fn claim(&mut self, wanted: &str) -> String {
         let mut unique = wanted.to_string();
         let mut n = 0;
-        while !self.used.insert(unique.clone()) {
+        while self.template_has(&unique) || !self.used.insert(unique.clone()) {
             n += 1;
             unique = format!("{wanted}-{n}");
         }
@@ -67,7 +85,7 @@ pub fn render(
     prose: &str,
     base: usize,
     root: &str,
-    ids: &mut PageIds,
+    ids: &mut PageIds<'_>,
 ) -> String {
     let options = Options::ENABLE_WIKILINKS
         | Options::ENABLE_TABLES
@@ -154,7 +172,7 @@ pub fn render_inline(
     file: usize,
     text: &str,
     root: &str,
-    ids: &mut PageIds,
+    ids: &mut PageIds<'_>,
 ) -> String {
     let html = render(content, file, text, 0, root, ids);
     match html
@@ -346,7 +364,7 @@ fn mark(class: &str, why: &str) -> Event<'static> {
 /// Gives every heading an id made from its text the way GitHub does (`Tier 0 — Silent` ->
 /// `tier-0--silent`), so links written against the repository's rendering keep their
 /// fragment. Repeats, on the page, get `-1`, `-2` ...
-fn name_headings(events: &mut [Event<'_>], ids: &mut PageIds) {
+fn name_headings(events: &mut [Event<'_>], ids: &mut PageIds<'_>) {
     for i in 0..events.len() {
         if let Some(Event::Start(Tag::Heading { id: None, .. })) = events.get(i) {
             let mut text = String::new();
@@ -368,7 +386,7 @@ fn name_headings(events: &mut [Event<'_>], ids: &mut PageIds) {
 /// Gives each footnote label an id of its own on the page: a footnote's label is its
 /// definition's id, and two fields of a record that each have a `[^1]` would have given
 /// the page two elements `id="1"`, the second field's reference leading to the first's.
-fn name_footnotes(events: &mut [Event<'_>], ids: &mut PageIds) {
+fn name_footnotes(events: &mut [Event<'_>], ids: &mut PageIds<'_>) {
     let mut named: HashMap<String, String> = HashMap::new();
     for event in events.iter_mut() {
         let label = match event {

@@ -620,7 +620,7 @@ impl<'a, 'c> Frame<'a, 'c> {
             source.text.as_deref().unwrap_or_default(),
             0,
             &urls::root_of(file),
-            &mut markdown::PageIds::new([]),
+            &mut markdown::PageIds::new(&[]),
         );
         let view = DocPage {
             doc: DocInfo {

@@ -97,7 +97,7 @@ impl Scope {
             .collect();
         for ((path, display), &file) in changed.iter().zip(changed_displays).zip(changed_files) {
             let Some(display) = display.clone() else {
-                scope.ignore_outside(path);
+                scope.ignore_outside(path, &root);
                 continue;
             };
             if let Some(file) = file {
@@ -200,24 +200,26 @@ impl Scope {
         }
     }
 
-    /// Ignores a name outside the corpus root; when it is in another corpus (a folder
-    /// holding a config, or under one), says how to check that one instead: `gotchas check
-    /// ../other-kb` checks the corpus in the current folder, not that one.
-    fn ignore_outside(&mut self, path: &Path) {
+    /// Ignores a name outside the corpus at `root` (resolved); when it is in another corpus
+    /// (a folder holding a config, or under one), says how to check that one instead:
+    /// `gotchas check ../other-kb` checks the corpus in the current folder, not that one.
+    fn ignore_outside(&mut self, path: &Path, root: &Path) {
         let folder = if path.is_dir() {
             Some(path)
         } else {
             path.parent()
         };
-        let absolute = folder.and_then(|folder| std::path::absolute(folder).ok());
+        // Resolved, `..` and all: `kb/..` is not inside `kb`, whose config a search
+        // upwards from it would find.
+        let absolute = folder.map(crate::write::resolved);
         match absolute.as_deref().and_then(crate::config::find_root) {
-            Some(other) => self.notes.push(format!(
+            Some(other) if other != root => self.notes.push(format!(
                 "ignoring {}: outside this corpus, in the one at {}, which `--root {}` checks",
                 path.display(),
                 other.display(),
                 other.display()
             )),
-            None => self.ignore(path),
+            _ => self.ignore(path),
         }
     }
 

@@ -134,7 +134,7 @@ fn names_outside_the_corpus_are_ignored_with_a_note() {
     let elsewhere = other.path().join("records/gotchas/typo.yaml");
     let run = check_in(dir.path(), &[elsewhere.to_str().unwrap()]);
     assert_eq!(run.code, 0);
-    let other = std::path::absolute(other.path()).unwrap();
+    let other = other.path().canonicalize().unwrap();
     assert!(
         run.stderr.contains(&format!(
             "note: ignoring {}: outside this corpus, in the one at {}, which `--root {}` checks",
@@ -144,6 +144,17 @@ fn names_outside_the_corpus_are_ignored_with_a_note() {
         )),
         "{}",
         run.stderr
+    );
+
+    // A name reached through `..` is where it leads: here, the corpus's own folder, which
+    // is no other corpus.
+    let from_records = gotchas_in(&dir.path().join("records"), &["check", "../README.md"]);
+    assert!(
+        from_records
+            .stderr
+            .contains("note: ignoring ../README.md: not a record, prose page, schema or config"),
+        "{}",
+        from_records.stderr
     );
 }
 

@@ -135,7 +135,7 @@ fn plain_value(property: &Value, today: &str) -> Value {
 const MAX_MADE_ID: usize = 64;
 
 /// An id made from a name: lower-case ASCII words joined by dashes (`NVIDIA Dynamo` ->
-/// `nvidia-dynamo`), as many whole words as fit in [`MAX_MADE_ID`] characters. Letters
+/// `nvidia-dynamo`), as many whole words as fit in `MAX_MADE_ID` (64) characters. Letters
 /// outside ASCII are spelt in ASCII first, as Zola's slugs are (`Café` -> `cafe`, `Ärger
 /// über Öl` -> `arger-uber-ol`), rather than dropped.
 pub fn id_from_name(name: &str) -> String {

@@ -622,10 +622,7 @@ impl<F: Renumber> Corpus<F> {
             max_file_size: config.max_file_size,
         };
         let path = &self.files[file].path;
-        let format = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .and_then(crate::source::Format::from_extension);
+        let format = crate::source::Format::of_path(path);
         let mut diagnostics = Vec::new();
         let parsed = format
             .and_then(|format| load::parse(&text, &display, format, &context, &mut diagnostics));

@@ -16,6 +16,7 @@ use crate::corpus::{Corpus, Renumber};
 use crate::diagnostic::{Anchor, Applicability, Diagnostic};
 use crate::load::Record;
 use crate::schema::Schemas;
+use crate::serialize;
 use crate::source::{SourceFile, Span};
 
 /// The certain edits of a set of diagnostics, by file (as displayed), in file order.
@@ -89,9 +90,10 @@ pub fn written_in(
     let inner = || node.start + 1..node.end - 1;
     let controls = replacement.chars().any(char::is_control);
     match (style, part) {
-        (Written::DoubleQuoted, part) => {
-            Some((part.unwrap_or_else(inner), escape_double(replacement)))
-        }
+        (Written::DoubleQuoted, part) => Some((
+            part.unwrap_or_else(inner),
+            serialize::double_quoted_content(replacement),
+        )),
         (Written::SingleQuoted, part) if !controls => {
             Some((part.unwrap_or_else(inner), replacement.replace('\'', "''")))
         }
@@ -101,47 +103,12 @@ pub fn written_in(
                 && replacement.trim() == replacement;
             safe.then(|| (part, replacement.to_string()))
         }
-        (Written::Plain, None) if plain(replacement) => Some((node, replacement.to_string())),
-        (_, Some(_)) => None,
-        (_, None) => Some((node, format!("\"{}\"", escape_double(replacement)))),
-    }
-}
-
-/// Whether `value`, written as a plain YAML scalar in a block or a flow collection, reads
-/// back as itself: it starts with no indicator, holds nothing YAML reads as a comment, a
-/// mapping or a flow collection's syntax, and is not read as null, a boolean or a number.
-fn plain(value: &str) -> bool {
-    const INDICATORS: &[char] = &[
-        '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@',
-        '`',
-    ];
-    !value.is_empty()
-        && value.trim() == value
-        && !value.starts_with(INDICATORS)
-        && !value.contains([',', '[', ']', '{', '}'])
-        && !value.contains(": ")
-        && !value.contains(" #")
-        && !value.ends_with(':')
-        && !value.chars().any(char::is_control)
-        && crate::load::yaml::plain_reads_as_string(value)
-}
-
-/// `value` as the inside of a double-quoted string, JSON's or YAML's: both read these
-/// escapes alike.
-fn escape_double(value: &str) -> String {
-    let mut escaped = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '"' => escaped.push_str("\\\""),
-            '\\' => escaped.push_str("\\\\"),
-            '\n' => escaped.push_str("\\n"),
-            '\t' => escaped.push_str("\\t"),
-            '\r' => escaped.push_str("\\r"),
-            c if c.is_control() => escaped.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => escaped.push(c),
+        (Written::Plain, None) if serialize::plain_is_safe(replacement) => {
+            Some((node, replacement.to_string()))
         }
+        (_, Some(_)) => None,
+        (_, None) => Some((node, serialize::double_quoted(replacement))),
     }
-    escaped
 }
 
 /// Applies edits to a text. Edits are applied in order of position; an edit overlapping an

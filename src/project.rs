@@ -362,6 +362,7 @@ pub fn locate<F>(
             let head = (wants.root && !wants.values && !wants.text && source.text.is_none())
                 .then(|| source.head())
                 .flatten();
+            let format = Format::of_path(&source.path);
             let (text, map) = match head {
                 Some(head) => (
                     Cow::Borrowed(&*head.text),
@@ -369,11 +370,6 @@ pub fn locate<F>(
                 ),
                 None => {
                     let text = source.text_again()?;
-                    let format = source
-                        .path
-                        .extension()
-                        .and_then(|e| e.to_str())
-                        .and_then(Format::from_extension);
                     let fields = file_collections
                         .get(index)
                         .copied()
@@ -394,7 +390,7 @@ pub fn locate<F>(
                     (text, map)
                 }
             };
-            let json = source.path.extension().is_some_and(|e| e == "json");
+            let json = format == Some(Format::Json);
             let resolved: Vec<Resolved> = wants
                 .anchors
                 .iter()

@@ -109,8 +109,18 @@ fn scalar_string(text: &str) -> String {
 /// start of a stream), or that YAML 1.1 reads as a line break (U+0085, U+2028, U+2029):
 /// other YAML readers (libyaml's, PyYAML's) refuse a file holding the first kind, and fold
 /// the second into a space.
-fn double_quoted(text: &str) -> String {
+pub(crate) fn double_quoted(text: &str) -> String {
+    format!("\"{}\"", double_quoted_content(text))
+}
+
+/// What [`double_quoted`] writes between the quotes: also what a fix writes into a JSON
+/// string or a double-quoted YAML scalar, which read these escapes alike.
+pub(crate) fn double_quoted_content(text: &str) -> String {
     let quoted = serde_json::to_string(text).unwrap_or_default();
+    let quoted = quoted
+        .strip_prefix('"')
+        .and_then(|inner| inner.strip_suffix('"'))
+        .unwrap_or_default();
     let printable = |c: char| {
         !matches!(
             c,
@@ -118,7 +128,7 @@ fn double_quoted(text: &str) -> String {
         )
     };
     if quoted.chars().all(printable) {
-        return quoted;
+        return quoted.to_string();
     }
     quoted
         .chars()
@@ -132,7 +142,11 @@ fn double_quoted(text: &str) -> String {
         .collect()
 }
 
-fn plain_is_safe(text: &str) -> bool {
+/// Whether `text`, written as a plain YAML scalar in a block or a flow collection, reads
+/// back as itself: its first character is a letter, a digit or `/`, the others letters,
+/// digits or ` -_./()+@` (no indicator, comment or flow syntax), and it is not read as
+/// null, a boolean or a number.
+pub(crate) fn plain_is_safe(text: &str) -> bool {
     let Some(first) = text.chars().next() else {
         return false;
     };

@@ -35,6 +35,13 @@ impl Format {
         }
     }
 
+    /// The format of the file at `path`, by its extension.
+    pub fn of_path(path: &Path) -> Option<Format> {
+        path.extension()
+            .and_then(|e| e.to_str())
+            .and_then(Format::from_extension)
+    }
+
     /// The lower-case name used in messages and JSON output.
     pub fn name(self) -> &'static str {
         match self {

@@ -572,15 +572,6 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&Tag>) -> Value {
     }
 }
 
-/// Whether `text`, written as a plain scalar, reads back as that string: not as null, a
-/// boolean or a number (`null`, `true`, `1.0`), which a fix writing it must quote.
-pub fn plain_reads_as_string(text: &str) -> bool {
-    matches!(
-        resolve_scalar(text, ScalarStyle::Plain, None),
-        Value::String(_)
-    )
-}
-
 fn parse_bool(text: &str) -> Option<bool> {
     match text {
         "true" | "True" | "TRUE" => Some(true),

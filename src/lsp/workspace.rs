@@ -475,10 +475,7 @@ impl Workspace {
     /// A file's source map (JSON pointer to span), built on demand.
     pub fn source_map(&self, file: usize) -> SourceMap {
         let path = &self.corpus.files[file].path;
-        let format = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .and_then(Format::from_extension);
+        let format = Format::of_path(path);
         let collection = self.corpus.file_collections[file];
         match (format, collection) {
             (Some(format), Some(collection)) => load::source_map(

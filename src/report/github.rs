@@ -55,17 +55,11 @@ pub fn write(
 /// any other control character as an escape (`\u{1b}`), which the log would otherwise show
 /// raw, or act on.
 fn escape_data(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '%' => escaped.push_str("%25"),
-            '\r' => escaped.push_str("%0D"),
-            '\n' => escaped.push_str("%0A"),
-            c if c.is_control() => escaped.extend(c.escape_debug()),
-            c => escaped.push(c),
-        }
-    }
-    escaped
+    let encoded = text
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    super::excerpt::one_line(&encoded).into_owned()
 }
 
 /// Escapes a property value: like a message, and `:` and `,`, which end a property.

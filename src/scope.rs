@@ -97,7 +97,7 @@ impl Scope {
             .collect();
         for ((path, display), &file) in changed.iter().zip(changed_displays).zip(changed_files) {
             let Some(display) = display.clone() else {
-                scope.ignore_outside(path, &root);
+                scope.ignore_outside(path, &root, &project.root);
                 continue;
             };
             if let Some(file) = file {
@@ -139,7 +139,7 @@ impl Scope {
                     removed.insert(display.clone());
                 }
             } else {
-                scope.ignore(path);
+                scope.ignore(path, &project.root);
                 continue;
             }
             scope.named.insert(display.clone());
@@ -203,7 +203,7 @@ impl Scope {
     /// Ignores a name outside the corpus at `root` (resolved); when it is in another corpus
     /// (a folder holding a config, or under one), says how to check that one instead:
     /// `gotchas check ../other-kb` checks the corpus in the current folder, not that one.
-    fn ignore_outside(&mut self, path: &Path, root: &Path) {
+    fn ignore_outside(&mut self, path: &Path, root: &Path, given_root: &Path) {
         let folder = if path.is_dir() {
             Some(path)
         } else {
@@ -213,21 +213,35 @@ impl Scope {
         // upwards from it would find.
         let absolute = folder.map(crate::write::resolved);
         match absolute.as_deref().and_then(crate::config::find_root) {
-            Some(other) if other != root => self.notes.push(format!(
+            Some(other) if other != root && path.exists() => self.notes.push(format!(
                 "ignoring {}: outside this corpus, in the one at {}, which `--root {}` checks",
                 path.display(),
                 other.display(),
                 other.display()
             )),
-            _ => self.ignore(path),
+            _ => self.ignore(path, given_root),
         }
     }
 
-    fn ignore(&mut self, path: &Path) {
-        self.notes.push(format!(
-            "ignoring {}: not a record, prose page, schema or config of the corpus",
-            path.display()
-        ));
+    /// Ignores a name that is no file of the corpus. One that does not exist is said to,
+    /// and when it names a file from the corpus root instead, that one is named: names are
+    /// taken from the current folder, as cargo and ruff take them, even with `--root`.
+    fn ignore(&mut self, path: &Path, root: &Path) {
+        let note = if path.exists() {
+            format!(
+                "ignoring {}: not a record, prose page, schema or config of the corpus",
+                path.display()
+            )
+        } else if path.is_relative() && root.join(path).exists() {
+            format!(
+                "ignoring {}: it does not exist here (a name is taken from the current folder, not from `--root`); {} does",
+                path.display(),
+                root.join(path).display()
+            )
+        } else {
+            format!("ignoring {}: it does not exist", path.display())
+        };
+        self.notes.push(note);
     }
 
     /// Adds the files citing a record or page of `targets`, or a removed file's stem.

@@ -118,6 +118,7 @@ fn a_deleted_file_named_reports_the_records_that_cited_it() {
 #[test]
 fn names_outside_the_corpus_are_ignored_with_a_note() {
     let dir = corpus();
+    std::fs::write(dir.path().join("README.md"), "# A corpus\n").unwrap();
     let outside = tempfile::NamedTempFile::new().unwrap();
     let run = check_in(dir.path(), &["README.md", outside.path().to_str().unwrap()]);
     assert_eq!(run.code, 0);
@@ -155,6 +156,37 @@ fn names_outside_the_corpus_are_ignored_with_a_note() {
             .contains("note: ignoring ../README.md: not a record, prose page, schema or config"),
         "{}",
         from_records.stderr
+    );
+}
+
+#[test]
+fn a_name_that_does_not_exist_is_said_not_to() {
+    let dir = corpus();
+    let run = check_in(dir.path(), &["nope.json"]);
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("note: ignoring nope.json: it does not exist\n"),
+        "{}",
+        run.stderr
+    );
+
+    // Named from the corpus root while the current folder is elsewhere: the file meant is
+    // named, as names are taken from the current folder even with `--root`.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let run = gotchas_in(
+        elsewhere.path(),
+        &["--root", root, "check", "records/gotchas/typo.yaml"],
+    );
+    assert_eq!(run.code, 0);
+    assert!(
+        run.stderr.contains(&format!(
+            "note: ignoring records/gotchas/typo.yaml: it does not exist here (a name is taken from the current folder, not from `--root`); {} does",
+            dir.path().join("records/gotchas/typo.yaml").display()
+        )),
+        "{}",
+        run.stderr
     );
 }
 

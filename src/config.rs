@@ -226,11 +226,28 @@ impl Config {
     /// Parses config text; `display` names the file in diagnostics.
     pub fn parse(text: &str, display: &str) -> Result<Config, Vec<Diagnostic>> {
         let table = DeTable::parse(text).map_err(|err| {
-            let diagnostic = Diagnostic::new(
-                rules::INVALID_CONFIG,
-                display,
-                format!("invalid TOML: {}", err.message().trim()),
-            );
+            let message = err.message().trim();
+            let key = err
+                .span()
+                .and_then(|span| text.get(span))
+                .filter(|_| message == "duplicate key");
+            let diagnostic = match key {
+                // toml names no key, and a header's span is its last part: `gotchas` of
+                // `[collections.gotchas]`, which the message then names in full.
+                Some(key) => {
+                    Diagnostic::new(
+                        rules::INVALID_CONFIG,
+                        display,
+                        format!("invalid TOML: duplicate key `{}`", duplicated(text, err.span(), key)),
+                    )
+                    .with_help("a key is set once in its table, and a table is opened once: remove or merge one of the two")
+                }
+                None => Diagnostic::new(
+                    rules::INVALID_CONFIG,
+                    display,
+                    format!("invalid TOML: {message}"),
+                ),
+            };
             vec![match err.span() {
                 Some(span) => diagnostic.at_span(span),
                 None => diagnostic,
@@ -292,6 +309,21 @@ impl Config {
             .copied()
             .or_else(|| rules::find(code).map(|rule| rule.default_level))
             .unwrap_or(Level::Error)
+    }
+}
+
+/// The key a duplicate-key error's `span` points at, named as a user finds it: a table
+/// header's span covers its last part only, so a header is named from its start.
+fn duplicated<'t>(text: &'t str, span: Option<std::ops::Range<usize>>, key: &'t str) -> &'t str {
+    let Some(span) = span else { return key };
+    let line_start = text
+        .get(..span.start)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let before = text.get(line_start..span.end).unwrap_or(key).trim_start();
+    match before.strip_prefix('[') {
+        Some(header) => header.trim_start_matches('[').trim(),
+        None => key,
     }
 }
 
@@ -692,6 +724,38 @@ mod tests {
         assert_eq!(find_root(&deep), Some(corpus.join("records").as_path()));
     }
     use super::*;
+
+    #[test]
+    fn a_duplicate_key_or_table_is_named() {
+        let said = |toml: &str| {
+            let errors = Config::parse(toml, "gotchas.toml").unwrap_err();
+            let [error] = errors.as_slice() else {
+                panic!("{errors:?}")
+            };
+            let crate::diagnostic::Anchor::Span(span) = &error.anchor else {
+                panic!("{error:?}")
+            };
+            (
+                error.message.clone(),
+                crate::source::line_col(toml, span.start).line,
+            )
+        };
+        assert_eq!(
+            said("records = 'a'\nrecords = 'b'\n"),
+            ("invalid TOML: duplicate key `records`".to_string(), 2)
+        );
+        assert_eq!(
+            said("[collections.gotchas]\n[rules]\n[ collections.gotchas ]\n"),
+            (
+                "invalid TOML: duplicate key `collections.gotchas`".to_string(),
+                3
+            )
+        );
+        assert_eq!(
+            said("records = 'a'\nrecords 'b'\n").0,
+            "invalid TOML: key with no value, expected `=`"
+        );
+    }
 
     #[test]
     fn empty_config_is_the_default() {

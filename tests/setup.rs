@@ -14,6 +14,13 @@ fn unknown_config_keys_get_did_you_mean_and_exit_2() {
 }
 
 #[test]
+fn a_table_opened_twice_in_the_config_is_named_whole() {
+    let run = check(&fixture("setup/duplicate-config"), &[]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("setup-duplicate-config", run.stderr);
+}
+
+#[test]
 fn schema_that_is_not_json_names_file_and_position() {
     // The gotcha schema cites engines: the engine schema is reported once, as not JSON, and
     // not again as a collection the citation names but that does not exist.

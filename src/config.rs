@@ -132,12 +132,16 @@ pub struct Config {
 /// `[graph]`: what the graph rules expect of the corpus.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GraphConfig {
-    /// Collections whose records are expected to be leaves: exempt from `orphan`.
-    pub leaf_collections: Vec<String>,
-    /// Fields that must not form a cycle (`supersedes`).
-    pub acyclic_fields: Vec<String>,
-    /// Collections whose every record must be cited at least once (`unreferenced`).
-    pub must_be_cited: Vec<String>,
+    /// Collections, by type or folder name, whose records are expected to be leaves:
+    /// exempt from `orphan`. Each with where it is written, as the schemas that say which
+    /// names are collections are read after the config.
+    pub leaf_collections: Vec<(String, Range<usize>)>,
+    /// Reference fields that must not form a cycle (`supersedes`), each with where it is
+    /// written.
+    pub acyclic_fields: Vec<(String, Range<usize>)>,
+    /// Collections, by type or folder name, whose every record must be cited at least once
+    /// (`unreferenced`), each with where it is written.
+    pub must_be_cited: Vec<(String, Range<usize>)>,
 }
 
 /// `[site]`: where the site is published.
@@ -292,8 +296,8 @@ impl Config {
         format!("{records:?} {schemas:?} {collections:?} {max_file_size} {docs:?} {references:?}")
     }
 
-    /// The `docs` patterns as one matcher of paths relative to the root, `None` when one of
-    /// them is no glob (loading reports it) or there are none.
+    /// The `docs` patterns as one matcher of paths relative to the root, `None` when there
+    /// are none (reading the config refuses a pattern that is no glob).
     pub fn docs_matcher(&self) -> Option<globset::GlobSet> {
         let mut builder = globset::GlobSetBuilder::new();
         for pattern in &self.docs {
@@ -309,6 +313,19 @@ impl Config {
             .copied()
             .or_else(|| rules::find(code).map(|rule| rule.default_level))
             .unwrap_or(Level::Error)
+    }
+}
+
+/// How diagnostics name a config file at `path`: from the corpus root when it is inside it,
+/// else in full, since a report's excerpts are read from the root and a name relative to
+/// the current folder would be read from the wrong place (`--config ../kb.toml`).
+pub fn display(root: &Path, path: &Path) -> String {
+    let resolved = crate::write::resolved(path);
+    match resolved.strip_prefix(crate::write::resolved(root)) {
+        Ok(inside) if !inside.as_os_str().is_empty() => {
+            crate::source::display_path(Path::new(""), inside)
+        }
+        _ => resolved.display().to_string(),
     }
 }
 
@@ -394,7 +411,7 @@ impl Reader<'_> {
                         config.max_file_size = size;
                     }
                 }
-                "docs" => config.docs = self.strings(value),
+                "docs" => config.docs = self.globs(value),
                 "baseline" => {
                     if let Some(path) = self.string(value) {
                         config.baseline = Some(PathBuf::from(path));
@@ -525,7 +542,7 @@ impl Reader<'_> {
                     continue;
                 }
             };
-            *slot = self.strings(value);
+            *slot = self.spanned_strings(value);
         }
         graph
     }
@@ -576,10 +593,33 @@ impl Reader<'_> {
         items.iter().filter_map(|item| self.string(item)).collect()
     }
 
-    /// An array of strings, each with its span.
+    /// The `docs` patterns, a string or an array of strings; one that is no glob is
+    /// reported where it is written.
+    fn globs(&mut self, value: &Spanned<DeValue<'_>>) -> Vec<String> {
+        let patterns = self.spanned_strings(value);
+        let mut globs = Vec::with_capacity(patterns.len());
+        for (pattern, span) in patterns {
+            match globset::Glob::new(&pattern) {
+                Ok(_) => globs.push(pattern),
+                Err(err) => {
+                    let reason = err.kind().to_string();
+                    let diagnostic = self
+                        .error(span, format!("invalid docs pattern `{pattern}`: {reason}"))
+                        .with_label("not a glob");
+                    self.errors.push(diagnostic);
+                }
+            }
+        }
+        globs
+    }
+
+    /// A string or an array of strings, each with its span.
     fn spanned_strings(&mut self, value: &Spanned<DeValue<'_>>) -> Vec<(String, Range<usize>)> {
+        if let Some(text) = value.get_ref().as_str() {
+            return vec![(text.to_string(), value.span())];
+        }
         let Some(items) = value.get_ref().as_array() else {
-            self.expected(value, "an array of strings");
+            self.expected(value, "a string or an array of strings");
             return Vec::new();
         };
         items
@@ -606,6 +646,18 @@ impl Reader<'_> {
         let Some(text) = self.string(value) else {
             return;
         };
+        if rules::find(code).is_some_and(|rule| rule.fatal) {
+            // Such a problem stops the run whatever its level: a level would say otherwise.
+            let diagnostic = self
+                .error(key.span(), format!("the level of `{code}` cannot be set"))
+                .with_label("a problem with the config or a schema always stops the run")
+                .with_help(
+                    "levels apply to the rules about records; a problem with the config or a \
+                     schema stops the run with exit code 2 whatever its level",
+                );
+            self.errors.push(diagnostic);
+            return;
+        }
         match Level::parse(&text) {
             Some(level) => {
                 levels.insert(code.to_string(), level);

@@ -323,26 +323,8 @@ struct FoundDocs {
 /// copied the whole list of a hundred thousand records' files for a few pages.
 fn find_docs(root: &Path, config: &Config) -> FoundDocs {
     let mut diagnostics = Vec::new();
-    if config.docs.is_empty() {
-        return FoundDocs {
-            paths: Vec::new(),
-            diagnostics,
-        };
-    }
-    let mut builder = globset::GlobSetBuilder::new();
-    for pattern in &config.docs {
-        match globset::Glob::new(pattern) {
-            Ok(glob) => {
-                builder.add(glob);
-            }
-            Err(err) => diagnostics.push(Diagnostic::new(
-                crate::rules::INVALID_CONFIG,
-                crate::config::FILE_NAME,
-                format!("invalid docs pattern `{pattern}`: {err}"),
-            )),
-        }
-    }
-    let Ok(globs) = builder.build() else {
+    // A pattern that is no glob stops the run as the config is read.
+    let Some(globs) = config.docs_matcher() else {
         return FoundDocs {
             paths: Vec::new(),
             diagnostics,

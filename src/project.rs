@@ -24,9 +24,7 @@ use crate::load::{self, Record};
 use crate::schema::Schemas;
 use crate::scope::{Changes, Scope};
 use crate::site::Kept;
-use crate::source::{
-    Format, NamedFiles, ReadAgain, SourceFile, Span, TextAgain, display_path, first_line,
-};
+use crate::source::{Format, NamedFiles, ReadAgain, SourceFile, Span, TextAgain, first_line};
 use crate::sourcemap::SourceMap;
 
 /// A corpus root with its configuration and schemas, ready to load and check.
@@ -67,7 +65,7 @@ impl Project {
         }
         let default_config = root.join(config::FILE_NAME);
         let config = match config_file {
-            Some(path) => Config::read(path, &display_path(root, path))?,
+            Some(path) => Config::read(path, &config::display(root, path))?,
             None if default_config.is_file() => Config::read(&default_config, config::FILE_NAME)?,
             None => Config::default(),
         };

@@ -231,6 +231,7 @@ impl Schemas {
             &named,
             &mut errors,
         );
+        check_graph_names(root, config, &collections, &named, &mut errors);
         if errors.is_empty() {
             Ok(Schemas {
                 every_collection: crate::intern::collections(
@@ -337,6 +338,59 @@ fn resolve_references(
     }
 }
 
+/// Checks the names `[graph]` lists: collections, by type or folder, and reference fields
+/// (or `link`). A name that is neither would turn its rule off for nothing in silence. A
+/// collection among `named` whose schema could not be used was reported already.
+fn check_graph_names(
+    root: &Path,
+    config: &Config,
+    collections: &[Collection],
+    named: &[String],
+    errors: &mut Vec<Diagnostic>,
+) {
+    let mut kinds: Vec<&str> = collections
+        .iter()
+        .flat_map(|c| [c.name.as_str(), c.folder.as_str()])
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let mut fields: Vec<&str> = collections
+        .iter()
+        .flat_map(|c| c.references.iter().map(|r| r.field()))
+        .chain([crate::graph::LINK_FIELD])
+        .collect();
+    fields.sort_unstable();
+    fields.dedup();
+    let graph = &config.graph;
+    let listed = (graph.leaf_collections.iter().chain(&graph.must_be_cited))
+        .map(|entry| (entry, "collection", &kinds))
+        .chain(
+            graph
+                .acyclic_fields
+                .iter()
+                .map(|entry| (entry, "reference field", &fields)),
+        );
+    let display = config_display(root, config);
+    for ((name, span), what, known) in listed {
+        if known.contains(&name.as_str()) || (what == "collection" && named.contains(name)) {
+            continue;
+        }
+        let diagnostic = Diagnostic::new(
+            rules::INVALID_CONFIG,
+            &display,
+            format!("`{name}` in [graph] names no {what}"),
+        )
+        .at_span(span.clone())
+        .with_label(format!("no {what} has this name"));
+        errors.push(crate::suggest::unknown_name(
+            diagnostic,
+            name,
+            &format!("{what}s"),
+            known,
+        ));
+    }
+}
+
 fn push_target(fields: &mut BTreeMap<Vec<String>, Vec<usize>>, path: &[String], target: usize) {
     let targets = fields.entry(path.to_vec()).or_default();
     if !targets.contains(&target) {
@@ -347,7 +401,7 @@ fn push_target(fields: &mut BTreeMap<Vec<String>, Vec<usize>>, path: &[String], 
 fn config_display(root: &Path, config: &Config) -> String {
     config.file.as_deref().map_or_else(
         || crate::config::FILE_NAME.to_string(),
-        |f| display_path(root, f),
+        |f| crate::config::display(root, f),
     )
 }
 

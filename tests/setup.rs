@@ -14,6 +14,41 @@ fn unknown_config_keys_get_did_you_mean_and_exit_2() {
 }
 
 #[test]
+fn graph_settings_naming_no_collection_or_field_exit_2() {
+    let run = check(&fixture("setup/graph-names"), &[]);
+    assert_eq!(run.code, 2);
+    insta::assert_snapshot!("setup-graph-names", run.stderr);
+}
+
+#[test]
+fn a_config_outside_the_root_is_quoted_from_where_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("kb");
+    copy_dir(&fixture("rules/id-mismatch"), &corpus);
+    // A file of the same name in the corpus must not be quoted in its place.
+    std::fs::write(corpus.join("kb.toml"), "AAAA\nBBBB\nCCCC\nDDDD\n").unwrap();
+    std::fs::write(
+        dir.path().join("kb.toml"),
+        "# the corpus's settings\n\nrecords = \"records\"\nrecrods = \"x\"\n",
+    )
+    .unwrap();
+    let run = gotchas_in(
+        dir.path(),
+        &["--root", "kb", "check", "--config", "kb.toml"],
+    );
+    assert_eq!(run.code, 2);
+    let shown = dir.path().canonicalize().unwrap().join("kb.toml");
+    assert!(
+        run.stderr
+            .contains(&format!("--> {}:4:1\n", shown.display())),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("4 | recrods = \"x\""), "{}", run.stderr);
+    assert!(!run.stderr.contains("DDDD"), "{}", run.stderr);
+}
+
+#[test]
 fn a_table_opened_twice_in_the_config_is_named_whole() {
     let run = check(&fixture("setup/duplicate-config"), &[]);
     assert_eq!(run.code, 2);

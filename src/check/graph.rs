@@ -76,7 +76,7 @@ pub fn check<'e, F: Named>(
         if config
             .acyclic_fields
             .iter()
-            .any(|f| *f == field_of(&edge.source))
+            .any(|(f, _)| *f == field_of(&edge.source))
         {
             acyclic.push(edge.clone());
         }
@@ -90,11 +90,12 @@ pub fn check<'e, F: Named>(
             Source::Link { file, .. } => corpus.record_of_file(*file),
         })
         .collect();
-    let folder_of = |names: &[String]| -> HashSet<String> {
+    // A collection is named by its type or its folder, as `query` and `new` take it.
+    let folder_of = |names: &[(String, std::ops::Range<usize>)]| -> HashSet<String> {
         schemas
             .collections
             .iter()
-            .filter(|c| names.contains(&c.name))
+            .filter(|c| names.iter().any(|(n, _)| *n == c.name || *n == c.folder))
             .map(|c| c.folder.clone())
             .collect()
     };
@@ -161,7 +162,12 @@ fn field_of(source: &Source) -> &str {
 
 /// One diagnostic per strongly connected component of the acyclic fields' edges.
 fn cycles<F>(corpus: &Corpus<F>, config: &GraphConfig, graph: &CorpusGraph) -> Vec<Diagnostic> {
-    let acyclic = graph.filter(None, &[], &config.acyclic_fields);
+    let fields: Vec<String> = config
+        .acyclic_fields
+        .iter()
+        .map(|(f, _)| f.clone())
+        .collect();
+    let acyclic = graph.filter(None, &[], &fields);
     let mut diagnostics = Vec::new();
     let mut components: Vec<Vec<NodeIndex>> = petgraph::algo::tarjan_scc(&acyclic.graph)
         .into_iter()

@@ -21,6 +21,42 @@ fn run(root: &Path, args: &[&str]) -> common::Run {
 }
 
 #[test]
+fn new_never_writes_outside_the_collection_folder() {
+    let dir = bundled_copy();
+    // A pattern that lets anything through leaves the file name as the only guard.
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[collections.engine]\nid_pattern = \".*\"\n",
+    )
+    .unwrap();
+    let schema = dir.path().join("schema/engine.schema.json");
+    let before = std::fs::read(&schema).unwrap();
+    for (id, why) in [
+        ("../../schema/engine.schema", "path separator"),
+        ("/tmp/gotchas-new-escape", "path separator"),
+        (".hidden", "hidden"),
+    ] {
+        let run = run(
+            dir.path(),
+            &[
+                "new", "engine", "--name", "x", "--id", id, "--format", "json", "--force",
+            ],
+        );
+        assert_eq!(run.code, 2, "{id}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "error: the id `{id}` cannot name a record's file: "
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains(why), "{}", run.stderr);
+    }
+    assert_eq!(std::fs::read(&schema).unwrap(), before);
+    assert!(!Path::new("/tmp/gotchas-new-escape.json").exists());
+}
+
+#[test]
 fn new_records_check_clean_in_every_collection_and_format() {
     let dir = bundled_copy();
     for collection in ["gotcha", "engine", "source"] {

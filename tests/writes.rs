@@ -190,17 +190,23 @@ fn output_is_never_written_over_the_corpus_own_files() {
     ] {
         let path = root.join(own);
         let before = std::fs::read(&path).ok();
-        let run = check(
-            root,
-            &["--format", "json", "--output", path.to_str().unwrap()],
-        );
-        assert_eq!(run.code, 2, "{own}: {}", run.stderr);
-        assert!(
-            run.stderr.contains("the output is not written to"),
-            "{}",
-            run.stderr
-        );
-        assert_eq!(std::fs::read(&path).ok(), before, "{own} is as it was");
+        let as_report = ["--format", "json", "--output", path.to_str().unwrap()];
+        let as_baseline = [
+            "--write-baseline",
+            "--baseline",
+            path.to_str().unwrap(),
+            "-q",
+        ];
+        for args in [&as_report[..], &as_baseline[..]] {
+            let run = check(root, &args);
+            assert_eq!(run.code, 2, "{own} {args:?}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("the output is not written to"),
+                "{}",
+                run.stderr
+            );
+            assert_eq!(std::fs::read(&path).ok(), before, "{own} is as it was");
+        }
     }
     let index = common::gotchas(&[
         "--root",

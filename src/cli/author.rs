@@ -100,6 +100,12 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         .id
         .clone()
         .unwrap_or_else(|| skeleton::id_from_name(&args.name));
+    // The id is the record's file name: a pattern loose enough to let `../x` or `/tmp/x`
+    // through must not send the record out of its folder, nor over a schema.
+    if let Some(why) = not_a_file_name(&id) {
+        eprintln!("error: the id `{id}` cannot name a record's file: {why}");
+        return ExitCode::from(2);
+    }
     if !collection.id_pattern.is_match(&id) {
         let help = if args.id.is_some() {
             "pass an --id that matches it"
@@ -378,4 +384,17 @@ pub(super) fn named_records(
         .filter_map(|record| distinct.binary_search(record).ok())
         .collect();
     Ok((named, order))
+}
+
+/// Why `id` cannot be the name of a record file in its collection's folder, if it cannot.
+fn not_a_file_name(id: &str) -> Option<&'static str> {
+    if id.is_empty() {
+        Some("it is empty")
+    } else if id.contains(['/', '\\']) {
+        Some("it holds a path separator, which would place the file in another folder")
+    } else if id.starts_with('.') {
+        Some("a file whose name starts with `.` is hidden, and hidden files are not checked")
+    } else {
+        None
+    }
 }

@@ -123,10 +123,12 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         Ok(project) => project,
         Err(code) => return code,
     };
-    if let Some(output) = &args.output
-        && let Err(code) = super::refuse_corpus_file(&project, output)
-    {
-        return code;
+    let written = (args.output.clone().into_iter())
+        .chain(args.write_baseline.then(|| baseline_path(&project, args)));
+    for path in written {
+        if let Err(code) = super::refuse_corpus_file(&project, &path) {
+            return code;
+        }
     }
     stages.done("config and schemas");
     let staged = if args.staged {
@@ -297,6 +299,20 @@ struct Checked<F> {
 
 /// Applies the baseline to the diagnostics of a checked corpus and writes the report (or
 /// the baseline, with `--write-baseline`).
+/// The baseline file: `--baseline`, else the config's, else the default at the root.
+fn baseline_path(project: &Project, args: &CheckArgs) -> PathBuf {
+    args.baseline
+        .clone()
+        .or_else(|| {
+            project
+                .config
+                .baseline
+                .as_ref()
+                .map(|b| project.root.join(b))
+        })
+        .unwrap_or_else(|| project.root.join(baseline::DEFAULT_FILE))
+}
+
 fn report<F>(
     project: &Project,
     args: &CheckArgs,
@@ -314,17 +330,7 @@ fn report<F>(
         },
         preamble: mut text,
     } = checked;
-    let baseline_path = args
-        .baseline
-        .clone()
-        .or_else(|| {
-            project
-                .config
-                .baseline
-                .as_ref()
-                .map(|b| project.root.join(b))
-        })
-        .unwrap_or_else(|| project.root.join(baseline::DEFAULT_FILE));
+    let baseline_path = baseline_path(project, args);
     if args.write_baseline {
         let baseline = Baseline::from_diagnostics(&diagnostics);
         return match crate::write::write_atomic(&baseline_path, baseline.to_json().as_bytes()) {

@@ -222,8 +222,8 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
     ExitCode::from(2)
 }
 
-/// Refuses a file a command was asked to write its output to (`check --output`, `index
-/// --out`) when it is one of the corpus's own: in its records, schema or templates folder,
+/// Refuses a file a command was asked to write its output to (`check --output`, `check
+/// --write-baseline`, `index --out`) when it is one of the corpus's own: in its records, schema or templates folder,
 /// its config, or a prose page. A slip of `-o` would otherwise replace a record with the
 /// report about it. Exit code 2, as `build` refuses to replace the corpus.
 pub(crate) fn refuse_corpus_file(project: &Project, path: &Path) -> Result<(), ExitCode> {

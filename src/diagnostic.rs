@@ -42,13 +42,16 @@ pub enum Anchor {
     Value(String),
     /// The key naming the member at this JSON pointer (`/root_casue` points at the key itself).
     Key(String),
-    /// A piece of text inside the string value at a JSON pointer: a wiki-link's target in a
-    /// text field. Located as the value, then narrowed to the first `[[needle` in it.
+    /// A piece of text inside the string value at a JSON pointer: a link's target in a text
+    /// field. Located as the value, then narrowed to the target's place among the places
+    /// it is written as one ([`crate::links::target_places`]).
     Within {
         /// The string value's pointer.
         pointer: String,
         /// The text to find in it.
         needle: String,
+        /// Which of the places the needle is written as a link target.
+        place: usize,
     },
 }
 

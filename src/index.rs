@@ -60,6 +60,10 @@ pub enum Source {
         record: usize,
         /// The string value's JSON pointer, interned ([`crate::intern::pointer`]).
         pointer: &'static str,
+        /// Which of the places its target is written as a link target in the value it is
+        /// ([`crate::links::target_places`]): the same target may be written before, in
+        /// code or as another link.
+        place: u32,
         /// Wiki-link or file link.
         kind: LinkKind,
     },
@@ -1006,11 +1010,17 @@ fn value_links<'v>(
             }
             let pointer = crate::intern::pointer(&pointer_of(path));
             for link in links {
+                let place = links::target_places(text, &link.target)
+                    .iter()
+                    .position(|&at| at == link.span.start)
+                    .and_then(|place| u32::try_from(place).ok())
+                    .unwrap_or(0);
                 written.push(Written {
                     source: Source::FieldLink {
                         record,
                         pointer,
                         kind: link.kind,
+                        place,
                     },
                     text: link.target,
                     allowed: all,

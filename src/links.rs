@@ -123,6 +123,28 @@ pub fn text_may_hold_link(text: &str, format: Format) -> bool {
     })
 }
 
+/// Where `target` is written as a link's target in `text`, in order: after `[[` and before
+/// `]`, `|` or `#`, or after `](` and before `)`, `#` or a space, so that `[[engines/vll`
+/// is not found at the start of `[[engines/vllm]]`. Code spans are searched too: a link
+/// found by parsing a string value is named by its place among these, which the value's
+/// text as written in its file (quoted, escaped, indented) holds in the same order, code
+/// and all, where a search for the first would find a `[[target]]` shown in code.
+pub fn target_places(text: &str, target: &str) -> Vec<usize> {
+    let ends = |at: usize, ends: &[u8]| text.as_bytes().get(at).is_some_and(|c| ends.contains(c));
+    let mut places: Vec<usize> = [("[[", &b"]|#"[..]), ("](", &b")# "[..])]
+        .into_iter()
+        .flat_map(|(opening, closing)| {
+            let written = format!("{opening}{target}");
+            text.match_indices(&written)
+                .map(|(at, _)| at + opening.len())
+                .filter(|&at| ends(at + target.len(), closing))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    places.sort_unstable();
+    places
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

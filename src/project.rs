@@ -455,7 +455,9 @@ pub fn locate<F>(
 fn resolve(text: &str, map: &SourceMap, anchor: &Anchor) -> Option<Span> {
     let span = map.locate(anchor)?;
     let span = match anchor {
-        Anchor::Within { needle, .. } => within(text, &span, needle).unwrap_or(span),
+        Anchor::Within { needle, place, .. } => {
+            within(text, &span, needle, *place).unwrap_or(span)
+        }
         _ => span,
     };
     Some(first_line(text, &span))
@@ -475,7 +477,7 @@ fn place_edit(
 ) -> Option<(Span, String)> {
     let node = map.locate(anchor)?;
     let part = match anchor {
-        Anchor::Within { needle, .. } => Some(within(text, &node, needle)?),
+        Anchor::Within { needle, place, .. } => Some(within(text, &node, needle, *place)?),
         _ => None,
     };
     fix::written_in(text, node, part, replacement, json)
@@ -569,24 +571,18 @@ struct Wanted<'d> {
     anchors: Vec<(usize, Slot, &'d Anchor, Option<&'d str>)>,
 }
 
-/// Narrows a value's span to a link target inside it: the first `[[needle` or `](needle`
-/// where the target ends (`]`, `|` or `#` follows a wiki-link's, `)`, `#` or a space a
-/// file link's), so that `[[engines/vll` is not found at the start of `[[engines/vllm]]`.
-/// `None` when the value does not hold it as written: a target with escaped characters.
-fn within(text: &str, span: &crate::source::Span, needle: &str) -> Option<crate::source::Span> {
+/// Narrows a value's span to a link target inside it: the target's `place`th writing as
+/// a link target ([`crate::links::target_places`]). `None` when the value does not hold
+/// it as written: a target with escaped characters.
+fn within(
+    text: &str,
+    span: &crate::source::Span,
+    needle: &str,
+    place: usize,
+) -> Option<crate::source::Span> {
     let value = text.get(span.clone())?;
-    let ends = |at: usize, ends: &[u8]| value.as_bytes().get(at).is_some_and(|c| ends.contains(c));
-    [("[[", &b"]|#"[..]), ("](", &b")# "[..])]
-        .into_iter()
-        .filter_map(|(opening, closing)| {
-            let written = format!("{opening}{needle}");
-            value
-                .match_indices(&written)
-                .map(|(at, _)| at + opening.len())
-                .find(|&at| ends(at + needle.len(), closing))
-        })
-        .min()
-        .map(|at| span.start + at..span.start + at + needle.len())
+    let at = *crate::links::target_places(value, needle).get(place)?;
+    Some(span.start + at..span.start + at + needle.len())
 }
 
 /// A scalar value's span without its quotes: what an edit of the value replaces.

@@ -222,6 +222,60 @@ const GOTCHA: &str = "id: g\ntype: gotcha\nname: G\nclass: config\nsymptom: S\n\
     status: verified\nconfidence: 0.5\nupdated: 2026-01-01\nsources: [s]\n";
 
 #[test]
+fn a_link_in_a_text_field_is_placed_and_fixed_where_it_is_not_where_code_shows_it() {
+    let source = SOURCE.replace("id: s\n", "id: vllm-docs\n");
+    let yaml = GOTCHA.replace(
+        "symptom: S\n",
+        "symptom: \"Write `[[vllm-doc]]` to link; see [[vllm-doc]].\"\n",
+    );
+    let block = GOTCHA.replace("id: g\n", "id: b\n").replace(
+        "symptom: S\n",
+        "symptom: |\n  ```\n  [[vllm-doc]]\n  ```\n  See [[vllm-doc|the docs]].\n",
+    );
+    let json = serde_json::json!({
+        "id": "j", "type": "gotcha", "name": "J", "class": "config",
+        "symptom": "A \"quoted\" `[[vllm-doc]]`, then [[vllm-doc]]",
+        "status": "verified", "confidence": 0.5, "updated": "2026-01-01", "sources": ["s"],
+    })
+    .to_string();
+    let dir = common::temp_corpus(&[
+        ("sources/s.yaml", SOURCE.as_bytes()),
+        ("sources/vllm-docs.yaml", source.as_bytes()),
+        ("gotchas/g.yaml", yaml.as_bytes()),
+        ("gotchas/b.yaml", block.as_bytes()),
+        ("gotchas/j.json", json.as_bytes()),
+    ]);
+    let found: Vec<(String, Option<u64>, Option<u64>)> =
+        json_diagnostics(&check(dir.path(), &["--format", "json"]))
+            .into_iter()
+            .map(|(_, path, line, column)| (path, line, column))
+            .collect();
+    assert_eq!(
+        found,
+        vec![
+            ("records/gotchas/b.yaml".to_string(), Some(9), Some(9)),
+            ("records/gotchas/g.yaml".to_string(), Some(5), Some(47)),
+            ("records/gotchas/j.json".to_string(), Some(1), Some(102)),
+        ]
+    );
+    let fixed = check(dir.path(), &["--fix"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    let read = |name: &str| std::fs::read_to_string(dir.path().join("records/gotchas").join(name));
+    assert_eq!(
+        read("g.yaml").unwrap(),
+        yaml.replace("see [[vllm-doc]]", "see [[vllm-docs]]")
+    );
+    assert_eq!(
+        read("b.yaml").unwrap(),
+        block.replace("[[vllm-doc|", "[[vllm-docs|")
+    );
+    assert_eq!(
+        read("j.json").unwrap(),
+        json.replace("then [[vllm-doc]]", "then [[vllm-docs]]")
+    );
+}
+
+#[test]
 fn one_fix_run_also_fixes_what_a_fix_reveals() {
     // `severty` is not validated against the enum until it is renamed to `severity`.
     let gotcha = format!("{GOTCHA}severty: majr\n");

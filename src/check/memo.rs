@@ -192,10 +192,16 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
                 out.size(references.iter().position(|r| r.field() == *field)?);
                 out.str(pointer);
             }
-            Source::FieldLink { pointer, kind, .. } => {
+            Source::FieldLink {
+                pointer,
+                kind,
+                place,
+                ..
+            } => {
                 out.u8(FIELD_LINK);
                 out.str(pointer);
                 out.u8(link_kind(*kind));
+                out.size(*place as usize);
             }
             Source::Link { span: at, kind, .. } => {
                 out.u8(LINK);
@@ -243,6 +249,7 @@ fn decode(
                         record: place.index,
                         pointer,
                         kind,
+                        place: u32::try_from(input.size()?).ok()?,
                     };
                     (source, every)
                 }
@@ -359,6 +366,7 @@ mod tests {
                             record: index,
                             pointer: "/notes",
                             kind: LinkKind::Wiki,
+                            place: 1,
                         },
                         "mooncake",
                         schemas.every_collection(),

@@ -112,11 +112,13 @@ fn diagnose<F: Cites>(
             record,
             pointer,
             kind,
+            place,
         } => (
             corpus.records[*record].file,
             Anchor::Within {
                 pointer: pointer.to_string(),
                 needle: reference.text.clone(),
+                place: *place as usize,
             },
             "a link".to_string(),
             Some(*kind),

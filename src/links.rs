@@ -4,7 +4,7 @@
 //! pulldown-cmark finds them (wiki-links are built in since 0.13), so a link inside a code span
 //! or a code block is text, not a link, exactly as a reader of the rendered page sees it.
 
-use pulldown_cmark::{Event, LinkType, Options, Parser, Tag};
+use pulldown_cmark::{Event, LinkType, Options, Parser, RefDefs, Tag};
 
 use crate::source::{Format, Span};
 
@@ -33,23 +33,39 @@ pub fn extract(text: &str, range: &Span) -> Vec<Link> {
     let Some(prose) = text.get(range.clone()) else {
         return Vec::new();
     };
-    Parser::new_ext(prose, Options::ENABLE_WIKILINKS)
-        .into_offset_iter()
-        .filter_map(|(event, at)| match event {
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                ..
-            }) => classify(prose, range.start, link_type, &dest_url, at),
-            _ => None,
-        })
-        .collect()
+    let mut events = Parser::new_ext(prose, Options::ENABLE_WIKILINKS).into_offset_iter();
+    let mut links = Vec::new();
+    while let Some((event, at)) = events.next() {
+        if let Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            id,
+            ..
+        }) = event
+        {
+            let at = destination_at(events.reference_definitions(), link_type, &id, at);
+            links.extend(classify(prose, range.start, link_type, &dest_url, at));
+        }
+    }
+    links
+}
+
+/// Where a link's destination is written: a reference link's (`[text][r]`, `[r][]`, `[r]`)
+/// in its definition (`[r]: guide.md`), any other's in the link itself, at `at`.
+pub fn destination_at(definitions: &RefDefs<'_>, link_type: LinkType, id: &str, at: Span) -> Span {
+    match link_type {
+        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut => definitions
+            .get(id)
+            .map_or(at, |definition| definition.span.clone()),
+        _ => at,
+    }
 }
 
 /// The corpus link that a parser's link event stands for, if it is one: a wiki-link, or a
 /// link to a Markdown file. `prose` is the parsed text, which starts at byte `base` of its
-/// file, and `at` the event's range in `prose`. Shared with the site's Markdown renderer so
-/// that a page links exactly what `check` resolves.
+/// file, and `at` the range in `prose` where the destination is written
+/// ([`destination_at`]). Shared with the site's Markdown renderer so that a page links
+/// exactly what `check` resolves.
 pub fn classify(
     prose: &str,
     base: usize,
@@ -57,17 +73,25 @@ pub fn classify(
     dest_url: &str,
     at: Span,
 ) -> Option<Link> {
-    let kind = match link_type {
-        LinkType::WikiLink { .. } => LinkKind::Wiki,
-        LinkType::Inline | LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
+    let (kind, opening) = match link_type {
+        LinkType::WikiLink { .. } => (LinkKind::Wiki, b'['),
+        LinkType::Inline if is_markdown_file(dest_url) => (LinkKind::File, b'('),
+        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
             if is_markdown_file(dest_url) =>
         {
-            LinkKind::File
+            (LinkKind::File, b':')
         }
         _ => return None,
     };
+    // In a table a wiki-link's `|` is escaped, as it would end the cell (`[[vllm\|vLLM]]`),
+    // and the parser leaves the backslash on the target; no id ends with one.
+    let dest_url = match kind {
+        LinkKind::Wiki => dest_url.strip_suffix('\\').unwrap_or(dest_url),
+        LinkKind::File => dest_url,
+    };
     let written = prose.get(at.clone()).unwrap_or_default();
-    let target_start = written.find(dest_url).map_or(at.start, |i| at.start + i);
+    let target_start =
+        destination_in(written, dest_url, opening).map_or(at.start, |i| at.start + i);
     let target = dest_url.split('#').next().unwrap_or_default().to_string();
     if target.is_empty() {
         return None;
@@ -77,6 +101,24 @@ pub fn classify(
         span: base + target_start..base + target_start + target.len(),
         target,
     })
+}
+
+/// Where `destination` is written in `written`, a link or its definition: its first
+/// writing that follows `opening` (`[` of a wiki-link, `(` of an inline link, `:` of a
+/// definition), but for spaces and a `<`. The first writing alone would be the label's in
+/// `[guide.md](guide.md)`.
+fn destination_in(written: &str, destination: &str, opening: u8) -> Option<usize> {
+    written
+        .match_indices(destination)
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let before = written.as_bytes().get(..at).unwrap_or_default();
+            before
+                .iter()
+                .rev()
+                .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'<'))
+                == Some(&opening)
+        })
 }
 
 /// A relative link to a `.md` file: no scheme, no absolute path.

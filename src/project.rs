@@ -455,9 +455,7 @@ pub fn locate<F>(
 fn resolve(text: &str, map: &SourceMap, anchor: &Anchor) -> Option<Span> {
     let span = map.locate(anchor)?;
     let span = match anchor {
-        Anchor::Within { needle, place, .. } => {
-            within(text, &span, needle, *place).unwrap_or(span)
-        }
+        Anchor::Within { needle, place, .. } => within(text, &span, needle, *place).unwrap_or(span),
         _ => span,
     };
     Some(first_line(text, &span))
@@ -725,7 +723,7 @@ mod tests {
     #[test]
     fn a_link_target_is_found_where_it_ends_as_written() {
         fn found<'v>(value: &'v str, needle: &str) -> Option<&'v str> {
-            within(value, &(0..value.len()), needle)
+            within(value, &(0..value.len()), needle, 0)
                 .map(|span| &value[span.start - 2..span.end + 1])
         }
         let value = "see [[engines/vllm]], [[engines/vll|it]] and [the doc](../a.md#top)";
@@ -735,6 +733,10 @@ mod tests {
         assert_eq!(found(value, "engines"), None);
         // Written with an escape, the target is not in the text as it is named.
         assert_eq!(found("see \\u005b[engines/vllm]]", "engines/vllm"), None);
+        // The second writing, after one in code, is the link a parse found second.
+        let value = "write `[[vllm]]`, see [[vllm|it]]";
+        assert_eq!(within(value, &(0..value.len()), "vllm", 1), Some(24..28));
+        assert_eq!(within(value, &(0..value.len()), "vllm", 2), None);
     }
 
     #[test]

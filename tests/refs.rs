@@ -78,6 +78,40 @@ fn every_wiki_link_form_and_code_is_not_a_link() {
     );
 }
 
+#[test]
+fn links_in_tables_and_reference_links_are_read_and_placed_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    // In a table a wiki-link's `|` is escaped; a reference link's target is in its
+    // definition; a link whose text is its own target is placed at the target.
+    let page = "| engine | note |\n|---|---|\n| [[engines/vllm\\|vLLM]] | ok |\n\
+                | [[engines/mooncaek\\|Mooncake]] | typo |\n\n\
+                See [the guide][g] and [missing.md](missing.md).\n\n[g]: gide.md\n";
+    let path = dir.path().join("docs/table.md");
+    std::fs::write(&path, page).unwrap();
+    let found: Vec<(String, Option<u64>, Option<u64>)> =
+        json_diagnostics(&check(dir.path(), &["--format", "json"]))
+            .into_iter()
+            .filter(|(_, path, _, _)| path == "docs/table.md")
+            .map(|(code, _, line, column)| (code, line, column))
+            .collect();
+    let at = |code: &str, line, column| (code.to_string(), Some(line), Some(column));
+    assert_eq!(
+        found,
+        vec![
+            at("broken-link", 4, 5),
+            at("broken-link", 6, 37),
+            at("broken-link", 8, 6),
+        ]
+    );
+    check(dir.path(), &["--fix"]);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        page.replace("mooncaek", "mooncake"),
+        "the table keeps its escaped `|`"
+    );
+}
+
 /// A copy of the bundled corpus with the user's historical typo put back.
 fn corpus_with_mooncache() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();

@@ -121,17 +121,21 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
     let mut current: Option<(Span, String)> = None;
     let mut wiki_link_in_heading = false;
     let mut links = Vec::new();
-    for (event, range) in Parser::new_ext(body_text, Options::ENABLE_WIKILINKS).into_offset_iter() {
+    let mut events = Parser::new_ext(body_text, Options::ENABLE_WIKILINKS).into_offset_iter();
+    while let Some((event, range)) = events.next() {
         match event {
             Event::Start(Tag::Link {
                 link_type,
                 dest_url,
+                id,
                 ..
             }) => {
                 wiki_link_in_heading |=
                     current.is_some() && matches!(link_type, LinkType::WikiLink { .. });
+                let at =
+                    links::destination_at(events.reference_definitions(), link_type, &id, range);
                 links.extend(links::classify(
-                    body_text, body.start, link_type, &dest_url, range,
+                    body_text, body.start, link_type, &dest_url, at,
                 ));
             }
             event => heading_event(event, range, &mut current, &mut headings),

@@ -198,7 +198,7 @@ fn output_is_never_written_over_the_corpus_own_files() {
             "-q",
         ];
         for args in [&as_report[..], &as_baseline[..]] {
-            let run = check(root, &args);
+            let run = check(root, args);
             assert_eq!(run.code, 2, "{own} {args:?}: {}", run.stderr);
             assert!(
                 run.stderr.contains("the output is not written to"),

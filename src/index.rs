@@ -484,7 +484,13 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     /// collections: suggestions from other collections are offered only when none fits.
     pub fn suggest(&self, unknown: &str, allowed: &[usize]) -> Vec<(Suggestion<'c>, usize)> {
         let (folder, id) = match split_qualified(unknown) {
-            Some((folder, id)) => (self.schemas.by_folder(folder), id),
+            Some((written, id)) => match self.schemas.by_folder(written) {
+                Some(folder) => (Some(folder), id),
+                // The folder is what is misspelt (`engine/vllm`): the records of that id in
+                // the folders nearest to it are what was meant. Scoring the id alone would
+                // skip the one of the same id and offer its neighbours.
+                None => return self.in_folders_near(written, id, allowed),
+            },
             None => (None, unknown),
         };
         let unknown = suggest::Unknown::new(id);
@@ -533,6 +539,38 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             best = self.typos(&unknown, id, close, other_groups(wanted), in_folder);
         }
         ranked(best)
+    }
+
+    /// The records with the id `id` in the allowed collections whose folders are at most
+    /// [`suggest::MAX_CERTAIN_DISTANCE`] edits from `written`, a folder no collection has,
+    /// nearest first, each scored by its folder's distance from `written`.
+    fn in_folders_near(
+        &self,
+        written: &str,
+        id: &str,
+        allowed: &[usize],
+    ) -> Vec<(Suggestion<'c>, usize)> {
+        let written: Vec<char> = written.chars().collect();
+        let found = self
+            .owners(id)
+            .iter()
+            .filter(|owner| allowed.contains(&owner.collection()))
+            .filter_map(|owner| {
+                let record = self.corpus.records.get(owner.record())?;
+                let folder = &self.schemas.collections.get(owner.collection())?.folder;
+                let folder: Vec<char> = folder.chars().collect();
+                let distance =
+                    suggest::distance_within(&written, &folder, suggest::MAX_CERTAIN_DISTANCE)?;
+                let suggestion = Suggestion {
+                    name: record.id.as_str(),
+                    kind: suggest::MatchKind::Folder,
+                    distance,
+                    similarity: 1.0,
+                };
+                Some((suggestion, owner.record()))
+            })
+            .collect();
+        ranked(found)
     }
 
     /// The records of `groups` whose id is within `budget` edits of `unknown` (`id`, as

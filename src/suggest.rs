@@ -16,6 +16,9 @@ pub enum MatchKind {
     Typo,
     /// All the words of one name are among the other's.
     Words,
+    /// The same id, in a folder within a typo of the one written (`engine/vllm` for
+    /// `engines/vllm`); its distance is the folders'.
+    Folder,
 }
 
 /// One suggestion.
@@ -397,7 +400,8 @@ where
 /// another name than a slip of the finger (`nvidia-rtx-4080-super` is not `nvidia-rtx-4080`).
 pub const MAX_CERTAIN_DISTANCE: usize = 2;
 
-/// The one suggestion that is certain enough to apply without asking: the only typo-distance
+/// The one suggestion that is certain enough to apply without asking: the one record of the
+/// id written in the folder nearest the misspelt one written, or the only typo-distance
 /// candidate at the best distance, at most [`MAX_CERTAIN_DISTANCE`] edits away, whose words
 /// that contain a digit are the unknown name's. Such words name models and versions
 /// (`nvidia-h200` is not a typo of `nvidia-b200`, `mi300x` not of `mi350x`), so a suggestion
@@ -406,6 +410,13 @@ pub fn certain<'a, 'b>(
     unknown: &str,
     suggestions: &'b [Suggestion<'a>],
 ) -> Option<&'b Suggestion<'a>> {
+    // An id written right in a misspelt folder is certain when no other folder is as near.
+    if let Some(best) = suggestions.first().filter(|s| s.kind == MatchKind::Folder) {
+        let tie = suggestions
+            .get(1)
+            .is_some_and(|s| s.distance == best.distance);
+        return (!tie && best.distance <= MAX_CERTAIN_DISTANCE).then_some(best);
+    }
     let mut typos = suggestions.iter().filter(|s| s.kind == MatchKind::Typo);
     let best = typos.next()?;
     if let Some(second) = typos.next()

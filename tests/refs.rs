@@ -112,6 +112,41 @@ fn links_in_tables_and_reference_links_are_read_and_placed_as_written() {
     );
 }
 
+#[test]
+fn a_misspelt_folder_is_fixed_to_the_same_id_never_to_a_neighbour() {
+    let engine = |id: &str| format!("id: {id}\nname: {id}\n{ENGINE}");
+    let (sglang, sglong) = (engine("sglang"), engine("sglong"));
+    let gotcha = GOTCHA
+        .replace(
+            "sources: [s]\n",
+            "sources: [s]\naffects: [engine/sglang, engin/sglong]\n",
+        )
+        .replace("symptom: S\n", "symptom: \"see [[engine/sglang]]\"\n");
+    let dir = common::temp_corpus(&[
+        ("sources/s.yaml", SOURCE.as_bytes()),
+        ("engines/sglang.yaml", sglang.as_bytes()),
+        ("engines/sglong.yaml", sglong.as_bytes()),
+        ("gotchas/g.yaml", gotcha.as_bytes()),
+    ]);
+    let run = check(dir.path(), &[]);
+    assert_eq!(
+        run.stdout
+            .matches("help: did you mean sglang (engines/sglang)?")
+            .count(),
+        2,
+        "{}",
+        run.stdout
+    );
+    let fixed = check(dir.path(), &["--fix"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/g.yaml")).unwrap(),
+        gotcha
+            .replace("engine/sglang", "engines/sglang")
+            .replace("engin/sglong", "engines/sglong")
+    );
+}
+
 /// A copy of the bundled corpus with the user's historical typo put back.
 fn corpus_with_mooncache() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();

@@ -288,20 +288,21 @@ fn meant_instead<F: Cites>(
 }
 
 /// The replacement `--fix` may apply: the only typo-distance candidate in an allowed
-/// collection, written as the original was (bare or qualified), and only if it resolves
-/// to that one record.
+/// collection, or the id in the one folder nearest a misspelt one ([`suggest::certain`]),
+/// written as the original was (bare or qualified), and only if it resolves to that one
+/// record.
 fn certain_fix<F: Cites>(
     index: &IdIndex<'_, F>,
     text: &str,
     allowed: &[usize],
     suggestions: &[(suggest::Suggestion<'_>, usize)],
 ) -> Option<String> {
-    let typos: Vec<suggest::Suggestion<'_>> = suggestions
+    let near: Vec<suggest::Suggestion<'_>> = suggestions
         .iter()
-        .filter(|(s, _)| s.kind == MatchKind::Typo)
+        .filter(|(s, _)| s.kind != MatchKind::Words)
         .map(|(s, _)| s.clone())
         .collect();
-    let best = suggest::certain(bare_id(text), &typos)?;
+    let best = suggest::certain(bare_id(text), &near)?;
     let (_, record) = suggestions.iter().find(|(s, _)| s.name == best.name)?;
     replacement(index, text, allowed, best.name, *record)
 }

@@ -333,10 +333,14 @@ fn find_docs(root: &Path, config: &Config) -> FoundDocs {
     // Neither the records nor a built site (marked by its marker file) hold prose, and
     // walking their many folders would cost every run.
     let skip = root.join(&config.records);
+    // As the records are found (see `crate::discover`): what one machine's git excludes
+    // is checked all the same.
     let walk = ignore::WalkBuilder::new(root)
         .hidden(true)
         .parents(false)
         .require_git(false)
+        .git_global(false)
+        .git_exclude(false)
         .filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             !(is_dir && (entry.path() == skip || entry.path().join(crate::site::MARKER).is_file()))

@@ -3,7 +3,10 @@
 //! A record is `<records>/<folder>/<stem>.<json|yaml|yml|md>` where `<folder>` belongs to a
 //! collection. Anything else under the records root is a stray and is reported, never
 //! skipped silently: a record saved as `.jsn` or in a misspelt folder would otherwise never
-//! be checked. Hidden files and git-ignored files are left alone, as git and ripgrep do.
+//! be checked. Hidden files and files the corpus's `.gitignore` and `.ignore` files ignore
+//! are left alone, as git and ripgrep do; not those a user's global git excludes or a
+//! clone's `.git/info/exclude` ignore, which differ from machine to machine: a check must
+//! find the same records on a laptop and in CI.
 //! The result is sorted by path so that every later stage is deterministic.
 
 use std::path::{Path, PathBuf};
@@ -66,6 +69,8 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         .hidden(true)
         .parents(false)
         .require_git(false)
+        .git_global(false)
+        .git_exclude(false)
         .follow_links(false)
         .threads(rayon::current_num_threads())
         .build_parallel()
@@ -82,7 +87,7 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         files.extend(walked.files);
         found.diagnostics.extend(walked.errors);
     }
-    let sorted: Vec<Option<Result<Candidate, Diagnostic>>> = files
+    let sorted: Vec<Result<Candidate, Diagnostic>> = files
         .into_par_iter()
         .map(|(path, is_symlink)| {
             sort_file(
@@ -98,7 +103,7 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
     // Sized once: grown a push at a time, the list of a hundred thousand candidates is
     // copied a dozen times, each time into memory the kernel must first zero.
     found.candidates.reserve(sorted.len());
-    for file in sorted.into_iter().flatten() {
+    for file in sorted {
         match file {
             Ok(candidate) => found.candidates.push(candidate),
             Err(diagnostic) => found.diagnostics.push(diagnostic),
@@ -183,8 +188,8 @@ impl Drop for Visit<'_> {
     }
 }
 
-/// What a file found by the walk is: a record file of a collection, a stray or unreadable
-/// file (a diagnostic), or nothing to check (a symlink to a folder).
+/// What a file found by the walk is: a record file of a collection, or a stray or
+/// unreadable file (a diagnostic).
 fn sort_file(
     root: &Path,
     records_dir: &Path,
@@ -192,7 +197,7 @@ fn sort_file(
     path: PathBuf,
     is_symlink: bool,
     schemas: &Schemas,
-) -> Option<Result<Candidate, Diagnostic>> {
+) -> Result<Candidate, Diagnostic> {
     if is_symlink {
         // Symlinks are not followed into folders, but a link to a file inside the corpus is
         // read like the file. A dangling link is an unreadable record, and a link out of
@@ -201,37 +206,48 @@ fn sort_file(
         let target = match std::fs::canonicalize(&path) {
             Ok(target) => target,
             Err(err) => {
-                return Some(Err(Diagnostic::new(
+                return Err(Diagnostic::new(
                     rules::IO_ERROR,
                     display_path(root, &path),
                     format!("cannot read the file: {err}"),
-                )));
+                ));
             }
         };
         if target.is_dir() {
-            return None;
+            // Said, as the records under it would otherwise go unchecked in silence.
+            let shown = match canonical_root.and_then(|r| target.strip_prefix(r).ok()) {
+                Some(inside) => display_path(Path::new(""), inside),
+                None => target.display().to_string(),
+            };
+            return Err(Diagnostic::new(
+                rules::STRAY_FILE,
+                display_path(root, &path),
+                "this symlink points at a folder, which is not followed: its records are not checked",
+            )
+            .with_note(format!("it points at {shown}"))
+            .with_help("move the folder here, or point `records` (or the collection's `folder`) at it"));
         }
         if !target.is_file() {
-            return Some(Err(not_a_regular_file(root, &path)));
+            return Err(not_a_regular_file(root, &path));
         }
         if !canonical_root.is_some_and(|r| target.starts_with(r)) {
-            return Some(Err(Diagnostic::new(
+            return Err(Diagnostic::new(
                 rules::STRAY_FILE,
                 display_path(root, &path),
                 "this symlink points outside the corpus, so it is not followed",
             )
-            .with_note(format!("it points at {}", target.display()))));
+            .with_note(format!("it points at {}", target.display())));
         }
     }
     if path.to_str().is_none() {
-        return Some(Err(Diagnostic::new(
+        return Err(Diagnostic::new(
             rules::IO_ERROR,
             display_path(root, &path),
             "the file name is not valid UTF-8, so it cannot be a record id",
         )
-        .with_help("rename the file")));
+        .with_help("rename the file"));
     }
-    Some(match classify(records_dir, &path, schemas) {
+    match classify(records_dir, &path, schemas) {
         Ok((collection, format)) => Ok(Candidate {
             display: display_path(root, &path),
             path,
@@ -239,7 +255,7 @@ fn sort_file(
             format,
         }),
         Err(why) => Err(stray(display_path(root, &path), why, schemas)),
-    })
+    }
 }
 
 /// A key that sorts candidates as their paths sort, component by component: the bytes of

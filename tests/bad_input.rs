@@ -754,3 +754,48 @@ fn a_tab_in_yaml_indentation_is_named() {
         ]
     );
 }
+
+/// A collection folder that is a symlink is not followed, and said: its records would
+/// otherwise go unchecked in silence.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_collection_folder_is_reported() {
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    let shared = corpus.path().join("shared-sources");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::write(shared.join("s.yaml"), "id: s\n").unwrap();
+    std::os::unix::fs::symlink(&shared, corpus.path().join("records/sources")).unwrap();
+    let run = check(corpus.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "error[stray-file]: this symlink points at a folder, which is not followed: its records are not checked\n--> records/sources\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(" = note: it points at shared-sources\n")
+    );
+}
+
+/// What a user's global git excludes ignore is checked all the same: they differ from
+/// machine to machine, and a check must find the same records on each.
+#[test]
+fn global_git_excludes_do_not_hide_records() {
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    let config = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(config.path().join("git")).unwrap();
+    std::fs::write(config.path().join("git/ignore"), "*.yaml\n").unwrap();
+    let output = assert_cmd::Command::cargo_bin("gotchas")
+        .unwrap()
+        .args(["check", "--no-cache", "--color", "never", "--root"])
+        .arg(corpus.path())
+        .env("XDG_CONFIG_HOME", config.path())
+        .env("HOME", config.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("checked 1 record in 1 file"), "{stdout}");
+}

@@ -304,3 +304,27 @@ fn a_cache_that_cannot_be_written_is_said_where_one_was_asked_for() {
             .contains("note: the cache was not written to ")
     );
 }
+
+/// The cache marks its folder git-ignored: kept among the records it would hide them all
+/// from the next run, and at the root every file of the repository from git.
+#[test]
+fn a_cache_folder_among_the_corpus_files_is_refused() {
+    let corpus = bundled_copy();
+    for folder in ["records/gotchas", "schema", ""] {
+        let folder = corpus.path().join(folder);
+        let run = check(corpus.path(), &["--cache-dir", folder.to_str().unwrap()]);
+        assert_eq!(run.code, 2, "{}: {}", folder.display(), run.stderr);
+        assert!(
+            run.stderr.starts_with(&format!(
+                "error: the cache is not kept in {}: ",
+                folder.display()
+            )),
+            "{}",
+            run.stderr
+        );
+    }
+    assert!(!corpus.path().join("records/gotchas/.gitignore").exists());
+    assert!(!corpus.path().join(".gitignore").exists());
+    let after = check(corpus.path(), &["--format", "json"]);
+    assert_eq!(after.code, 0, "{}", after.stdout);
+}

@@ -130,6 +130,12 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             return code;
         }
     }
+    if let Some(folder) = &args.cache_dir
+        && !args.no_cache
+        && let Err(code) = super::refuse_cache_folder(&project, folder)
+    {
+        return code;
+    }
     stages.done("config and schemas");
     let staged = if args.staged {
         match crate::git::staged() {

@@ -223,10 +223,48 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
 }
 
 /// Refuses a file a command was asked to write its output to (`check --output`, `check
-/// --write-baseline`, `index --out`) when it is one of the corpus's own: in its records, schema or templates folder,
-/// its config, or a prose page. A slip of `-o` would otherwise replace a record with the
-/// report about it. Exit code 2, as `build` refuses to replace the corpus.
+/// --write-baseline`, `index --out`) when it is one of the corpus's own: in its records,
+/// schema or templates folder, its config, or a prose page. A slip of `-o` would otherwise
+/// replace a record with the report about it. Exit code 2, as `build` refuses to replace
+/// the corpus.
 pub(crate) fn refuse_corpus_file(project: &Project, path: &Path) -> Result<(), ExitCode> {
+    match corpus_own(project, path) {
+        Some(why) => {
+            eprintln!(
+                "error: the output is not written to {}: {why}\nhelp: choose a file outside the corpus's own",
+                path.display()
+            );
+            Err(ExitCode::from(2))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Refuses a cache folder (`--cache-dir`, `GOTCHAS_CACHE_DIR`) among the corpus's own
+/// files, or holding the corpus: the cache marks its folder git-ignored, which in the
+/// records folder would hide every record from the next run, and at the root, every file of
+/// the repository from git.
+pub(crate) fn refuse_cache_folder(project: &Project, folder: &Path) -> Result<(), ExitCode> {
+    let target = crate::write::resolved(folder);
+    let holds_root = crate::write::resolved(&project.root).starts_with(&target);
+    let why = corpus_own(project, folder)
+        .or_else(|| holds_root.then(|| "it holds the corpus".to_string()));
+    match why {
+        Some(why) => {
+            eprintln!(
+                "error: the cache is not kept in {}: {why}\nhelp: choose a folder of its own, such as {}",
+                folder.display(),
+                crate::cache::FOLDER
+            );
+            Err(ExitCode::from(2))
+        }
+        None => Ok(()),
+    }
+}
+
+/// Why `path` is one of the corpus's own files, if it is: in its records, schema or
+/// templates folder, its config, or a prose page.
+fn corpus_own(project: &Project, path: &Path) -> Option<String> {
     let target = crate::write::resolved(path);
     let root = crate::write::resolved(&project.root);
     let folder = crate::site::protected_folders(project)
@@ -251,16 +289,7 @@ pub(crate) fn refuse_corpus_file(project: &Project, path: &Path) -> Result<(), E
                 .is_some_and(|docs| docs.is_match(relative))
         })
         .map(|_| "it is a prose page of the corpus".to_string());
-    match folder.or(config).or(page) {
-        Some(why) => {
-            eprintln!(
-                "error: the output is not written to {}: {why}\nhelp: choose a file outside the corpus's own",
-                path.display()
-            );
-            Err(ExitCode::from(2))
-        }
-        None => Ok(()),
-    }
+    folder.or(config).or(page)
 }
 
 /// Writes a command's output; exit code 2 when it cannot be written (a closed pipe, a full

@@ -87,7 +87,7 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         files.extend(walked.files);
         found.diagnostics.extend(walked.errors);
     }
-    let sorted: Vec<Result<Candidate, Diagnostic>> = files
+    let sorted: Vec<Sorted> = files
         .into_par_iter()
         .map(|(path, is_symlink)| {
             sort_file(
@@ -105,8 +105,8 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
     found.candidates.reserve(sorted.len());
     for file in sorted {
         match file {
-            Ok(candidate) => found.candidates.push(candidate),
-            Err(diagnostic) => found.diagnostics.push(diagnostic),
+            Sorted::Record(candidate) => found.candidates.push(candidate),
+            Sorted::Problem(diagnostic) => found.diagnostics.push(diagnostic),
         }
     }
     found.candidates.par_sort_by_cached_key(order_key);
@@ -188,8 +188,15 @@ impl Drop for Visit<'_> {
     }
 }
 
-/// What a file found by the walk is: a record file of a collection, or a stray or
-/// unreadable file (a diagnostic).
+/// What a file found by the walk is.
+enum Sorted {
+    /// A record file of a collection.
+    Record(Candidate),
+    /// A stray or unreadable file.
+    Problem(Diagnostic),
+}
+
+/// Sorts a file found by the walk into a record file or a problem.
 fn sort_file(
     root: &Path,
     records_dir: &Path,
@@ -197,7 +204,7 @@ fn sort_file(
     path: PathBuf,
     is_symlink: bool,
     schemas: &Schemas,
-) -> Result<Candidate, Diagnostic> {
+) -> Sorted {
     if is_symlink {
         // Symlinks are not followed into folders, but a link to a file inside the corpus is
         // read like the file. A dangling link is an unreadable record, and a link out of
@@ -206,7 +213,7 @@ fn sort_file(
         let target = match std::fs::canonicalize(&path) {
             Ok(target) => target,
             Err(err) => {
-                return Err(Diagnostic::new(
+                return Sorted::Problem(Diagnostic::new(
                     rules::IO_ERROR,
                     display_path(root, &path),
                     format!("cannot read the file: {err}"),
@@ -219,7 +226,7 @@ fn sort_file(
                 Some(inside) => display_path(Path::new(""), inside),
                 None => target.display().to_string(),
             };
-            return Err(Diagnostic::new(
+            return Sorted::Problem(Diagnostic::new(
                 rules::STRAY_FILE,
                 display_path(root, &path),
                 "this symlink points at a folder, which is not followed: its records are not checked",
@@ -228,33 +235,37 @@ fn sort_file(
             .with_help("move the folder here, or point `records` (or the collection's `folder`) at it"));
         }
         if !target.is_file() {
-            return Err(not_a_regular_file(root, &path));
+            return Sorted::Problem(not_a_regular_file(root, &path));
         }
         if !canonical_root.is_some_and(|r| target.starts_with(r)) {
-            return Err(Diagnostic::new(
-                rules::STRAY_FILE,
-                display_path(root, &path),
-                "this symlink points outside the corpus, so it is not followed",
-            )
-            .with_note(format!("it points at {}", target.display())));
+            return Sorted::Problem(
+                Diagnostic::new(
+                    rules::STRAY_FILE,
+                    display_path(root, &path),
+                    "this symlink points outside the corpus, so it is not followed",
+                )
+                .with_note(format!("it points at {}", target.display())),
+            );
         }
     }
     if path.to_str().is_none() {
-        return Err(Diagnostic::new(
-            rules::IO_ERROR,
-            display_path(root, &path),
-            "the file name is not valid UTF-8, so it cannot be a record id",
-        )
-        .with_help("rename the file"));
+        return Sorted::Problem(
+            Diagnostic::new(
+                rules::IO_ERROR,
+                display_path(root, &path),
+                "the file name is not valid UTF-8, so it cannot be a record id",
+            )
+            .with_help("rename the file"),
+        );
     }
     match classify(records_dir, &path, schemas) {
-        Ok((collection, format)) => Ok(Candidate {
+        Ok((collection, format)) => Sorted::Record(Candidate {
             display: display_path(root, &path),
             path,
             collection,
             format,
         }),
-        Err(why) => Err(stray(display_path(root, &path), why, schemas)),
+        Err(why) => Sorted::Problem(stray(display_path(root, &path), why, schemas)),
     }
 }
 

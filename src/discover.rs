@@ -106,7 +106,7 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
     for file in sorted {
         match file {
             Sorted::Record(candidate) => found.candidates.push(candidate),
-            Sorted::Problem(diagnostic) => found.diagnostics.push(diagnostic),
+            Sorted::Problem(diagnostic) => found.diagnostics.push(*diagnostic),
         }
     }
     found.candidates.par_sort_by_cached_key(order_key);
@@ -192,8 +192,12 @@ impl Drop for Visit<'_> {
 enum Sorted {
     /// A record file of a collection.
     Record(Candidate),
-    /// A stray or unreadable file.
-    Problem(Diagnostic),
+    /// A stray or unreadable file: boxed, as a list of every file's sorting holds few.
+    Problem(Box<Diagnostic>),
+}
+
+fn problem(diagnostic: Diagnostic) -> Sorted {
+    Sorted::Problem(Box::new(diagnostic))
 }
 
 /// Sorts a file found by the walk into a record file or a problem.
@@ -213,7 +217,7 @@ fn sort_file(
         let target = match std::fs::canonicalize(&path) {
             Ok(target) => target,
             Err(err) => {
-                return Sorted::Problem(Diagnostic::new(
+                return problem(Diagnostic::new(
                     rules::IO_ERROR,
                     display_path(root, &path),
                     format!("cannot read the file: {err}"),
@@ -226,7 +230,7 @@ fn sort_file(
                 Some(inside) => display_path(Path::new(""), inside),
                 None => target.display().to_string(),
             };
-            return Sorted::Problem(Diagnostic::new(
+            return problem(Diagnostic::new(
                 rules::STRAY_FILE,
                 display_path(root, &path),
                 "this symlink points at a folder, which is not followed: its records are not checked",
@@ -235,10 +239,10 @@ fn sort_file(
             .with_help("move the folder here, or point `records` (or the collection's `folder`) at it"));
         }
         if !target.is_file() {
-            return Sorted::Problem(not_a_regular_file(root, &path));
+            return problem(not_a_regular_file(root, &path));
         }
         if !canonical_root.is_some_and(|r| target.starts_with(r)) {
-            return Sorted::Problem(
+            return problem(
                 Diagnostic::new(
                     rules::STRAY_FILE,
                     display_path(root, &path),
@@ -249,7 +253,7 @@ fn sort_file(
         }
     }
     if path.to_str().is_none() {
-        return Sorted::Problem(
+        return problem(
             Diagnostic::new(
                 rules::IO_ERROR,
                 display_path(root, &path),
@@ -265,7 +269,7 @@ fn sort_file(
             collection,
             format,
         }),
-        Err(why) => Sorted::Problem(stray(display_path(root, &path), why, schemas)),
+        Err(why) => problem(stray(display_path(root, &path), why, schemas)),
     }
 }
 

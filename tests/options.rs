@@ -186,6 +186,7 @@ fn output_that_cannot_be_written_out_exits_2_and_says_why() {
         bundled,
         vec!["query", "list", "engines", "--format", "json"],
     ));
+    runs.push((bundled, vec!["convert", "--to", "json", "--all"]));
     for (root, args) in runs {
         let mut all = vec!["--root", root.to_str().unwrap()];
         all.extend(&args);
@@ -197,6 +198,40 @@ fn output_that_cannot_be_written_out_exits_2_and_says_why() {
             "{args:?}: {}",
             run.stderr
         );
+    }
+}
+
+/// A closed or full stderr loses what the run says there, never the run: no panic, and the
+/// exit code is the run's own.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_or_closed_stderr_does_not_crash_the_run() {
+    let ci = fixture("ci");
+    let root = ci.to_str().unwrap();
+    let runs: [(&[&str], i32); 3] = [
+        (&["check", "--no-cache", "--verbose"], 1),
+        (&["query", "get", "nope"], 2),
+        (&["convert", "--to", "yaml", "nope"], 2),
+    ];
+    for (args, code) in runs {
+        for closed in [false, true] {
+            let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_gotchas"));
+            command
+                .arg("--root")
+                .arg(root)
+                .args(args)
+                .stdout(std::process::Stdio::null());
+            if closed {
+                // A pipe whose reader is gone: every write fails with a broken pipe.
+                let (reader, writer) = std::io::pipe().unwrap();
+                drop(reader);
+                command.stderr(writer);
+            } else {
+                command.stderr(std::fs::File::create("/dev/full").unwrap());
+            }
+            let status = command.status().unwrap();
+            assert_eq!(status.code(), Some(code), "{args:?}, closed: {closed}");
+        }
     }
 }
 

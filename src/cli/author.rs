@@ -90,7 +90,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         let help = suggest::did_you_mean(&suggest::suggest(&args.collection, names, 3))
             .map(|h| format!("\nhelp: {h}"))
             .unwrap_or_default();
-        eprintln!("error: no collection `{}`{help}", args.collection);
+        say!("error: no collection `{}`{help}", args.collection);
         return ExitCode::from(2);
     };
     // The index was found among the schemas.
@@ -103,7 +103,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
     // The id is the record's file name: a pattern loose enough to let `../x` or `/tmp/x`
     // through must not send the record out of its folder, nor over a schema.
     if let Some(why) = not_a_file_name(&id) {
-        eprintln!("error: the id `{id}` cannot name a record's file: {why}");
+        say!("error: the id `{id}` cannot name a record's file: {why}");
         return ExitCode::from(2);
     }
     if !collection.id_pattern.is_match(&id) {
@@ -112,7 +112,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         } else {
             "pass --id, as the id made from the name does not match it"
         };
-        eprintln!(
+        say!(
             "error: the id `{id}` does not match the id pattern `{}`\nhelp: {help}",
             collection.id_pattern.as_str()
         );
@@ -128,7 +128,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         .map(|r| r.targets)
         .unwrap_or_default();
     if !args.sources.is_empty() && source_targets.is_empty() {
-        eprintln!(
+        say!(
             "error: `{}` records have no `sources` reference field to cite sources in",
             collection.name
         );
@@ -137,7 +137,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
     for source in &args.sources {
         if index.resolve(source, source_targets).is_err() {
             let help = index.help_line(source, source_targets);
-            eprintln!("error: the source `{source}` names no record{help}");
+            say!("error: the source `{source}` names no record{help}");
             return ExitCode::from(2);
         }
     }
@@ -176,7 +176,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
     if !args.force
         && let Some(first) = existing.first()
     {
-        eprintln!(
+        say!(
             "error: a record with the id `{id}` already exists: {}\nhelp: pass --force to overwrite it",
             first.display()
         );
@@ -189,7 +189,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
             .extension()
             .and_then(|e| e.to_str())
             .unwrap_or_default();
-        eprintln!(
+        say!(
             "error: a record with the id `{id}` already exists in another format: {}\nhelp: pass --format {} to overwrite it, or delete it first",
             other.display(),
             if written == "yml" { "yaml" } else { written }
@@ -199,7 +199,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
     if let Err(err) =
         std::fs::create_dir_all(&dir).and_then(|()| write_atomic(&path, text.as_bytes()))
     {
-        eprintln!("error: cannot write {}: {err}", path.display());
+        say!("error: cannot write {}: {err}", path.display());
         return ExitCode::from(2);
     }
     let _ = writeln!(
@@ -208,13 +208,14 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         crate::source::display_path(&project.root, &path)
     );
     for placeholder in placeholders {
-        eprintln!(
+        say!(
             "note: the required reference `{}` was set to `{}` so the record validates; point it at the right record",
-            placeholder.field, placeholder.id
+            placeholder.field,
+            placeholder.id
         );
     }
     if value.get("name").is_none() {
-        eprintln!(
+        say!(
             "note: `{}` records have no `name` field: the name only made the id",
             collection.name
         );
@@ -259,7 +260,7 @@ pub(crate) fn convert(
         }
     };
     if outcomes.is_empty() {
-        eprintln!("error: name records to convert, or pass --all");
+        say!("error: name records to convert, or pass --all");
         return ExitCode::from(2);
     }
     let mut failed = false;
@@ -270,9 +271,10 @@ pub(crate) fn convert(
         let item = match outcome {
             Ok(item) => item,
             Err(refused) => {
-                eprintln!(
+                say!(
                     "error: {} was not converted: {}",
-                    refused.file, refused.reason
+                    refused.file,
+                    refused.reason
                 );
                 failed = true;
                 continue;
@@ -280,14 +282,19 @@ pub(crate) fn convert(
         };
         let display = crate::source::display_path(&project.root, &item.to);
         if !args.in_place {
-            if several {
-                let _ = writeln!(out, "==> {display} <==");
+            // The converted text is the command's output: lost, the run failed.
+            let shown = if several {
+                writeln!(out, "==> {display} <==")
+            } else {
+                Ok(())
+            };
+            if let Err(err) = shown.and_then(|()| out.write_all(item.text.as_bytes())) {
+                return super::unwritten(&err);
             }
-            let _ = out.write_all(item.text.as_bytes());
             continue;
         }
         if item.to != item.from && item.to.exists() {
-            eprintln!(
+            say!(
                 "error: {display} already exists; {} was not converted",
                 item.from.display()
             );
@@ -305,7 +312,7 @@ pub(crate) fn convert(
         match written {
             Ok(()) => converted += 1,
             Err(err) => {
-                eprintln!("error: cannot write {display}: {err}");
+                say!("error: cannot write {display}: {err}");
                 failed = true;
             }
         }
@@ -340,7 +347,7 @@ pub(super) fn named_records(
             Ok(record) => found.push(record),
             Err(_) => {
                 let help = index.help_line(id, &every);
-                eprintln!("error: `{id}` names no single record{help}");
+                say!("error: `{id}` names no single record{help}");
                 super::note_load_problems(corpus.diagnostics.len());
                 return Err(ExitCode::from(2));
             }
@@ -354,7 +361,7 @@ pub(super) fn named_records(
         let record = &corpus.records[record];
         let file = &corpus.files[record.file];
         let Some(text) = file.text_again() else {
-            eprintln!(
+            say!(
                 "error: {} changed or went while it was read; run the command again",
                 file.display
             );
@@ -376,7 +383,7 @@ pub(super) fn named_records(
     // Files are inserted in path order, as `distinct` is, and each text is the one that
     // parsed before: the named record at `distinct[i]` is record `i` of the new corpus.
     if named.records.len() != distinct.len() {
-        eprintln!("error: a record named no longer parses; run the command again");
+        say!("error: a record named no longer parses; run the command again");
         return Err(ExitCode::from(2));
     }
     let order = found

@@ -109,13 +109,13 @@ enum OutputFormat {
 
 pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Write) -> ExitCode {
     if args.statistics && !matches!(args.format, OutputFormat::Human | OutputFormat::Json) {
-        eprintln!("error: --statistics prints a table in the human or json format only");
+        say!("error: --statistics prints a table in the human or json format only");
         return ExitCode::from(2);
     }
     if args.diff && args.format != OutputFormat::Human {
         // A machine format's document has no room for a diff; its diagnostics carry the
         // edits of their fixes.
-        eprintln!("error: --diff prints a unified diff in the human format only");
+        say!("error: --diff prints a unified diff in the human format only");
         return ExitCode::from(2);
     }
     let mut stages = Stages::new(args.verbose);
@@ -145,7 +145,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
                 if !crate::write::resolved(&project.root)
                     .starts_with(crate::write::resolved(&staged.top)) =>
             {
-                eprintln!(
+                say!(
                     "error: --staged reads the git index of the repository at {}, which does not hold the corpus at {}\nhelp: run it from inside the corpus's repository",
                     staged.top.display(),
                     project.root.display()
@@ -154,7 +154,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             }
             Ok(staged) => Some(staged),
             Err(message) => {
-                eprintln!("error: --staged needs the git index: {message}");
+                say!("error: --staged needs the git index: {message}");
                 return ExitCode::from(2);
             }
         }
@@ -188,7 +188,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         let cache = cache.map(|(fingerprint, memo, folder)| (fingerprint, memo.len(), folder));
         stages.done("load");
         if args.verbose && cache.is_some() {
-            eprintln!(
+            say!(
                 "cache: recalled {} of {} records, {} of them without reading their file",
                 recalled.records,
                 corpus.records.len(),
@@ -207,7 +207,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
                 && (args.verbose || args.cache_dir.is_some())
                 && !args.quiet
             {
-                eprintln!(
+                say!(
                     "note: the cache was not written to {}: {err}",
                     folder.display()
                 );
@@ -237,7 +237,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     });
     found.diagnostics = settled.diagnostics;
     for display in &settled.refused {
-        eprintln!(
+        say!(
             "warning: the fixes to {display} were not applied: the file would not have loaded \
              with them. This is a bug in gotchas; please report it with the file and the \
              command that was run"
@@ -350,7 +350,7 @@ fn report<F>(
                 ExitCode::SUCCESS
             }
             Err(err) => {
-                eprintln!(
+                say!(
                     "error: cannot write the baseline {}: {err}",
                     baseline_path.display()
                 );
@@ -367,7 +367,7 @@ fn report<F>(
         match Baseline::read(&baseline_path) {
             Ok(baseline) => filtered = baseline.filter(filtered.reported),
             Err(message) => {
-                eprintln!("error: {}: {message}", baseline_path.display());
+                say!("error: {}: {message}", baseline_path.display());
                 return ExitCode::from(2);
             }
         }
@@ -392,7 +392,7 @@ fn report<F>(
         summary = scope.narrow(summary, &corpus);
         if !args.quiet {
             for note in &scope.notes {
-                eprintln!("note: {note}");
+                say!("note: {note}");
             }
         }
     }
@@ -416,7 +416,7 @@ fn report<F>(
             if let Err(err) =
                 crate::write::write_atomic_with(path, |file| render(args.format, &rendering, file))
             {
-                eprintln!("error: cannot write the report {}: {err}", path.display());
+                say!("error: cannot write the report {}: {err}", path.display());
                 return ExitCode::from(2);
             }
             if !args.quiet {
@@ -448,7 +448,7 @@ fn report<F>(
 fn exit_code(args: &CheckArgs, summary: &Summary) -> ExitCode {
     let too_many_warnings = args.max_warnings.filter(|&max| summary.warnings > max);
     if let Some(max) = too_many_warnings {
-        eprintln!(
+        say!(
             "error: {} found, more than --max-warnings {max}",
             plural(summary.warnings, "warning")
         );
@@ -478,7 +478,7 @@ impl Stages {
     fn done(&mut self, stage: &str) {
         let now = Instant::now();
         if self.verbose {
-            eprintln!("timing: {stage}: {:.1?}", now - self.last);
+            say!("timing: {stage}: {:.1?}", now - self.last);
         }
         self.last = now;
     }

@@ -39,7 +39,7 @@ pub(crate) fn run(code: Option<&str>, out: &mut impl Write) -> ExitCode {
                 let help = suggest::did_you_mean(&suggestions)
                     .map(|h| format!("\nhelp: {h}"))
                     .unwrap_or_default();
-                eprintln!(
+                say!(
                     "error: unknown rule `{code}`{help}\nnote: `gotchas explain` lists every rule"
                 );
                 return ExitCode::from(2);

@@ -28,7 +28,7 @@ pub(crate) fn man(command: Option<&str>, out: &mut impl Write) -> ExitCode {
             Some(subcommand) => subcommand.clone(),
             None => {
                 let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
-                eprintln!(
+                say!(
                     "error: no command `{name}`\nnote: the commands are {}",
                     names.join(", ")
                 );

@@ -110,7 +110,7 @@ fn find(graph: &CorpusGraph, id: &str) -> Result<NodeIndex, ExitCode> {
                 .iter()
                 .map(|&n| format!("`{}`", graph.graph[n].id))
                 .collect();
-            eprintln!(
+            say!(
                 "error: `{id}` could be any of {}\nhelp: qualify it with its folder",
                 names.join(", ")
             );
@@ -141,7 +141,7 @@ fn find(graph: &CorpusGraph, id: &str) -> Result<NodeIndex, ExitCode> {
             let help = suggest::did_you_mean(&qualified)
                 .map(|h| format!("\nhelp: {h}"))
                 .unwrap_or_default();
-            eprintln!("error: no record or page has the id `{id}`{help}");
+            say!("error: no record or page has the id `{id}`{help}");
             Err(ExitCode::from(2))
         }
     }
@@ -192,7 +192,7 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Wr
     };
     // Refused before the corpus is loaded: the filters name what the schemas declare.
     if let Err(message) = known_filters(&project.schemas, args) {
-        eprintln!("error: {message}");
+        say!("error: {message}");
         return ExitCode::from(2);
     }
     let web = Web::of(project);
@@ -217,7 +217,7 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Wr
             match export::svg(graph, site, center) {
                 Ok(svg) => super::emit(out, svg.as_bytes()),
                 Err(err) => {
-                    eprintln!("error: {}", err.0);
+                    say!("error: {}", err.0);
                     ExitCode::from(2)
                 }
             }

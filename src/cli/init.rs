@@ -20,13 +20,13 @@ pub(crate) fn run(dir: &Path, out: &mut impl Write) -> ExitCode {
             super::emit(out, text.as_bytes())
         }
         Err(err @ InitError::Exists(_)) => {
-            eprintln!(
+            say!(
                 "error: {err}\nnote: gotchas init writes nothing when any of its files or folders exists"
             );
             ExitCode::from(2)
         }
         Err(err) => {
-            eprintln!("error: {err}");
+            say!("error: {err}");
             ExitCode::from(2)
         }
     }

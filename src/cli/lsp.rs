@@ -12,7 +12,7 @@ pub(crate) fn run(cli: &Cli) -> ExitCode {
         Ok(false) => ExitCode::FAILURE,
         Err(lsp::Error::Setup(errors)) => fatal(&cli.root(), &errors, false),
         Err(err) => {
-            eprintln!("error: gotchas lsp: {err}");
+            say!("error: gotchas lsp: {err}");
             ExitCode::from(2)
         }
     }

@@ -4,6 +4,16 @@
 //! diagnostic was found, 1 when one was, 2 when the tool could not run (bad arguments, an
 //! unusable config or schema).
 
+/// A line to stderr that, unlike `eprintln!`, never panics: with stderr closed or full
+/// (`2>&-`, `2>/dev/full`, a reader that quit) the line is lost, and the run still ends
+/// with its own exit code rather than a crash's.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod author;
 mod check;
 mod explain;
@@ -202,7 +212,7 @@ impl Cli {
 /// mystery.
 pub(crate) fn note_load_problems(problems: usize) {
     if problems > 0 {
-        eprintln!(
+        say!(
             "note: {} while loading; this shows what loaded (run `gotchas check`)",
             report::human::plural(problems, "problem")
         );
@@ -230,7 +240,7 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
 pub(crate) fn refuse_corpus_file(project: &Project, path: &Path) -> Result<(), ExitCode> {
     match corpus_own(project, path) {
         Some(why) => {
-            eprintln!(
+            say!(
                 "error: the output is not written to {}: {why}\nhelp: choose a file outside the corpus's own",
                 path.display()
             );
@@ -251,7 +261,7 @@ pub(crate) fn refuse_cache_folder(project: &Project, folder: &Path) -> Result<()
         .or_else(|| holds_root.then(|| "it holds the corpus".to_string()));
     match why {
         Some(why) => {
-            eprintln!(
+            say!(
                 "error: the cache is not kept in {}: {why}\nhelp: choose a folder of its own, such as {}",
                 folder.display(),
                 crate::cache::FOLDER
@@ -319,7 +329,7 @@ fn stream(
 /// reading (`| head`) knows, but a full disk is news.
 fn unwritten(err: &std::io::Error) -> ExitCode {
     if err.kind() != std::io::ErrorKind::BrokenPipe {
-        eprintln!("error: cannot write the output: {err}");
+        say!("error: cannot write the output: {err}");
     }
     ExitCode::from(2)
 }

@@ -170,7 +170,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                 let help = suggest::did_you_mean(&suggest::suggest(collection, names, 3))
                     .map(|h| format!("\nhelp: {h}"))
                     .unwrap_or_default();
-                eprintln!("error: no collection `{collection}`{help}");
+                say!("error: no collection `{collection}`{help}");
                 return ExitCode::from(2);
             };
             let parsed: Result<Vec<Condition>, String> =
@@ -178,12 +178,12 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
             let conditions = match parsed {
                 Ok(conditions) => conditions,
                 Err(message) => {
-                    eprintln!("error: {message}");
+                    say!("error: {message}");
                     return ExitCode::from(2);
                 }
             };
             if let Err(message) = known_fields(&schemas.collections[index], &conditions, sort) {
-                eprintln!("error: {message}");
+                say!("error: {message}");
                 return ExitCode::from(2);
             }
             let corpus =
@@ -250,7 +250,7 @@ pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Wr
                     Err(code) => return code,
                 };
             let Some(record) = order.first().and_then(|&at| named.records.get(at)) else {
-                eprintln!("error: `{id}` names no single record");
+                say!("error: `{id}` names no single record");
                 return ExitCode::from(2);
             };
             match args.format {
@@ -365,11 +365,11 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         let committed = match std::fs::read_to_string(&target) {
             Ok(committed) => committed,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!("error: {shown} does not exist; run `gotchas index --out {shown}`");
+                say!("error: {shown} does not exist; run `gotchas index --out {shown}`");
                 return ExitCode::from(1);
             }
             Err(err) => {
-                eprintln!("error: cannot read {shown}: {err}");
+                say!("error: cannot read {shown}: {err}");
                 return ExitCode::from(2);
             }
         };
@@ -377,7 +377,7 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
             return emit(out, format!("{shown} is up to date\n").as_bytes());
         }
         let _ = out.write_all(unified_diff(&shown, &committed, &text).as_bytes());
-        eprintln!("error: {shown} is stale; run `gotchas index --out {shown}`");
+        say!("error: {shown} is stale; run `gotchas index --out {shown}`");
         return ExitCode::from(1);
     }
     match &args.out {
@@ -386,7 +386,7 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Wr
         Some(path) => match write_atomic(path, text.as_bytes()) {
             Ok(()) => emit(out, format!("wrote {}\n", path.display()).as_bytes()),
             Err(err) => {
-                eprintln!("error: cannot write {}: {err}", path.display());
+                say!("error: cannot write {}: {err}", path.display());
                 ExitCode::from(2)
             }
         },

@@ -64,7 +64,7 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
     let staging = match Staging::new(&folder, &project.root, &folders) {
         Ok(staging) => staging,
         Err(err) => {
-            eprintln!("error: {err}");
+            say!("error: {err}");
             return ExitCode::from(2);
         }
     };
@@ -76,7 +76,7 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
             .commit()
             .map_err(|e| (e.to_string(), ExitCode::from(2)))
     }) {
-        eprintln!("error: {}", err.0);
+        say!("error: {}", err.0);
         return err.1;
     }
     let mut text = content_report(&project, &corpus, &site, styled);
@@ -164,7 +164,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
     let server = match Server::bind(args.port) {
         Ok(server) => server,
         Err(err) => {
-            eprintln!("error: cannot listen on 127.0.0.1:{}: {err}", args.port);
+            say!("error: cannot listen on 127.0.0.1:{}: {err}", args.port);
             return ExitCode::from(2);
         }
     };
@@ -176,7 +176,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
     };
     server.publish(files);
     if let Err(err) = server.spawn() {
-        eprintln!("error: cannot serve: {err}");
+        say!("error: cannot serve: {err}");
         return ExitCode::from(2);
     }
     let _ = writeln!(
@@ -187,7 +187,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
     let watching = match watching {
         Ok(watching) => watching,
         Err(err) => {
-            eprintln!("warning: cannot watch for changes ({err}); serving the site as built");
+            say!("warning: cannot watch for changes ({err}); serving the site as built");
             loop {
                 std::thread::park();
             }
@@ -211,7 +211,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
         let _ = out.flush();
     });
     // The watcher stopped: what is served stays as it was last built.
-    eprintln!("warning: stopped watching for changes; serving the site as last built");
+    say!("warning: stopped watching for changes; serving the site as last built");
     loop {
         std::thread::park();
     }
@@ -233,7 +233,7 @@ fn build_in_memory(
     let memory = Memory::default();
     if let Err(err) = site.write(&memory, &|| {}) {
         let (message, code) = describe(&err);
-        eprintln!("error: {message}");
+        say!("error: {message}");
         return Err(code);
     }
     let mut text = content_report(&project, &corpus, &site, styled);

@@ -66,10 +66,16 @@ impl Condition {
         }
     }
 
+    /// Whether a value at the field is the wanted one: as text, or as the same number
+    /// when the field holds a number (`confidence=0.80` is `0.8`).
     fn matches(&self, record: &Value) -> bool {
+        let wanted = self.value.parse::<f64>().ok();
         values_at(record, &self.field)
             .iter()
-            .any(|v| text_of(v) == self.value)
+            .any(|v| match (v, wanted) {
+                (Value::Number(n), Some(wanted)) => n.as_f64() == Some(wanted),
+                _ => text_of(v) == self.value,
+            })
     }
 }
 
@@ -92,36 +98,78 @@ impl Renumber for Listed {}
 // Record indices come from the corpus they index.
 #[allow(clippy::indexing_slicing)]
 pub fn list(corpus: &Corpus<Listed>, sort: Option<&str>) -> Vec<usize> {
-    let mut found: Vec<usize> = corpus
+    let found: Vec<usize> = corpus
         .records
         .iter()
         .enumerate()
         .filter(|(_, r)| r.value.0.is_some())
         .map(|(i, _)| i)
         .collect();
-    let key = |index: &usize| -> Option<String> {
-        let value = corpus.records[*index].value.0.as_ref()?;
-        sort.and_then(|field| values_at(value, field).first().map(|v| text_of(v)))
-    };
-    found.sort_by(|a, b| {
-        let by_field = match (key(a), key(b)) {
-            (Some(x), Some(y)) => numeric_aware(&x, &y),
+    let keys: Vec<Option<SortKey>> = found
+        .iter()
+        .map(|&index| {
+            let value = corpus.records[index].value.0.as_ref()?;
+            let field = sort?;
+            values_at(value, field)
+                .first()
+                .map(|v| SortKey::of(&text_of(v)))
+        })
+        .collect();
+    let mut keyed: Vec<(Option<SortKey>, usize)> = keys.into_iter().zip(found).collect();
+    keyed.sort_by(|(a, x), (b, y)| {
+        let by_field = match (a, b) {
+            (Some(a), Some(b)) => a.cmp(b),
             (Some(_), None) => Ordering::Less,
             (None, Some(_)) => Ordering::Greater,
             (None, None) => Ordering::Equal,
         };
-        by_field.then(corpus.records[*a].id.cmp(&corpus.records[*b].id))
+        by_field.then(corpus.records[*x].id.cmp(&corpus.records[*y].id))
     });
-    found
+    keyed.into_iter().map(|(_, index)| index).collect()
 }
 
-/// Numbers compare as numbers, everything else as text.
-fn numeric_aware(a: &str, b: &str) -> Ordering {
-    match (a.parse::<f64>(), b.parse::<f64>()) {
-        (Ok(x), Ok(y)) => x.total_cmp(&y),
-        _ => a.cmp(b),
+/// A value to sort by: numbers before text, numbers by value and text by its bytes, which
+/// orders any mix of the two one way (numbers compared as numbers only when both are would
+/// order `9`, `10`, `1a` by whichever pairs the sort happened to compare).
+#[derive(Clone, Debug)]
+enum SortKey {
+    Number(f64),
+    Text(String),
+}
+
+impl SortKey {
+    fn of(text: &str) -> SortKey {
+        match text.parse::<f64>() {
+            Ok(number) if !number.is_nan() => SortKey::Number(number),
+            _ => SortKey::Text(text.to_string()),
+        }
     }
 }
+
+impl Ord for SortKey {
+    fn cmp(&self, other: &SortKey) -> Ordering {
+        match (self, other) {
+            (SortKey::Number(a), SortKey::Number(b)) => a.total_cmp(b),
+            (SortKey::Number(_), SortKey::Text(_)) => Ordering::Less,
+            (SortKey::Text(_), SortKey::Number(_)) => Ordering::Greater,
+            (SortKey::Text(a), SortKey::Text(b)) => a.cmp(b),
+        }
+    }
+}
+
+impl PartialOrd for SortKey {
+    fn partial_cmp(&self, other: &SortKey) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for SortKey {
+    fn eq(&self, other: &SortKey) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for SortKey {}
 
 /// A search result.
 #[derive(Clone, Debug, PartialEq)]

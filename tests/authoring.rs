@@ -601,6 +601,56 @@ fn query_search_json_holds_whole_names_and_the_table_cuts_them() {
     );
 }
 
+/// Numbers sort before text, each in its own order, whichever ids the records have; a
+/// number is matched as a number.
+#[test]
+fn query_list_sorts_mixed_values_one_way_and_matches_numbers_as_numbers() {
+    let engine = |id: &str, name: &str, confidence: &str| {
+        format!(
+            "id: {id}\ntype: engine\nname: \"{name}\"\nstatus: draft\nconfidence: {confidence}\n\
+             updated: 2026-01-01\nsources: [s]\n"
+        )
+    };
+    let names = ["10", "9", "1a", "-3", "b"];
+    for rotation in 0..names.len() {
+        let records: Vec<(String, String)> = (0..names.len())
+            .map(|i| {
+                let id = format!("e{i}");
+                let name = names[(i + rotation) % names.len()];
+                (format!("engines/{id}.yaml"), engine(&id, name, "0.8"))
+            })
+            .collect();
+        let files: Vec<(&str, &[u8])> = records
+            .iter()
+            .map(|(path, text)| (path.as_str(), text.as_bytes()))
+            .collect();
+        let dir = common::temp_corpus(&files);
+        let listed = run(
+            dir.path(),
+            &[
+                "query", "list", "engines", "--sort", "name", "--format", "json",
+            ],
+        );
+        assert_eq!(listed.code, 0, "{}", listed.stderr);
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&listed.stdout).unwrap();
+        let sorted: Vec<&str> = rows
+            .iter()
+            .map(|r| r["record"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(sorted, ["-3", "9", "10", "1a", "b"], "rotation {rotation}");
+        let matched = run(
+            dir.path(),
+            &["query", "list", "engines", "--where", "confidence=0.80"],
+        );
+        assert_eq!(
+            matched.stdout.lines().count(),
+            1 + names.len(),
+            "{}",
+            matched.stdout
+        );
+    }
+}
+
 #[test]
 fn query_list_filters_sorts_and_get_suggests() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

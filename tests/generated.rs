@@ -59,6 +59,7 @@ fn man_pages_are_valid_roff() {
         (&["man"][..], "gotchas(1)"),
         (&["man", "check"][..], "gotchas-check(1)"),
         (&["man", "init"][..], "gotchas-init(1)"),
+        (&["man", "query", "list"][..], "gotchas-query-list(1)"),
     ] {
         let run = gotchas(args);
         assert_eq!(run.code, 0, "{}", run.stderr);
@@ -71,5 +72,19 @@ fn man_pages_are_valid_roff() {
     }
     let check_page = pipe("man", &["-l", "-"], &gotchas(&["man", "check"]).stdout).1;
     assert!(check_page.contains("--max-warnings"));
+    // Every page carries the version, which the page of a command took from no one.
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        check_page.contains(&format!("gotchas {version}")),
+        "{check_page}"
+    );
+    assert!(check_page.contains(&format!("v{version}")), "{check_page}");
     assert_eq!(gotchas(&["man", "nope"]).code, 2);
+    let typo = gotchas(&["man", "chek"]);
+    assert_eq!(typo.code, 2);
+    assert!(
+        typo.stderr.contains("help: did you mean `check`?"),
+        "{}",
+        typo.stderr
+    );
 }

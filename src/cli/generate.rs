@@ -18,26 +18,39 @@ pub(crate) fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> 
 }
 
 /// The page of `gotchas`, or of one of its commands (`gotchas-check(1)`, which the main
-/// page's list of commands refers to).
-pub(crate) fn man(command: Option<&str>, out: &mut impl Write) -> ExitCode {
+/// page's list of commands refers to, or `gotchas-query-list(1)`, which `gotchas-query(1)`'s
+/// does), each with the tool's version.
+pub(crate) fn man(command: &[String], out: &mut impl Write) -> ExitCode {
     let mut cli = Cli::command().disable_help_subcommand(true);
     cli.build();
-    let page = match command {
-        None => cli,
-        Some(name) => match cli.find_subcommand(name) {
-            Some(subcommand) => subcommand.clone(),
+    let mut page = &cli;
+    for name in command {
+        page = match page.find_subcommand(name) {
+            Some(subcommand) => subcommand,
             None => {
-                let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+                let names: Vec<&str> = page.get_subcommands().map(|c| c.get_name()).collect();
+                let help = crate::suggest::did_you_mean(&crate::suggest::suggest(
+                    name,
+                    names.iter().copied(),
+                    3,
+                ))
+                .map(|help| format!("\nhelp: {help}"))
+                .unwrap_or_default();
                 say!(
-                    "error: no command `{name}`\nnote: the commands are {}",
+                    "error: no command `{name}`{help}\nnote: the commands are {}",
                     names.join(", ")
                 );
                 return ExitCode::from(2);
             }
-        },
-    };
+        };
+    }
+    let version = env!("CARGO_PKG_VERSION");
+    let page = page.clone().version(version);
     let mut roff = Vec::new();
-    match clap_mangen::Man::new(page).render(&mut roff) {
+    match clap_mangen::Man::new(page)
+        .source(format!("gotchas {version}"))
+        .render(&mut roff)
+    {
         Ok(()) => super::emit(out, &roff),
         Err(_) => ExitCode::from(2),
     }

@@ -100,8 +100,9 @@ enum Command {
     },
     /// Print the manual page, in roff (`gotchas man | man -l -`).
     Man {
-        /// A command whose page to print instead (`check` prints gotchas-check(1)).
-        command: Option<String>,
+        /// A command whose page to print instead (`check` prints gotchas-check(1), `query
+        /// list` gotchas-query-list(1)).
+        command: Vec<String>,
     },
 }
 
@@ -200,7 +201,7 @@ impl Cli {
                 &mut stdout,
             ),
             Command::Completions { shell } => generate::completions(*shell, &mut stdout),
-            Command::Man { command } => generate::man(command.as_deref(), &mut stdout),
+            Command::Man { command } => generate::man(command, &mut stdout),
         };
         let _ = stdout.flush();
         code

@@ -161,19 +161,29 @@ pub fn id_from_name(name: &str) -> String {
 }
 
 /// Today's date as `YYYY-MM-DD`, from `SOURCE_DATE_EPOCH` when set (reproducible builds and
-/// tests), else the system clock, in UTC.
-pub fn today() -> String {
-    let seconds = std::env::var("SOURCE_DATE_EPOCH")
-        .ok()
-        .and_then(|s| s.parse::<i64>().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
-                .unwrap_or(0)
-        });
+/// tests), else the system clock, in UTC. A `SOURCE_DATE_EPOCH` that is no whole number of
+/// seconds, or names a date with no four-digit year, is refused, as the reproducible-builds
+/// convention asks: a date it made up would be written into the record.
+pub fn today() -> Result<String, String> {
+    // 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+    const FIRST: i64 = -62_167_219_200;
+    const LAST: i64 = 253_402_300_799;
+    let seconds = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(set) => match set.trim().parse::<i64>() {
+            Ok(seconds) if (FIRST..=LAST).contains(&seconds) => seconds,
+            _ => {
+                return Err(format!(
+                    "SOURCE_DATE_EPOCH `{set}` is not a number of seconds since 1970 within years 0 to 9999"
+                ));
+            }
+        },
+        Err(_) => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
+            .unwrap_or(0),
+    };
     let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
-    format!("{year:04}-{month:02}-{day:02}")
+    Ok(format!("{year:04}-{month:02}-{day:02}"))
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).

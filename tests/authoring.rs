@@ -20,6 +20,37 @@ fn run(root: &Path, args: &[&str]) -> common::Run {
     gotchas(&all)
 }
 
+/// `SOURCE_DATE_EPOCH` dates a new record, and one that names no date is refused rather
+/// than replaced by today's or written as a year no schema's `date` reads.
+#[test]
+fn new_dates_records_by_source_date_epoch_and_refuses_a_bad_one() {
+    let dir = bundled_copy();
+    let new = |epoch: &str, id: &str| {
+        assert_cmd::Command::cargo_bin("gotchas")
+            .unwrap()
+            .args(["--root", dir.path().to_str().unwrap()])
+            .args([
+                "new", "engine", "--name", "E", "--id", id, "--format", "yaml",
+            ])
+            .args(["--source", "engine-vllm-github"])
+            .env("SOURCE_DATE_EPOCH", epoch)
+            .output()
+            .unwrap()
+    };
+    let dated = new("86400", "dated");
+    assert_eq!(dated.status.code(), Some(0));
+    let written = std::fs::read_to_string(dir.path().join("records/engines/dated.yaml")).unwrap();
+    assert!(written.contains("1970-01-02"), "{written}");
+    for bad in ["abc", "99999999999999"] {
+        let refused = new(bad, "refused");
+        assert_eq!(refused.status.code(), Some(2), "{bad}");
+        assert!(String::from_utf8_lossy(&refused.stderr).contains(&format!(
+            "error: SOURCE_DATE_EPOCH `{bad}` is not a number of seconds since 1970"
+        )));
+        assert!(!dir.path().join("records/engines/refused.yaml").exists());
+    }
+}
+
 #[test]
 fn new_never_writes_outside_the_collection_folder() {
     let dir = bundled_copy();

@@ -118,6 +118,13 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         );
         return ExitCode::from(2);
     }
+    let today = match skeleton::today() {
+        Ok(today) => today,
+        Err(why) => {
+            say!("error: {why}");
+            return ExitCode::from(2);
+        }
+    };
     // Only ids are looked at: the corpus is loaded as the graph commands load it.
     let corpus = project.load_linked();
     let index = IdIndex::new(&corpus, schemas);
@@ -154,7 +161,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
         &id,
         &args.name,
         &args.sources,
-        &skeleton::today(),
+        &today,
         &first_record,
     );
     let format = args.format.format();

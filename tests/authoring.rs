@@ -682,6 +682,38 @@ fn query_list_sorts_mixed_values_one_way_and_matches_numbers_as_numbers() {
     }
 }
 
+/// An id given to several records of one collection names none of them alone: `get`
+/// and `convert` say which files hold it rather than pick the first.
+#[test]
+fn an_id_held_twice_is_named_by_neither_record() {
+    let engine = |name: &str| {
+        format!(
+            "id: twice\ntype: engine\nname: {name}\nstatus: draft\nconfidence: 0.5\n\
+             updated: 2026-01-01\nsources: [s]\n"
+        )
+    };
+    let (first, second) = (engine("First"), engine("Second"));
+    let dir = common::temp_corpus(&[
+        ("engines/twice.yaml", first.as_bytes()),
+        ("engines/z.yaml", second.as_bytes()),
+    ]);
+    for args in [
+        &["query", "get", "twice"][..],
+        &["convert", "--to", "json", "twice"],
+    ] {
+        let run = run(dir.path(), args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert!(
+            run.stderr.contains(
+                "error: `twice` names 2 records, one id in one collection: records/engines/twice.yaml, records/engines/z.yaml"
+            ),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(run.stdout, "");
+    }
+}
+
 #[test]
 fn query_list_filters_sorts_and_get_suggests() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

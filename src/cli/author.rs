@@ -351,7 +351,29 @@ pub(super) fn named_records(
     let mut found = Vec::new();
     for id in ids {
         match index.resolve(id, &every) {
-            Ok(record) => found.push(record),
+            Ok(record) => {
+                // Its collection has the id more than once: which record is meant is not
+                // for the command to choose (`check` reports each as `duplicate-id`).
+                let files: Vec<&str> = std::iter::once(record)
+                    .chain(
+                        index
+                            .duplicates()
+                            .iter()
+                            .filter(|&&(_, first)| first == record)
+                            .map(|&(duplicate, _)| duplicate),
+                    )
+                    .map(|r| corpus.file_of(&corpus.records[r]).display.as_str())
+                    .collect();
+                if files.len() > 1 {
+                    say!(
+                        "error: `{id}` names {} records, one id in one collection: {}\nhelp: give each its own id (`gotchas check` reports them as `duplicate-id`)",
+                        files.len(),
+                        files.join(", ")
+                    );
+                    return Err(ExitCode::from(2));
+                }
+                found.push(record);
+            }
             Err(_) => {
                 let help = index.help_line(id, &every);
                 say!("error: `{id}` names no single record{help}");

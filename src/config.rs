@@ -99,6 +99,8 @@ pub struct CollectionConfig {
     pub schema: Option<String>,
     /// The regular expression every id must match.
     pub id_pattern: Option<String>,
+    /// Where its name is written in the config, for a diagnostic about the collection.
+    pub span: Range<usize>,
 }
 
 /// The whole configuration, with defaults filled in.
@@ -435,7 +437,8 @@ impl Reader<'_> {
                 "collections" => {
                     if let Some(collections) = self.table(value) {
                         for (name, value) in collections.iter() {
-                            let collection = self.collection(value);
+                            let mut collection = self.collection(name.get_ref(), value);
+                            collection.span = name.span();
                             config
                                 .collections
                                 .insert(name.get_ref().to_string(), collection);
@@ -449,13 +452,13 @@ impl Reader<'_> {
                         }
                     }
                 }
-                _ => self.unknown_key(key, KEYS, "top level"),
+                _ => self.unknown_key(key, KEYS, "at the top level"),
             }
         }
         config
     }
 
-    fn collection(&mut self, value: &Spanned<DeValue<'_>>) -> CollectionConfig {
+    fn collection(&mut self, name: &str, value: &Spanned<DeValue<'_>>) -> CollectionConfig {
         let mut collection = CollectionConfig::default();
         const KEYS: &[&str] = &["folder", "schema", "id_pattern"];
         let Some(table) = self.table(value) else {
@@ -467,7 +470,7 @@ impl Reader<'_> {
                 "schema" => &mut collection.schema,
                 "id_pattern" => &mut collection.id_pattern,
                 _ => {
-                    self.unknown_key(key, KEYS, "a collection");
+                    self.unknown_key(key, KEYS, &format!("in [collections.{name}]"));
                     continue;
                 }
             };
@@ -538,7 +541,7 @@ impl Reader<'_> {
                 "acyclic_fields" => &mut graph.acyclic_fields,
                 "must_be_cited" => &mut graph.must_be_cited,
                 _ => {
-                    self.unknown_key(key, KEYS, "[graph]");
+                    self.unknown_key(key, KEYS, "in [graph]");
                     continue;
                 }
             };
@@ -575,7 +578,7 @@ impl Reader<'_> {
                         site.paginate_by = usize::try_from(count).unwrap_or(usize::MAX);
                     }
                 }
-                _ => self.unknown_key(key, KEYS, "[site]"),
+                _ => self.unknown_key(key, KEYS, "in [site]"),
             }
         }
         site
@@ -679,7 +682,7 @@ impl Reader<'_> {
     fn unknown_key(&mut self, key: &Spanned<std::borrow::Cow<'_, str>>, known: &[&str], at: &str) {
         let name = key.get_ref().as_ref();
         let diagnostic = self
-            .error(key.span(), format!("unknown config key `{name}` at {at}"))
+            .error(key.span(), format!("unknown config key `{name}` {at}"))
             .with_label("unknown key");
         self.errors.push(suggest::unknown_name(
             diagnostic,

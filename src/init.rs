@@ -30,6 +30,9 @@ pub enum InitError {
     /// Targets that exist already.
     #[error("already there: {}", .0.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
     Exists(Vec<PathBuf>),
+    /// The folder to write into is a file.
+    #[error("{} is a file, not a folder to make the corpus in", .0.display())]
+    NotAFolder(PathBuf),
     /// A folder or file could not be written.
     #[error("cannot write {0}: {1}")]
     Io(PathBuf, std::io::Error),
@@ -39,6 +42,9 @@ pub enum InitError {
 /// The targets are the config file and the `schema/`, `records/` and `docs/` folders: if any
 /// exists, nothing is written.
 pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(InitError::NotAFolder(dir.to_path_buf()));
+    }
     let mut targets: Vec<&str> = FILES
         .iter()
         .map(|(path, _)| path.split('/').next().unwrap_or(path))

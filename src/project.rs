@@ -69,6 +69,26 @@ impl Project {
             None if default_config.is_file() => Config::read(&default_config, config::FILE_NAME)?,
             None => Config::default(),
         };
+        // Said before any folder is looked for: outside a corpus, "cannot read the schema
+        // folder" would send the reader after a setting of a file that is not there.
+        if config.file.is_none() && !root.join(&config.schemas).exists() {
+            let shown = root.display().to_string();
+            return Err(vec![
+                Diagnostic::new(
+                    crate::rules::INVALID_CONFIG,
+                    &shown,
+                    format!(
+                        "no corpus here: `{shown}` holds no {} and no schema folder",
+                        config::FILE_NAME
+                    ),
+                )
+                .with_note(format!(
+                    "without --root the corpus is the nearest folder up holding a {}",
+                    config::FILE_NAME
+                ))
+                .with_help("run in a corpus, pass --root the folder that holds records/ and schema/, or make one with `gotchas init`"),
+            ]);
+        }
         let schemas = Schemas::load(root, &config)?;
         Ok(Project {
             root: root.to_path_buf(),

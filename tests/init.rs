@@ -70,6 +70,18 @@ fn init_writes_nothing_when_any_target_exists() {
 }
 
 #[test]
+fn init_into_a_file_says_it_is_no_folder() {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let shown = file.path().to_str().unwrap();
+    let run = gotchas(&["init", shown]);
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        run.stderr,
+        format!("error: {shown} is a file, not a folder to make the corpus in\n")
+    );
+}
+
+#[test]
 fn the_example_schema_declares_a_reference_that_is_checked() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(gotchas(&["init", dir.path().to_str().unwrap()]).code, 0);

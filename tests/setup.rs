@@ -172,6 +172,7 @@ fn explain_lists_and_documents_rules() {
     let typo = gotchas(&["explain", "unknown-feild"]);
     assert_eq!(typo.code, 2);
     assert!(typo.stderr.contains("did you mean `unknown-field`?"));
+    assert_eq!(gotchas(&["explain", "UNKNOWN-FIELD"]).stdout, one.stdout);
 }
 
 #[test]
@@ -185,6 +186,21 @@ fn colour_only_when_asked_or_on_a_terminal() {
     );
     let coloured = gotchas(&["check", "--root", root, "--color", "always"]);
     assert!(coloured.stdout.contains('\u{1b}'));
+}
+
+#[test]
+fn a_folder_that_is_no_corpus_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = gotchas_in(dir.path(), &["check"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "error[invalid-config]: no corpus here: `.` holds no gotchas.toml and no schema folder"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("`gotchas init`"), "{}", run.stderr);
 }
 
 #[test]
@@ -265,7 +281,8 @@ fn without_a_config_above_the_current_folder_is_the_root() {
     let run = gotchas_in(&inside, &["check", "--color", "never"]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(
-        run.stderr.contains("cannot read the schema folder"),
+        run.stderr
+            .contains("no corpus here: `.` holds no gotchas.toml and no schema folder"),
         "{}",
         run.stderr
     );

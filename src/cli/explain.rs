@@ -22,7 +22,7 @@ pub(crate) fn run(code: Option<&str>, out: &mut impl Write) -> ExitCode {
             }
             text
         }
-        Some(code) => match rules::find(code) {
+        Some(code) => match rules::find(&code.to_ascii_lowercase()) {
             Some(rule) => format!(
                 "# {}\n\nDefault level: {}{}\n\n{}",
                 rule.code,

@@ -140,10 +140,7 @@ const MAX_MADE_ID: usize = 64;
 /// über Öl` -> `arger-uber-ol`), rather than dropped.
 pub fn id_from_name(name: &str) -> String {
     let mut id = String::new();
-    for word in deunicode::deunicode(name)
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
+    for word in ascii_words(name) {
         let dash = usize::from(!id.is_empty());
         if id.len() + dash + word.len() > MAX_MADE_ID {
             if id.is_empty() {
@@ -158,6 +155,15 @@ pub fn id_from_name(name: &str) -> String {
         id.push_str(&word.to_ascii_lowercase());
     }
     id
+}
+
+/// The words of `text` spelt in ASCII (`Ärger über` -> `Arger`, `uber`), as ids are made of.
+pub fn ascii_words(text: &str) -> Vec<String> {
+    deunicode::deunicode(text)
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Today's date as `YYYY-MM-DD`, from `SOURCE_DATE_EPOCH` when set (reproducible builds and

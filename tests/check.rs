@@ -121,6 +121,17 @@ fn id_mismatch() {
 fn id_format() {
     rule_case("id-format", "id-format", 1);
     positioned("id-format");
+    // The id suggested is spelt in ASCII as `new` spells one, not cut short.
+    let record = "id: café-ünï\ntype: engine\nname: E\nstatus: draft\nconfidence: 0.5\n\
+                  updated: 2026-10-03\nsources: []\n";
+    let dir = common::temp_corpus(&[("engines/café-ünï.yaml", record.as_bytes())]);
+    let run = check(dir.path(), &[]);
+    assert!(
+        run.stdout
+            .contains("help: use `cafe-uni` (and rename the file to match)"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

@@ -136,11 +136,12 @@ fn id_anchor<F>(record: &Record<F>) -> Anchor {
     }
 }
 
-/// Lower-case words joined by dashes: `Kv_Cache Foo` -> `kv-cache-foo`.
+/// Lower-case ASCII words joined by dashes, spelt as `new` makes ids: `Kv_Cache Foo` ->
+/// `kv-cache-foo`, `café` -> `cafe` (not `caf`).
 fn kebab_case(id: &str) -> String {
-    id.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_ascii_lowercase)
+    crate::skeleton::ascii_words(id)
+        .iter()
+        .map(|word| word.to_ascii_lowercase())
         .collect::<Vec<_>>()
         .join("-")
 }

@@ -26,7 +26,9 @@ use crate::sourcemap::{Node, SourceMap};
 pub struct Limits {
     /// Deepest nesting of sequences and mappings.
     pub max_depth: usize,
-    /// Most nodes a document may expand to, counting each alias expansion in full.
+    /// Most nodes the aliases of a document may stand for, each counted in full: what a
+    /// few lines of aliases of aliases make (a "billion laughs"). The nodes written out
+    /// are bounded by the file's size, as a JSON record's are.
     pub max_nodes: usize,
 }
 
@@ -116,7 +118,7 @@ struct Builder<'t> {
     chars: Option<CharIndex<'t>>,
     stack: Vec<Frame>,
     anchors: HashMap<usize, (Value, usize)>,
-    total_nodes: usize,
+    aliased_nodes: usize,
     root: Option<Value>,
     root_span: Option<Span>,
     documents: usize,
@@ -139,7 +141,7 @@ impl<'t> Builder<'t> {
             chars: None,
             stack: Vec::new(),
             anchors: HashMap::new(),
-            total_nodes: 0,
+            aliased_nodes: 0,
             root: None,
             root_span: None,
             documents: 0,
@@ -217,7 +219,6 @@ impl<'t> Builder<'t> {
                 let span = scalar_span(self.text, raw, style, after);
                 let span = self.base + span.start..self.base + span.end;
                 let value = resolve_scalar(&text, style, tag.as_deref());
-                self.count(1, &span)?;
                 self.complete(value, anchor, span, 1)?;
             }
             Event::Alias(id) => {
@@ -229,7 +230,7 @@ impl<'t> Builder<'t> {
                         span,
                     });
                 };
-                self.count(size, &span)?;
+                self.count_aliased(size, &span)?;
                 self.complete(value, 0, span, size)?;
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
@@ -242,7 +243,6 @@ impl<'t> Builder<'t> {
                         span,
                     });
                 }
-                self.count(1, &span)?;
                 let container = if matches!(event, Event::SequenceStart(..)) {
                     Container::Sequence(Vec::new())
                 } else {
@@ -293,13 +293,13 @@ impl<'t> Builder<'t> {
         Ok(())
     }
 
-    fn count(&mut self, nodes: usize, span: &Span) -> Result<(), Error> {
-        self.total_nodes = self.total_nodes.saturating_add(nodes);
-        if self.total_nodes > self.limits.max_nodes {
+    fn count_aliased(&mut self, nodes: usize, span: &Span) -> Result<(), Error> {
+        self.aliased_nodes = self.aliased_nodes.saturating_add(nodes);
+        if self.aliased_nodes > self.limits.max_nodes {
             return Err(Error {
                 kind: ErrorKind::Limit,
                 message: format!(
-                    "the document expands to more than {} nodes (YAML aliases are expanded)",
+                    "the document's aliases stand for more than {} nodes, each expanded in full",
                     self.limits.max_nodes
                 ),
                 span: span.clone(),
@@ -729,6 +729,23 @@ mod tests {
         }
         let err = parse(&text, 0, Limits::default(), false).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Limit);
+    }
+
+    #[test]
+    fn nodes_written_out_are_not_counted_against_the_alias_limit() {
+        let limits = Limits {
+            max_nodes: 10,
+            ..Limits::default()
+        };
+        let list = format!("[{}]", vec!["x"; 100].join(", "));
+        assert!(parse(&list, 0, limits, false).is_ok());
+        let aliased = format!("a: &a {list}\nb: *a\n");
+        let err = parse(&aliased, 0, limits, false).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Limit);
+        assert_eq!(
+            err.message,
+            "the document's aliases stand for more than 10 nodes, each expanded in full"
+        );
     }
 
     #[test]

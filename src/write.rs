@@ -100,13 +100,12 @@ fn replace(
     };
     // A file replacing itself has its permissions in hand already (its link followed, as
     // `metadata` follows one): `--fix` writes thousands, each stat costing a system call.
-    let permissions = if permissions_of == given {
-        existing.map(|m| m.permissions())
+    let kept = if permissions_of == given {
+        existing
     } else {
-        std::fs::metadata(permissions_of)
-            .ok()
-            .map(|m| m.permissions())
+        std::fs::metadata(permissions_of).ok()
     };
+    let permissions = kept.as_ref().map(std::fs::Metadata::permissions);
     let mut builder = tempfile::Builder::new();
     builder.prefix(".gotchas-").suffix(".tmp");
     // Made with the permissions it will have (narrowed by the umask, set exactly below),
@@ -122,6 +121,20 @@ fn replace(
     temporary.as_file().sync_all()?;
     if let Some(permissions) = permissions {
         temporary.as_file().set_permissions(permissions)?;
+    }
+    // The file keeps its owner and group, as an edit in place would: a run as root (a
+    // container, a hook under sudo) would otherwise hand every file it fixed to root.
+    // Only root may give a file away, and a file made by its owner is theirs already.
+    #[cfg(unix)]
+    if let Some(kept) = &kept {
+        use std::os::unix::fs::MetadataExt;
+        let made = temporary.as_file().metadata()?;
+        if (made.uid(), made.gid()) != (kept.uid(), kept.gid()) {
+            // Not said when refused: a group the writer is not in cannot be kept by anyone
+            // but root, and the file's text is what the write is for.
+            let _ =
+                std::os::unix::fs::fchown(temporary.as_file(), Some(kept.uid()), Some(kept.gid()));
+        }
     }
     temporary.persist(path).map_err(|err| err.error)?;
     Ok(())

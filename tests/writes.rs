@@ -227,3 +227,29 @@ fn output_is_never_written_over_the_corpus_own_files() {
         "a file beside the corpus's own is written"
     );
 }
+
+/// A fix keeps its file's owner and group, as an edit in place would: run as root (a
+/// container, a hook under sudo), it would otherwise hand each file it fixed to root.
+#[cfg(unix)]
+#[test]
+fn a_fixed_file_keeps_its_owner() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = bundled_copy();
+    let record = dir.path().join(RECORD);
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(&record, text.replace("nixl, mooncake,", "nixl, mooncache,")).unwrap();
+    // Only root can give a file away; elsewhere there is nothing to keep but one's own.
+    if std::os::unix::fs::chown(&record, Some(65_534), Some(65_534)).is_err() {
+        eprintln!("skipped: files cannot be given away here");
+        return;
+    }
+    let fixed = check(dir.path(), &["--fix"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stdout);
+    assert!(
+        fixed.stdout.contains("fixed 1 problem in 1 file"),
+        "{}",
+        fixed.stdout
+    );
+    let after = std::fs::metadata(&record).unwrap();
+    assert_eq!((after.uid(), after.gid()), (65_534, 65_534));
+}

@@ -622,6 +622,24 @@ fn replaces_its_own_site_and_an_empty_folder() {
     }
 }
 
+/// A link to the folder to build into stays a link: the site replaces the folder it leads
+/// to, on the first build and on every one after.
+#[cfg(unix)]
+#[test]
+fn a_link_to_the_output_folder_stays_a_link() {
+    let corpus = bundled_copy();
+    let published = corpus.path().join("published");
+    std::fs::create_dir(&published).unwrap();
+    let link = corpus.path().join("site-link");
+    std::os::unix::fs::symlink(&published, &link).unwrap();
+    for round in 0..2 {
+        let run = build(corpus.path(), &link, &[]);
+        assert_eq!(run.code, 0, "round {round}: {}", run.stderr);
+        assert!(link.is_symlink(), "round {round}");
+        assert!(published.join("engines/vllm/index.html").is_file());
+    }
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

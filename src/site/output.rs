@@ -101,15 +101,23 @@ impl Staging {
                 return Err(overlaps(format!("it holds {what}")));
             }
         }
+        // A link to a folder stays a link: the site replaces the folder it leads to, staged
+        // beside that folder, since a folder cannot be renamed over a link.
+        let given = out;
+        let out = if out.is_symlink() && target.is_dir() {
+            target.as_path()
+        } else {
+            out
+        };
         match std::fs::metadata(out) {
-            Ok(meta) if !meta.is_dir() => return Err(OutputError::NotAFolder(out.to_path_buf())),
+            Ok(meta) if !meta.is_dir() => return Err(OutputError::NotAFolder(given.to_path_buf())),
             Ok(_) => {
                 let empty = std::fs::read_dir(out)
                     .map_err(io_error(out))?
                     .next()
                     .is_none();
                 if !empty && !out.join(MARKER).is_file() {
-                    return Err(OutputError::NotOurs(out.to_path_buf()));
+                    return Err(OutputError::NotOurs(given.to_path_buf()));
                 }
             }
             Err(err) if err.kind() == io::ErrorKind::NotFound => {}

@@ -49,13 +49,14 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
     let records_dir = root.join(records);
     let mut found = Discovered::default();
     if !records_dir.is_dir() {
+        let what = if records_dir.exists() {
+            "the records folder is a file, not a folder"
+        } else {
+            "the records folder does not exist"
+        };
         found.diagnostics.push(
-            Diagnostic::new(
-                rules::IO_ERROR,
-                display_path(root, &records_dir),
-                "the records folder does not exist",
-            )
-            .with_help("create it, point `records` in gotchas.toml at it, or use --root"),
+            Diagnostic::new(rules::IO_ERROR, display_path(root, &records_dir), what)
+                .with_help("create it, point `records` in gotchas.toml at it, or use --root"),
         );
         return found;
     }

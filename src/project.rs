@@ -67,6 +67,18 @@ impl Project {
         let config = match config_file {
             Some(path) => Config::read(path, &config::display(root, path))?,
             None if default_config.is_file() => Config::read(&default_config, config::FILE_NAME)?,
+            // A pipe or a folder of that name: read, a pipe would wait for ever; passed
+            // over, the run would go on without the corpus's settings.
+            None if default_config.exists() => {
+                return Err(vec![
+                    Diagnostic::new(
+                        crate::rules::INVALID_CONFIG,
+                        config::FILE_NAME,
+                        format!("{} is not a regular file", config::FILE_NAME),
+                    )
+                    .with_help("make it a file of settings, or remove it"),
+                ]);
+            }
             None => Config::default(),
         };
         // Said before any folder is looked for: outside a corpus, "cannot read the schema

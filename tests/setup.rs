@@ -153,6 +153,36 @@ fn missing_records_folder_is_reported() {
     assert!(run.stdout.contains("the records folder does not exist"));
 }
 
+/// A config or records folder that is something else is named as such: a pipe named
+/// gotchas.toml is neither read (it would wait for ever) nor passed over.
+#[cfg(unix)]
+#[test]
+fn a_config_or_records_folder_of_the_wrong_kind_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    copy_dir(&schema, &dir.path().join("schema"));
+    std::fs::write(dir.path().join("records"), "").unwrap();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("the records folder is a file, not a folder"),
+        "{}",
+        run.stdout
+    );
+    if !common::named_pipe(&dir.path().join("gotchas.toml")) {
+        return;
+    }
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("error[invalid-config]: gotchas.toml is not a regular file"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn explain_lists_and_documents_rules() {
     let list = gotchas(&["explain"]);

@@ -611,6 +611,29 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         }
     }
 
+    /// "did you mean the page known-traps (docs/known-traps.md)?": prose pages whose stem
+    /// is close to a wiki-link's bare `unknown`, for a link that names no record or page
+    /// and no record close to it. Pages are few, so each is scored.
+    pub fn did_you_mean_page(&self, unknown: &str) -> Option<String> {
+        if unknown.contains('/') {
+            return None;
+        }
+        let stems = self.corpus.docs.iter().map(|doc| doc.stem.as_str());
+        let named: Vec<String> = suggest::suggest(unknown, stems, SUGGESTIONS)
+            .iter()
+            .filter_map(|s| {
+                let doc = self.docs.get(s.name)?;
+                let file = &self.corpus.files[self.corpus.docs[*doc].file];
+                Some(format!("the page {} ({})", s.name, file.display))
+            })
+            .collect();
+        match named.as_slice() {
+            [] => None,
+            [one] => Some(format!("did you mean {one}?")),
+            many => Some(format!("did you mean one of {}?", many.join(", "))),
+        }
+    }
+
     /// A `help:` line suggesting ids close to `unknown` among `allowed`, or nothing.
     pub fn help_line(&self, unknown: &str, allowed: &[usize]) -> String {
         self.did_you_mean(&self.suggest(unknown, allowed))

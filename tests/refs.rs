@@ -147,6 +147,25 @@ fn a_misspelt_folder_is_fixed_to_the_same_id_never_to_a_neighbour() {
     );
 }
 
+#[test]
+fn a_wiki_link_near_a_page_stem_gets_the_page_as_did_you_mean() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    std::fs::write(dir.path().join("docs/known-traps.md"), "# Known traps\n").unwrap();
+    std::fs::write(
+        dir.path().join("docs/index.md"),
+        "# Index\n\n[[known-trapz]]\n",
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    assert!(
+        run.stdout
+            .contains("= help: did you mean the page known-traps (docs/known-traps.md)?"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// A copy of the bundled corpus with the user's historical typo put back.
 fn corpus_with_mooncache() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();

@@ -159,7 +159,11 @@ fn diagnose<F: Cites>(
             if link == Some(LinkKind::File) {
                 return diagnostic.with_help("fix the path; it is relative to the linking file");
             }
-            let help = index.did_you_mean(suggestions);
+            let help = index.did_you_mean(suggestions).or_else(|| {
+                (link == Some(LinkKind::Wiki))
+                    .then(|| index.did_you_mean_page(text))
+                    .flatten()
+            });
             // A field's allowed collections are worth naming; a wiki-link's are all of them.
             let field_allows =
                 (!is_link).then(|| format!("{what} may point at records in {allowed}"));

@@ -15,6 +15,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::config::{Config, DEFAULT_ID_PATTERN};
+use crate::diagnostic::push_pointer_segment;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::references::{self, Reference};
 use crate::rules;
@@ -44,6 +45,40 @@ pub struct Collection {
     pub properties: Vec<String>,
     /// The fields that hold references to other records.
     pub references: Vec<Reference>,
+    /// The schema folder's files, shared by every collection: where its `$ref`s lead.
+    documents: Arc<Documents>,
+}
+
+impl Collection {
+    /// The properties declared by the schema object that holds the keyword at `location`
+    /// (an absolute keyword location, as the validator reports it, in whichever file the
+    /// object is), for the did-you-mean of an unknown field: its own `properties` for
+    /// `additionalProperties`, which counts no others; with `evaluated`, for
+    /// `unevaluatedProperties`, also those of every schema a value there is evaluated
+    /// against (its `$ref`, `allOf`, `anyOf`, `oneOf`). The root's, [`Collection::properties`],
+    /// when the location cannot be followed.
+    pub fn declared_at(&self, location: Option<&str>, evaluated: bool) -> Vec<String> {
+        let holder = location.and_then(|location| {
+            let (resource, fragment) = location.split_once('#').unwrap_or((location, ""));
+            let parent = fragment.rsplit_once('/').map_or("", |(parent, _)| parent);
+            self.documents.at_uri(&format!("{resource}#{parent}")).ok()
+        });
+        let Some(holder) = holder else {
+            return self.properties.clone();
+        };
+        let nodes = if evaluated {
+            self.documents.gather(holder, BRANCHES)
+        } else {
+            vec![holder]
+        };
+        let mut names: Vec<String> = Vec::new();
+        for (name, _) in properties(&nodes) {
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
 }
 
 /// Every collection of the corpus, in name order.
@@ -103,10 +138,11 @@ impl Schemas {
         let dir = root.join(&config.schemas);
         let mut errors = Vec::new();
         let (documents, unread, documents_hash) = read_schema_dir(root, &dir, &mut errors);
+        let documents = Arc::new(documents);
         let mut sources: BTreeMap<String, (PathBuf, Option<String>)> = BTreeMap::new();
-        for path in documents.keys() {
+        for path in documents.paths() {
             if let Some(name) = collection_name(path) {
-                sources.insert(name.to_string(), (path.clone(), None));
+                sources.insert(name.to_string(), (path.to_path_buf(), None));
             }
         }
         for (name, collection) in &config.collections {
@@ -151,7 +187,7 @@ impl Schemas {
             .collect();
         for (name, (path, folder)) in sources {
             let display = display_path(root, &path);
-            let Some(schema) = documents.get(&path) else {
+            let Some((file, schema)) = documents.file_of(&path) else {
                 if !errors.iter().any(|e| e.file == display) {
                     errors.push(Diagnostic::new(
                         rules::INVALID_SCHEMA,
@@ -178,7 +214,7 @@ impl Schemas {
             {
                 Ok(validator) => validator,
                 Err(err) => {
-                    errors.push(schema_error(&display, &path, &err));
+                    errors.push(schema_error(&display, documents.text(file), &err));
                     continue;
                 }
             };
@@ -209,8 +245,8 @@ impl Schemas {
                 ));
                 continue;
             }
-            let (text_fields, properties) = describe(schema);
-            declared.push(references::from_schema(schema, &path, &documents));
+            let (text_fields, properties) = describe(&documents, file);
+            declared.push(references::from_schema(schema, &path, &documents.by_path()));
             collections.push(Collection {
                 name,
                 folder,
@@ -221,6 +257,7 @@ impl Schemas {
                 text_fields,
                 properties,
                 references: Vec::new(),
+                documents: Arc::clone(&documents),
             });
         }
         resolve_references(
@@ -405,24 +442,22 @@ fn config_display(root: &Path, config: &Config) -> String {
     )
 }
 
-/// Reads every `.json` file of the schema folder (collection schemas and the shared files
-/// they `$ref`), reporting unreadable or invalid JSON. Returns them by path, with a hash of
-/// their paths and texts for [`Schemas::documents_hash`]: of the bytes as read, so that no
-/// command pays for writing the parsed documents out again to hash them.
 /// The collection a schema file describes, by its name: `engine` for `engine.schema.json`.
 fn collection_name(path: &Path) -> Option<&str> {
     path.file_name()?.to_str()?.strip_suffix(SCHEMA_SUFFIX)
 }
 
-/// Reads every JSON file of the schema folder: the documents read, by path, the paths that
-/// could not be read or parsed (each with its diagnostic in `errors`), and a hash of what
-/// was read, for the check cache.
+/// Reads every JSON file of the schema folder (collection schemas and the shared files they
+/// `$ref`): the documents read, the paths that could not be read or parsed (each with its
+/// diagnostic in `errors`), and a hash of what was read for [`Schemas::documents_hash`]: of
+/// the bytes as read, so that no command pays for writing the parsed documents out again to
+/// hash them.
 fn read_schema_dir(
     root: &Path,
     dir: &Path,
     errors: &mut Vec<Diagnostic>,
-) -> (BTreeMap<PathBuf, Value>, Vec<PathBuf>, u64) {
-    let mut documents = BTreeMap::new();
+) -> (Documents, Vec<PathBuf>, u64) {
+    let mut files = Vec::new();
     let mut unread = Vec::new();
     let mut described: Vec<u8> = Vec::new();
     let entries = match std::fs::read_dir(dir) {
@@ -436,7 +471,7 @@ fn read_schema_dir(
                 )
                 .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
             );
-            return (documents, unread, 0);
+            return (Documents::default(), unread, 0);
         }
     };
     let mut paths: Vec<PathBuf> = entries
@@ -465,7 +500,7 @@ fn read_schema_dir(
                 described.push(0);
                 described
                     .extend_from_slice(&crate::cache::stable_hash(text.as_bytes()).to_le_bytes());
-                documents.insert(path, value);
+                files.push(SchemaFile { path, text, value });
             }
             Err(err) => {
                 errors.push(
@@ -480,55 +515,59 @@ fn read_schema_dir(
             }
         }
     }
-    (documents, unread, crate::cache::stable_hash(&described))
+    (
+        Documents::new(files),
+        unread,
+        crate::cache::stable_hash(&described),
+    )
 }
 
-/// A schema that does not compile: point at the offending keyword in the schema file.
-fn schema_error(display: &str, path: &Path, err: &jsonschema::ValidationError<'_>) -> Diagnostic {
+/// A schema that does not compile: point at the offending keyword in the schema file, as
+/// it was read (read again, it may have changed).
+fn schema_error(display: &str, text: &str, err: &jsonschema::ValidationError<'_>) -> Diagnostic {
     let pointer = err.instance_path().as_str().to_string();
     let diagnostic = Diagnostic::new(
         rules::INVALID_SCHEMA,
         display,
         format!("the schema is not a valid JSON Schema: {err}"),
     );
-    let located = std::fs::read_to_string(path).ok().and_then(|text| {
-        crate::load::json::scan(&text)
-            .0
-            .locate(&Anchor::Value(pointer))
-    });
-    match located {
+    match crate::load::json::scan(text)
+        .0
+        .locate(&Anchor::Value(pointer))
+    {
         Some(span) => diagnostic.at_span(span),
         None => diagnostic,
     }
 }
 
-/// The string fields and all property names declared at the top of a schema, following
-/// `allOf` so that composed schemas are described too.
-fn describe(schema: &Value) -> (HashSet<String>, Vec<String>) {
-    let mut text_fields = HashSet::new();
-    let mut properties = Vec::new();
-    let mut pending = vec![schema];
-    while let Some(schema) = pending.pop() {
-        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            for (name, property) in props {
-                if !properties.contains(name) {
-                    properties.push(name.clone());
-                }
-                let is_text = match property.get("type") {
-                    Some(Value::String(t)) => t == "string",
-                    Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
-                    _ => false,
-                };
-                if is_text && property.get("enum").is_none() && property.get("const").is_none() {
-                    text_fields.insert(name.clone());
-                }
-            }
-        }
-        if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
-            pending.extend(parts.iter());
+/// The string fields and all property names declared at the top of a schema file, following
+/// `$ref` and `allOf` (into other files too) so that composed schemas are described too: a
+/// field whose schema is a `$ref` to `{"type": "string"}` is text, which a Markdown record
+/// may write as a `## Section`.
+fn describe(documents: &Documents, file: usize) -> (HashSet<String>, Vec<String>) {
+    let Some(root) = documents.root(file) else {
+        return (HashSet::new(), Vec::new());
+    };
+    let declared = properties(&documents.gather(root, CONJUNCTS));
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in &declared {
+        if !names.iter().any(|n| n == name) {
+            names.push((*name).to_string());
         }
     }
-    (text_fields, properties)
+    let text_fields = names
+        .iter()
+        .filter(|name| {
+            let schemas = declared
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, node)| node.clone())
+                .collect();
+            documents.is_text(schemas, 0)
+        })
+        .cloned()
+        .collect();
+    (text_fields, names)
 }
 
 /// Top-level properties whose schema is a string `enum` (severity, status, class ...): the
@@ -573,10 +612,11 @@ struct LocalSchemas {
 }
 
 impl LocalSchemas {
-    fn new(documents: &BTreeMap<PathBuf, Value>) -> Self {
+    fn new(documents: &Documents) -> Self {
         let by_uri = documents
+            .files
             .iter()
-            .map(|(path, value)| (file_uri(path), value.clone()))
+            .map(|file| (file_uri(&file.path), file.value.clone()))
             .collect();
         LocalSchemas {
             by_uri: Arc::new(by_uri),
@@ -596,6 +636,329 @@ impl Retrieve for LocalSchemas {
             .cloned()
             .ok_or_else(|| format!("`{wanted}` is not a schema file of the schema folder, and schemas are never fetched from the network").into())
     }
+}
+
+/// One file of the schema folder, read and parsed.
+#[derive(Debug)]
+struct SchemaFile {
+    path: PathBuf,
+    /// Its text: where a problem found in it later is placed.
+    text: String,
+    value: Value,
+}
+
+/// The keywords whose schemas a value must match as well as the one holding them.
+const CONJUNCTS: &[&str] = &["allOf"];
+
+/// The keywords whose schemas a value may be evaluated against besides the one holding
+/// them: the fields they declare are fields of the same object.
+const BRANCHES: &[&str] = &["allOf", "anyOf", "oneOf"];
+
+/// Keywords that hold data rather than schemas: an `$id` or `$anchor` in them names nothing.
+const DATA_KEYWORDS: &[&str] = &["const", "default", "enum", "examples"];
+
+/// The schema folder's files, and where a `$ref` leads among them.
+///
+/// A `$ref` is resolved as the validator resolves it: as a URI reference (RFC 3986, `..`
+/// and all) against the base URI, which is the nearest `$id` above it or else its file's
+/// `file://` URI; then the fragment, percent-decoded, is a JSON pointer (with its `~0` and
+/// `~1` escapes) or an anchor (`$anchor`, `$dynamicAnchor`, or an `$id` of the form
+/// `#name`). Everything that reads a schema's structure rather than validating with it (the
+/// text fields of Markdown records, the `x-ref` walk, the did-you-mean of unknown fields)
+/// follows `$ref`s here, so that none of them loses what the validator finds.
+#[derive(Debug, Default)]
+pub struct Documents {
+    files: Vec<SchemaFile>,
+    /// Each resource by its URI without fragment (a file's own URI and every `$id`), and
+    /// each anchor by its resource's URI and `#name`: the file and the JSON pointer of the
+    /// schema there.
+    resources: HashMap<String, (usize, String)>,
+}
+
+/// A schema in a file of the schema folder, with what a `$ref` in it resolves against.
+#[derive(Clone, Debug)]
+pub struct Node<'d> {
+    /// The schema.
+    pub value: &'d Value,
+    /// Its file, by index in the [`Documents`].
+    pub file: usize,
+    /// Its JSON pointer in the file, where a problem with it is placed.
+    pub pointer: String,
+    /// Its base URI.
+    base: Arc<str>,
+}
+
+impl<'d> Node<'d> {
+    /// The value under `key` (an array index for an array), with the base URI an `$id` on it
+    /// sets.
+    pub fn child(&self, key: &str) -> Option<Node<'d>> {
+        let value = match self.value {
+            Value::Object(map) => map.get(key)?,
+            Value::Array(items) => items.get(key.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+        let mut pointer = self.pointer.clone();
+        push_pointer_segment(&mut pointer, key);
+        Some(Node {
+            value,
+            file: self.file,
+            pointer,
+            base: based(&self.base, value),
+        })
+    }
+
+    /// The schemas under `keyword`: its value when that is one, each item when a list.
+    fn children(&self, keyword: &str) -> Vec<Node<'d>> {
+        let Some(under) = self.child(keyword) else {
+            return Vec::new();
+        };
+        match under.value {
+            Value::Array(items) => (0..items.len())
+                .filter_map(|index| under.child(&index.to_string()))
+                .collect(),
+            _ => vec![under],
+        }
+    }
+}
+
+impl Documents {
+    /// Indexes the files' resources and anchors. When two name the same URI, the first
+    /// file (in path order) keeps it.
+    fn new(files: Vec<SchemaFile>) -> Documents {
+        let mut documents = Documents {
+            files,
+            resources: HashMap::new(),
+        };
+        let mut found = Vec::new();
+        for file in 0..documents.files.len() {
+            if let Some(root) = documents.root(file) {
+                if let Some(own) = documents
+                    .files
+                    .get(file)
+                    .and_then(|f| normalized_uri(&f.path))
+                {
+                    found.push((own, (file, String::new())));
+                }
+                identifiers(&root, &mut found);
+            }
+        }
+        for (uri, place) in found {
+            documents.resources.entry(uri).or_insert(place);
+        }
+        documents
+    }
+
+    /// The documents by path.
+    fn by_path(&self) -> BTreeMap<PathBuf, Value> {
+        self.files
+            .iter()
+            .map(|f| (f.path.clone(), f.value.clone()))
+            .collect()
+    }
+
+    /// The paths of the files read.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|file| file.path.as_path())
+    }
+
+    /// The text of a file, as it was read.
+    fn text(&self, file: usize) -> &str {
+        self.files.get(file).map_or("", |f| f.text.as_str())
+    }
+
+    /// The file at `path`, by index, with its document.
+    fn file_of(&self, path: &Path) -> Option<(usize, &Value)> {
+        let index = self.files.iter().position(|file| file.path == path)?;
+        Some((index, &self.files.get(index)?.value))
+    }
+
+    /// The document of a file, as a schema node based at its `$id` or its own URI.
+    pub fn root(&self, file: usize) -> Option<Node<'_>> {
+        let found = self.files.get(file)?;
+        let own: Arc<str> = Arc::from(normalized_uri(&found.path)?);
+        Some(Node {
+            value: &found.value,
+            file,
+            pointer: String::new(),
+            base: based(&own, &found.value),
+        })
+    }
+
+    /// Where the `$ref` `reference`, written in `from`, leads; why not, when it leads
+    /// nowhere in the schema folder.
+    pub fn resolve(&self, from: &Node<'_>, reference: &str) -> Result<Node<'_>, String> {
+        let target = resolve_uri(&from.base, reference)
+            .ok_or_else(|| format!("`{reference}` is not a URI reference"))?;
+        self.at_uri(&target)
+    }
+
+    /// The schema a URI names: a resource, then a JSON pointer or an anchor in its fragment.
+    fn at_uri(&self, uri: &str) -> Result<Node<'_>, String> {
+        let (resource, fragment) = uri.split_once('#').unwrap_or((uri, ""));
+        let fragment = percent_encoding::percent_decode_str(fragment)
+            .decode_utf8()
+            .map_err(|_| format!("the fragment of `{uri}` is not UTF-8 once decoded"))?;
+        let (key, pointer) = if fragment.is_empty() || fragment.starts_with('/') {
+            (resource.to_string(), Some(fragment.as_ref()))
+        } else {
+            (format!("{resource}#{fragment}"), None)
+        };
+        let (file, at) = self.resources.get(&key).ok_or_else(|| match pointer {
+            Some(_) => format!("`{resource}` is not a schema file of the schema folder"),
+            None => format!("no schema in `{resource}` has the anchor `{fragment}`"),
+        })?;
+        let found = self
+            .files
+            .get(*file)
+            .and_then(|f| f.value.pointer(at))
+            .ok_or_else(|| format!("`{uri}` leads nowhere"))?;
+        let mut node = Node {
+            value: found,
+            file: *file,
+            pointer: at.clone(),
+            base: Arc::from(resource),
+        };
+        for segment in pointer.unwrap_or_default().split('/').skip(1) {
+            let segment = segment.replace("~1", "/").replace("~0", "~");
+            node = node
+                .child(&segment)
+                .ok_or_else(|| format!("`{uri}` leads nowhere: there is no `{segment}`"))?;
+        }
+        Ok(node)
+    }
+
+    /// `node` and every schema reached from it through `$ref` and the `keywords`
+    /// (`allOf` ...), each once, so that a recursive schema ends: in document order, the
+    /// node first.
+    fn gather<'n>(&'n self, node: Node<'n>, keywords: &[&str]) -> Vec<Node<'n>> {
+        let mut out: Vec<Node<'n>> = Vec::new();
+        let mut pending = vec![node];
+        while let Some(node) = pending.pop() {
+            if out
+                .iter()
+                .any(|seen| seen.file == node.file && seen.pointer == node.pointer)
+            {
+                continue;
+            }
+            let mut next: Vec<Node<'n>> = Vec::new();
+            if let Some(Value::String(reference)) = node.value.get("$ref")
+                && let Ok(target) = self.resolve(&node, reference)
+            {
+                next.push(target);
+            }
+            for keyword in keywords {
+                next.extend(node.children(keyword));
+            }
+            out.push(node);
+            pending.extend(next.into_iter().rev());
+        }
+        out
+    }
+
+    /// Whether a value at the schemas `nodes`, which it must all match, may be text: one of
+    /// them allows a string (or, through `anyOf`/`oneOf`, one of its branches does) and
+    /// none fixes the value with `enum` or `const`.
+    fn is_text(&self, nodes: Vec<Node<'_>>, depth: usize) -> bool {
+        let all: Vec<Node<'_>> = nodes
+            .into_iter()
+            .flat_map(|node| self.gather(node, CONJUNCTS))
+            .collect();
+        if all
+            .iter()
+            .any(|node| node.value.get("enum").is_some() || node.value.get("const").is_some())
+        {
+            return false;
+        }
+        let says_string = |node: &Node<'_>| match node.value.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+            _ => false,
+        };
+        all.iter().any(says_string)
+            || (depth < 16
+                && all.iter().any(|node| {
+                    ["anyOf", "oneOf"]
+                        .iter()
+                        .flat_map(|keyword| node.children(keyword))
+                        .any(|branch| self.is_text(vec![branch], depth + 1))
+                }))
+    }
+}
+
+/// The properties the `nodes` declare, in order, each with its schema: a name declared by
+/// several comes once for each.
+fn properties<'d>(nodes: &[Node<'d>]) -> Vec<(&'d str, Node<'d>)> {
+    let mut found = Vec::new();
+    for node in nodes {
+        let Some(declared) = node.child("properties") else {
+            continue;
+        };
+        if let Value::Object(map) = declared.value {
+            for name in map.keys() {
+                if let Some(schema) = declared.child(name) {
+                    found.push((name.as_str(), schema));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Every resource (`$id`) and anchor under `node`, with where it is.
+fn identifiers(node: &Node<'_>, found: &mut Vec<(String, (usize, String))>) {
+    let place = || (node.file, node.pointer.clone());
+    if let Value::Object(map) = node.value {
+        if let Some(Value::String(id)) = map.get("$id") {
+            match id.strip_prefix('#') {
+                Some(anchor) => found.push((format!("{}#{anchor}", node.base), place())),
+                None => found.push((node.base.to_string(), place())),
+            }
+        }
+        for keyword in ["$anchor", "$dynamicAnchor"] {
+            if let Some(Value::String(anchor)) = map.get(keyword) {
+                found.push((format!("{}#{anchor}", node.base), place()));
+            }
+        }
+        for key in map
+            .keys()
+            .filter(|key| !DATA_KEYWORDS.contains(&key.as_str()))
+        {
+            if let Some(child) = node.child(key) {
+                identifiers(&child, found);
+            }
+        }
+    } else if let Value::Array(items) = node.value {
+        for index in 0..items.len() {
+            if let Some(child) = node.child(&index.to_string()) {
+                identifiers(&child, found);
+            }
+        }
+    }
+}
+
+/// The base URI of `schema`, within a schema based at `outer`: where its `$id` leads, if it
+/// has one that is not a bare anchor (`#name`).
+fn based(outer: &Arc<str>, schema: &Value) -> Arc<str> {
+    match schema.get("$id").and_then(Value::as_str) {
+        Some(id) if !id.starts_with('#') => resolve_uri(outer, id)
+            .map(|uri| Arc::from(uri.split('#').next().unwrap_or(&uri)))
+            .unwrap_or_else(|| Arc::clone(outer)),
+        _ => Arc::clone(outer),
+    }
+}
+
+/// `reference` resolved against `base` (RFC 3986, normalised) as the validator resolves it.
+fn resolve_uri(base: &str, reference: &str) -> Option<String> {
+    let base = Uri::parse(base).ok()?;
+    let resolved = jsonschema::uri::resolve_against(&base, reference).ok()?;
+    Some(resolved.as_str().to_string())
+}
+
+/// A file's `file://` URI, normalised as a resolved reference is, so that the two compare.
+fn normalized_uri(path: &Path) -> Option<String> {
+    jsonschema::uri::from_str(&file_uri(path))
+        .ok()
+        .map(|uri| uri.as_str().to_string())
 }
 
 /// The string values the schema allows at a field path (`enum` and `const`), looking

@@ -270,3 +270,93 @@ fn without_a_config_above_the_current_folder_is_the_root() {
         run.stderr
     );
 }
+
+/// A corpus in a temporary folder made of the given files (paths from its root), with
+/// `orphan` off: these corpora test schemas, not the web of records.
+fn corpus_of(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[rules]\norphan = \"allow\"\n",
+    )
+    .unwrap();
+    for (path, text) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// A string field declared through a `$ref` (into `$defs`, into another file, under
+/// `allOf`) is text, so a Markdown record may write it as a `## Section`; a field whose
+/// `$ref` leads to an `enum` is not.
+#[test]
+fn markdown_sections_fill_string_fields_declared_through_ref() {
+    let dir = corpus_of(&[
+        (
+            "schema/common.json",
+            r#"{"$defs": {"prose": {"type": "string"}, "level": {"type": "string", "enum": ["low", "high"]}}}"#,
+        ),
+        (
+            "schema/gotcha.schema.json",
+            r##"{"type": "object", "required": ["symptom", "cause", "fix"],
+                "$defs": {"text": {"type": "string"}},
+                "properties": {"id": {}, "type": {}, "name": {},
+                  "symptom": {"$ref": "#/$defs/text"},
+                  "cause": {"$ref": "common.json#/$defs/prose"},
+                  "fix": {"allOf": [{"$ref": "common.json#/$defs/prose"}]},
+                  "level": {"$ref": "common.json#/$defs/level"}},
+                "additionalProperties": false}"##,
+        ),
+        (
+            "records/gotchas/g.md",
+            "---\nid: g\ntype: gotcha\nname: G\n---\n\n## Symptom\n\nIt breaks.\n\n\
+             ## Cause\n\nA bug.\n\n## Fix\n\nUpgrade.\n\n## Level\n\nlow\n",
+        ),
+    ]);
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // `level` is no text field: its section stays prose, and its heading is no typo.
+    assert!(
+        run.stdout
+            .ends_with("checked 1 record in 1 file: 0 errors, 0 warnings\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// An unknown key of an object declared in another schema file is compared with that
+/// object's fields, and the fields a root takes from a `$ref`'d base are its fields too.
+#[test]
+fn unknown_fields_under_a_ref_to_another_file_get_did_you_mean() {
+    let dir = corpus_of(&[
+        (
+            "schema/common.json",
+            r#"{"$defs": {
+                "flop": {"type": "object", "properties": {"precision": {}, "source_id": {}}, "additionalProperties": false},
+                "base": {"properties": {"id": {}, "type": {}, "name": {}, "severity": {}}}}}"#,
+        ),
+        (
+            "schema/gotcha.schema.json",
+            r#"{"type": "object", "$ref": "common.json#/$defs/base",
+                "properties": {"flops": {"type": "array", "items": {"$ref": "common.json#/$defs/flop"}}},
+                "unevaluatedProperties": false}"#,
+        ),
+        (
+            "records/gotchas/g.json",
+            r#"{"id": "g", "type": "gotcha", "name": "g", "severty": "x", "flops": [{"precison": "a"}], "zzzzzz": 1}"#,
+        ),
+    ]);
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for expected in [
+        "error[unknown-field]: unknown field `severty`",
+        "= help: did you mean `severity`?",
+        "error[unknown-field]: unknown field `precison`",
+        "= help: did you mean `precision`?",
+        "= note: declared fields: `flops`, `id`, `type`, `name`, `severity`",
+    ] {
+        assert!(run.stdout.contains(expected), "{expected}\n{}", run.stdout);
+    }
+}

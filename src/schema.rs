@@ -246,7 +246,14 @@ impl Schemas {
                 continue;
             }
             let (text_fields, properties) = describe(&documents, file);
-            declared.push(references::from_schema(schema, &path, &documents.by_path()));
+            let (found, problems) = references::from_schema(&documents, file);
+            declared.push(found);
+            for problem in problems {
+                // A file shared by several collections is reported once.
+                if !errors.contains(&problem) {
+                    errors.push(problem);
+                }
+            }
             collections.push(Collection {
                 name,
                 folder,
@@ -500,7 +507,13 @@ fn read_schema_dir(
                 described.push(0);
                 described
                     .extend_from_slice(&crate::cache::stable_hash(text.as_bytes()).to_le_bytes());
-                files.push(SchemaFile { path, text, value });
+                files.push(SchemaFile {
+                    path,
+                    display,
+                    text,
+                    draft: Draft::of(&value),
+                    value,
+                });
             }
             Err(err) => {
                 errors.push(
@@ -642,10 +655,57 @@ impl Retrieve for LocalSchemas {
 #[derive(Debug)]
 struct SchemaFile {
     path: PathBuf,
+    /// Its path as displayed.
+    display: String,
     /// Its text: where a problem found in it later is placed.
     text: String,
     value: Value,
+    /// The draft its `$schema` names, which says how it identifies its schemas.
+    draft: Draft,
 }
+
+/// What a schema file's draft changes about where a `$ref` leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Draft {
+    /// Draft 4 (or 3): identifiers are `id`, and a `$ref` makes its siblings ignored.
+    Four,
+    /// Drafts 6 and 7: identifiers are `$id`, and a `$ref` makes its siblings ignored.
+    SixOrSeven,
+    /// 2019-09, 2020-12, and a file that names none (the validator's default, 2020-12).
+    Current,
+}
+
+impl Draft {
+    /// The draft a document's `$schema` names.
+    fn of(document: &Value) -> Draft {
+        let named = document
+            .get("$schema")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if named.contains("draft-04") || named.contains("draft-03") {
+            Draft::Four
+        } else if named.contains("draft-06") || named.contains("draft-07") {
+            Draft::SixOrSeven
+        } else {
+            Draft::Current
+        }
+    }
+
+    /// The identifier a schema declares (`$id`, or `id` in draft 4), when it has effect:
+    /// before 2019-09 a `$ref` makes every keyword beside it ignored, its identifier too.
+    fn id(self, schema: &Value) -> Option<&str> {
+        let keyword = if self == Draft::Four { "id" } else { "$id" };
+        if self != Draft::Current && schema.get("$ref").is_some() {
+            return None;
+        }
+        schema.get(keyword).and_then(Value::as_str)
+    }
+}
+
+/// The keywords that lead to another schema, followed statically: a `$dynamicRef` (or
+/// 2019-09's `$recursiveRef`) goes where a `$ref` of the same text would, which is where it
+/// goes unless some schema rebinds its anchor.
+pub const REF_KEYWORDS: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
 
 /// The keywords whose schemas a value must match as well as the one holding them.
 const CONJUNCTS: &[&str] = &["allOf"];
@@ -660,10 +720,10 @@ const DATA_KEYWORDS: &[&str] = &["const", "default", "enum", "examples"];
 /// The schema folder's files, and where a `$ref` leads among them.
 ///
 /// A `$ref` is resolved as the validator resolves it: as a URI reference (RFC 3986, `..`
-/// and all) against the base URI, which is the nearest `$id` above it or else its file's
-/// `file://` URI; then the fragment, percent-decoded, is a JSON pointer (with its `~0` and
-/// `~1` escapes) or an anchor (`$anchor`, `$dynamicAnchor`, or an `$id` of the form
-/// `#name`). Everything that reads a schema's structure rather than validating with it (the
+/// and all) against the base URI, which is the nearest `$id` above it (`id` in draft 4)
+/// or else its file's `file://` URI; then the fragment, percent-decoded, is a JSON pointer
+/// (with its `~0` and `~1` escapes) or an anchor (`$anchor`, `$dynamicAnchor`, or an `$id`
+/// of the form `#name`). Everything that reads a schema's structure rather than validating with it (the
 /// text fields of Markdown records, the `x-ref` walk, the did-you-mean of unknown fields)
 /// follows `$ref`s here, so that none of them loses what the validator finds.
 #[derive(Debug, Default)]
@@ -686,6 +746,8 @@ pub struct Node<'d> {
     pub pointer: String,
     /// Its base URI.
     base: Arc<str>,
+    /// Its file's draft.
+    draft: Draft,
 }
 
 impl<'d> Node<'d> {
@@ -703,12 +765,13 @@ impl<'d> Node<'d> {
             value,
             file: self.file,
             pointer,
-            base: based(&self.base, value),
+            base: based(&self.base, self.draft.id(value)),
+            draft: self.draft,
         })
     }
 
     /// The schemas under `keyword`: its value when that is one, each item when a list.
-    fn children(&self, keyword: &str) -> Vec<Node<'d>> {
+    pub fn children(&self, keyword: &str) -> Vec<Node<'d>> {
         let Some(under) = self.child(keyword) else {
             return Vec::new();
         };
@@ -748,21 +811,28 @@ impl Documents {
         documents
     }
 
-    /// The documents by path.
-    fn by_path(&self) -> BTreeMap<PathBuf, Value> {
-        self.files
-            .iter()
-            .map(|f| (f.path.clone(), f.value.clone()))
-            .collect()
-    }
-
     /// The paths of the files read.
     pub fn paths(&self) -> impl Iterator<Item = &Path> {
         self.files.iter().map(|file| file.path.as_path())
     }
 
+    /// An `invalid-schema` diagnostic about the value at `pointer` in a file, placed there.
+    pub fn invalid_schema(&self, file: usize, pointer: &str, message: String) -> Diagnostic {
+        let Some(found) = self.files.get(file) else {
+            return Diagnostic::new(rules::INVALID_SCHEMA, "", message);
+        };
+        let diagnostic = Diagnostic::new(rules::INVALID_SCHEMA, &found.display, message);
+        match crate::load::json::scan(&found.text)
+            .0
+            .locate(&Anchor::Value(pointer.to_string()))
+        {
+            Some(span) => diagnostic.at_span(span),
+            None => diagnostic,
+        }
+    }
+
     /// The text of a file, as it was read.
-    fn text(&self, file: usize) -> &str {
+    pub(crate) fn text(&self, file: usize) -> &str {
         self.files.get(file).map_or("", |f| f.text.as_str())
     }
 
@@ -780,7 +850,8 @@ impl Documents {
             value: &found.value,
             file,
             pointer: String::new(),
-            base: based(&own, &found.value),
+            base: based(&own, found.draft.id(&found.value)),
+            draft: found.draft,
         })
     }
 
@@ -807,16 +878,17 @@ impl Documents {
             Some(_) => format!("`{resource}` is not a schema file of the schema folder"),
             None => format!("no schema in `{resource}` has the anchor `{fragment}`"),
         })?;
-        let found = self
+        let (found, draft) = self
             .files
             .get(*file)
-            .and_then(|f| f.value.pointer(at))
+            .and_then(|f| Some((f.value.pointer(at)?, f.draft)))
             .ok_or_else(|| format!("`{uri}` leads nowhere"))?;
         let mut node = Node {
             value: found,
             file: *file,
             pointer: at.clone(),
             base: Arc::from(resource),
+            draft,
         };
         for segment in pointer.unwrap_or_default().split('/').skip(1) {
             let segment = segment.replace("~1", "/").replace("~0", "~");
@@ -827,7 +899,7 @@ impl Documents {
         Ok(node)
     }
 
-    /// `node` and every schema reached from it through `$ref` and the `keywords`
+    /// `node` and every schema reached from it through its references and the `keywords`
     /// (`allOf` ...), each once, so that a recursive schema ends: in document order, the
     /// node first.
     fn gather<'n>(&'n self, node: Node<'n>, keywords: &[&str]) -> Vec<Node<'n>> {
@@ -840,12 +912,11 @@ impl Documents {
             {
                 continue;
             }
-            let mut next: Vec<Node<'n>> = Vec::new();
-            if let Some(Value::String(reference)) = node.value.get("$ref")
-                && let Ok(target) = self.resolve(&node, reference)
-            {
-                next.push(target);
-            }
+            let mut next: Vec<Node<'n>> = REF_KEYWORDS
+                .iter()
+                .filter_map(|keyword| node.value.get(keyword)?.as_str())
+                .filter_map(|reference| self.resolve(&node, reference).ok())
+                .collect();
             for keyword in keywords {
                 next.extend(node.children(keyword));
             }
@@ -885,6 +956,26 @@ impl Documents {
     }
 }
 
+#[cfg(test)]
+impl Documents {
+    /// The documents of files at the given paths, for tests: each file's text is its
+    /// document written out.
+    pub fn of(files: Vec<(&str, Value)>) -> Documents {
+        Documents::new(
+            files
+                .into_iter()
+                .map(|(path, value)| SchemaFile {
+                    path: PathBuf::from(path),
+                    display: path.to_string(),
+                    text: value.to_string(),
+                    draft: Draft::of(&value),
+                    value,
+                })
+                .collect(),
+        )
+    }
+}
+
 /// The properties the `nodes` declare, in order, each with its schema: a name declared by
 /// several comes once for each.
 fn properties<'d>(nodes: &[Node<'d>]) -> Vec<(&'d str, Node<'d>)> {
@@ -908,7 +999,7 @@ fn properties<'d>(nodes: &[Node<'d>]) -> Vec<(&'d str, Node<'d>)> {
 fn identifiers(node: &Node<'_>, found: &mut Vec<(String, (usize, String))>) {
     let place = || (node.file, node.pointer.clone());
     if let Value::Object(map) = node.value {
-        if let Some(Value::String(id)) = map.get("$id") {
+        if let Some(id) = node.draft.id(node.value) {
             match id.strip_prefix('#') {
                 Some(anchor) => found.push((format!("{}#{anchor}", node.base), place())),
                 None => found.push((node.base.to_string(), place())),
@@ -936,10 +1027,10 @@ fn identifiers(node: &Node<'_>, found: &mut Vec<(String, (usize, String))>) {
     }
 }
 
-/// The base URI of `schema`, within a schema based at `outer`: where its `$id` leads, if it
-/// has one that is not a bare anchor (`#name`).
-fn based(outer: &Arc<str>, schema: &Value) -> Arc<str> {
-    match schema.get("$id").and_then(Value::as_str) {
+/// The base URI of a schema with the identifier `id`, within a schema based at `outer`:
+/// where the identifier leads, unless it is a bare anchor (`#name`).
+fn based(outer: &Arc<str>, id: Option<&str>) -> Arc<str> {
+    match id {
         Some(id) if !id.starts_with('#') => resolve_uri(outer, id)
             .map(|uri| Arc::from(uri.split('#').next().unwrap_or(&uri)))
             .unwrap_or_else(|| Arc::clone(outer)),

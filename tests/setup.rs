@@ -360,3 +360,73 @@ fn unknown_fields_under_a_ref_to_another_file_get_did_you_mean() {
         assert!(run.stdout.contains(expected), "{expected}\n{}", run.stdout);
     }
 }
+
+/// An `x-ref` is found wherever a `$ref` leads the validator: a path with `..`, an anchor,
+/// a percent-encoded or `~`-escaped pointer, draft 4's `id`, a draft 7 `$ref` whose sibling
+/// `$id` is ignored, a `$dynamicRef`; each field's unknown id is reported.
+#[test]
+fn x_refs_are_found_through_every_ref_the_validator_follows() {
+    let dir = corpus_of(&[
+        (
+            "schema/engine.schema.json",
+            r#"{"type": "object", "properties": {"id": {}, "type": {}, "name": {}}}"#,
+        ),
+        (
+            "schema/common.json",
+            r#"{"$defs": {
+                "e": {"type": "string", "x-ref": "engine"},
+                "my eng": {"type": "string", "x-ref": "engine"},
+                "a/b": {"type": "string", "x-ref": "engine"},
+                "anchored": {"$anchor": "eng", "type": "string", "x-ref": "engine"},
+                "dynamic": {"$dynamicAnchor": "dyn", "type": "string", "x-ref": "engine"}}}"#,
+        ),
+        (
+            "schema/gotcha.schema.json",
+            r#"{"type": "object", "properties": {"id": {}, "type": {}, "name": {},
+                "dotted": {"type": "array", "items": {"$ref": "../schema/common.json#/$defs/e"}},
+                "anchor": {"$ref": "common.json#eng"},
+                "encoded": {"$ref": "common.json#/$defs/my%20eng"},
+                "escaped": {"$ref": "common.json#/$defs/a~1b"},
+                "dynamic": {"$dynamicRef": "common.json#dyn"}}}"#,
+        ),
+        (
+            "schema/paper.schema.json",
+            r##"{"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+                "definitions": {"e": {"id": "#eng", "type": "string", "x-ref": "engine"}},
+                "properties": {"id": {}, "type": {}, "name": {}, "old": {"$ref": "#eng"}}}"##,
+        ),
+        (
+            "schema/source.schema.json",
+            r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                "properties": {"id": {}, "type": {}, "name": {},
+                  "sibling": {"$id": "sub/x.json", "$ref": "common.json#/$defs/e"}}}"#,
+        ),
+        (
+            "records/gotchas/g.json",
+            r#"{"id": "g", "type": "gotcha", "name": "g", "dotted": ["no1"], "anchor": "no2",
+                "encoded": "no3", "escaped": "no4", "dynamic": "no5"}"#,
+        ),
+        (
+            "records/papers/p.json",
+            r#"{"id": "p", "type": "paper", "name": "p", "old": "no6"}"#,
+        ),
+        (
+            "records/sources/s.json",
+            r#"{"id": "s", "type": "source", "name": "s", "sibling": "no7"}"#,
+        ),
+    ]);
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    for (id, field) in [
+        ("no1", "dotted"),
+        ("no2", "anchor"),
+        ("no3", "encoded"),
+        ("no4", "escaped"),
+        ("no5", "dynamic"),
+        ("no6", "old"),
+        ("no7", "sibling"),
+    ] {
+        let expected = format!("error[unresolved-ref]: `{id}` in `{field}` names no record");
+        assert!(run.stdout.contains(&expected), "{expected}\n{}", run.stdout);
+    }
+}

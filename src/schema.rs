@@ -3,20 +3,23 @@
 //! A collection is a record type (`gotcha`) with a schema (`schema/gotcha.schema.json`) and a
 //! folder of records (`records/gotchas/`). Schemas are compiled with the `jsonschema` crate
 //! built without network support; a `$ref` to another schema file is served from the schema
-//! folder by `LocalSchemas`, so `$ref` between local files works and nothing is fetched.
+//! folder by `LocalSchemas`, by the file's path or its `$id`, so `$ref` between local files
+//! works and nothing is fetched. What reads a schema's structure follows `$ref`s the same
+//! way ([`Documents`]).
 //! A schema problem is fatal (exit code 2): every verdict would depend on it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use jsonschema::{Retrieve, Uri, Validator};
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ReferencingError, Retrieve, Uri, Validator};
 use regex::Regex;
 use serde_json::Value;
 
 use crate::config::{Config, DEFAULT_ID_PATTERN};
-use crate::diagnostic::push_pointer_segment;
 use crate::diagnostic::{Anchor, Diagnostic};
+use crate::diagnostic::{join_pointer, push_pointer_segment};
 use crate::references::{self, Reference};
 use crate::rules;
 use crate::source::display_path;
@@ -176,7 +179,9 @@ impl Schemas {
                 .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
             );
         }
-        let retriever = LocalSchemas::new(&documents);
+        let retriever = LocalSchemas {
+            documents: Arc::clone(&documents),
+        };
         let mut collections: Vec<Collection> = Vec::new();
         let mut declared: Vec<Vec<references::Declared>> = Vec::new();
         let named: Vec<String> = sources
@@ -214,7 +219,7 @@ impl Schemas {
             {
                 Ok(validator) => validator,
                 Err(err) => {
-                    errors.push(schema_error(&display, documents.text(file), &err));
+                    errors.push(schema_error(&documents, file, &err));
                     continue;
                 }
             };
@@ -536,21 +541,23 @@ fn read_schema_dir(
 }
 
 /// A schema that does not compile: point at the offending keyword in the schema file, as
-/// it was read (read again, it may have changed).
-fn schema_error(display: &str, text: &str, err: &jsonschema::ValidationError<'_>) -> Diagnostic {
-    let pointer = err.instance_path().as_str().to_string();
-    let diagnostic = Diagnostic::new(
-        rules::INVALID_SCHEMA,
-        display,
-        format!("the schema is not a valid JSON Schema: {err}"),
-    );
-    match crate::load::json::scan(text)
-        .0
-        .locate(&Anchor::Value(pointer))
+/// it was read (read again, it may have changed), or at the `$ref` naming a schema that
+/// cannot be had.
+fn schema_error(
+    documents: &Documents,
+    file: usize,
+    err: &jsonschema::ValidationError<'_>,
+) -> Diagnostic {
+    let message = format!("the schema is not a valid JSON Schema: {err}");
+    if let ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) =
+        err.kind()
+        && let Some(pointer) = documents.reference_to(file, uri)
     {
-        Some(span) => diagnostic.at_span(span),
-        None => diagnostic,
+        return documents
+            .invalid_schema(file, &pointer, message)
+            .with_label("this schema is not in the schema folder");
     }
+    documents.invalid_schema(file, err.instance_path().as_str(), message)
 }
 
 /// The string fields and all property names declared at the top of a schema file, following
@@ -617,24 +624,12 @@ pub fn file_uri(path: &Path) -> String {
     uri
 }
 
-/// Serves `$ref`s to schema files of the schema folder from memory; refuses everything else,
-/// so no schema is ever fetched from the network.
+/// Serves `$ref`s to the schema folder's files from memory, by their own `file://` URIs and
+/// their `$id`s (a schema with an absolute `$id` refers to its neighbours by it); refuses
+/// everything else, so no schema is ever fetched from the network.
 #[derive(Clone)]
 struct LocalSchemas {
-    by_uri: Arc<HashMap<String, Value>>,
-}
-
-impl LocalSchemas {
-    fn new(documents: &Documents) -> Self {
-        let by_uri = documents
-            .files
-            .iter()
-            .map(|file| (file_uri(&file.path), file.value.clone()))
-            .collect();
-        LocalSchemas {
-            by_uri: Arc::new(by_uri),
-        }
-    }
+    documents: Arc<Documents>,
 }
 
 impl Retrieve for LocalSchemas {
@@ -644,10 +639,10 @@ impl Retrieve for LocalSchemas {
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         let wanted = uri.as_str();
         let without_fragment = wanted.split('#').next().unwrap_or(wanted);
-        self.by_uri
-            .get(without_fragment)
-            .cloned()
-            .ok_or_else(|| format!("`{wanted}` is not a schema file of the schema folder, and schemas are never fetched from the network").into())
+        self.documents
+            .at_uri(without_fragment)
+            .map(|node| node.value.clone())
+            .map_err(|_| format!("`{wanted}` is not a schema file of the schema folder, and schemas are never fetched from the network").into())
     }
 }
 
@@ -831,9 +826,25 @@ impl Documents {
         }
     }
 
-    /// The text of a file, as it was read.
-    pub(crate) fn text(&self, file: usize) -> &str {
-        self.files.get(file).map_or("", |f| f.text.as_str())
+    /// The pointer of the first reference in a file (`$ref` ...) to a schema of the
+    /// resource `uri`, when there is one.
+    fn reference_to(&self, file: usize, uri: &str) -> Option<String> {
+        let wanted = uri.split('#').next().unwrap_or(uri);
+        let mut found = None;
+        each_node(&self.root(file)?, &mut |node| {
+            for keyword in REF_KEYWORDS {
+                let Some(reference) = node.value.get(keyword).and_then(Value::as_str) else {
+                    continue;
+                };
+                let target = resolve_uri(&node.base, reference);
+                if found.is_none()
+                    && target.as_deref().and_then(|t| t.split('#').next()) == Some(wanted)
+                {
+                    found = Some(join_pointer(&node.pointer, keyword));
+                }
+            }
+        });
+        found
     }
 
     /// The file at `path`, by index, with its document.
@@ -958,6 +969,11 @@ impl Documents {
 
 #[cfg(test)]
 impl Documents {
+    /// The text of a file, as it was read.
+    pub(crate) fn text(&self, file: usize) -> &str {
+        self.files.get(file).map_or("", |f| f.text.as_str())
+    }
+
     /// The documents of files at the given paths, for tests: each file's text is its
     /// document written out.
     pub fn of(files: Vec<(&str, Value)>) -> Documents {
@@ -995,10 +1011,31 @@ fn properties<'d>(nodes: &[Node<'d>]) -> Vec<(&'d str, Node<'d>)> {
     found
 }
 
+/// Calls `visit` on `node` and on every value under it but the data of `enum`, `const`,
+/// `default` and `examples`: on every schema of a document, and on the maps and lists
+/// that hold them.
+fn each_node<'d>(node: &Node<'d>, visit: &mut impl FnMut(&Node<'d>)) {
+    visit(node);
+    let keys: Vec<String> = match node.value {
+        Value::Object(map) => map
+            .keys()
+            .filter(|key| !DATA_KEYWORDS.contains(&key.as_str()))
+            .cloned()
+            .collect(),
+        Value::Array(items) => (0..items.len()).map(|index| index.to_string()).collect(),
+        _ => Vec::new(),
+    };
+    for key in keys {
+        if let Some(child) = node.child(&key) {
+            each_node(&child, visit);
+        }
+    }
+}
+
 /// Every resource (`$id`) and anchor under `node`, with where it is.
 fn identifiers(node: &Node<'_>, found: &mut Vec<(String, (usize, String))>) {
-    let place = || (node.file, node.pointer.clone());
-    if let Value::Object(map) = node.value {
+    each_node(node, &mut |node| {
+        let place = || (node.file, node.pointer.clone());
         if let Some(id) = node.draft.id(node.value) {
             match id.strip_prefix('#') {
                 Some(anchor) => found.push((format!("{}#{anchor}", node.base), place())),
@@ -1006,25 +1043,11 @@ fn identifiers(node: &Node<'_>, found: &mut Vec<(String, (usize, String))>) {
             }
         }
         for keyword in ["$anchor", "$dynamicAnchor"] {
-            if let Some(Value::String(anchor)) = map.get(keyword) {
+            if let Some(Value::String(anchor)) = node.value.get(keyword) {
                 found.push((format!("{}#{anchor}", node.base), place()));
             }
         }
-        for key in map
-            .keys()
-            .filter(|key| !DATA_KEYWORDS.contains(&key.as_str()))
-        {
-            if let Some(child) = node.child(key) {
-                identifiers(&child, found);
-            }
-        }
-    } else if let Value::Array(items) = node.value {
-        for index in 0..items.len() {
-            if let Some(child) = node.child(&index.to_string()) {
-                identifiers(&child, found);
-            }
-        }
-    }
+    });
 }
 
 /// The base URI of a schema with the identifier `id`, within a schema based at `outer`:

@@ -430,3 +430,52 @@ fn x_refs_are_found_through_every_ref_the_validator_follows() {
         assert!(run.stdout.contains(&expected), "{expected}\n{}", run.stdout);
     }
 }
+
+/// Schemas with absolute `$id`s refer to each other by them, as the validator sees the
+/// schema folder's files under their `$id`s too; a URL that is no file's `$id` is still
+/// never fetched, and is refused at the `$ref` naming it.
+#[test]
+fn schemas_with_absolute_ids_ref_each_other_by_them() {
+    let dir = corpus_of(&[
+        (
+            "schema/common.json",
+            r#"{"$id": "https://ex.org/s/common.json", "$defs": {"n": {"type": "string"}}}"#,
+        ),
+        (
+            "schema/engine.schema.json",
+            r#"{"$id": "https://ex.org/s/engine.schema.json", "type": "object",
+                "properties": {"id": {}, "type": {}, "name": {"$ref": "common.json#/$defs/n"}}}"#,
+        ),
+        (
+            "records/engines/vllm.json",
+            r#"{"id": "vllm", "type": "engine", "name": 5}"#,
+        ),
+    ]);
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("error[schema-violation]: `name` must be string, found a number"),
+        "{}",
+        run.stdout
+    );
+
+    std::fs::write(
+        dir.path().join("schema/engine.schema.json"),
+        r#"{"$id": "https://ex.org/s/engine.schema.json", "type": "object",
+    "properties": {"name": {"$ref": "https://elsewhere.example/n.json"}}}"#,
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("never fetched from the network"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(" --> schema/engine.schema.json:2:37\n"),
+        "{}",
+        run.stderr
+    );
+}

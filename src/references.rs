@@ -110,6 +110,19 @@ pub fn from_schema(documents: &Documents, file: usize) -> (Vec<Declared>, Vec<Di
     (walker.found, walker.problems)
 }
 
+/// What a JSON value is, for a message saying it is not what was expected.
+fn what(value: &Value) -> String {
+    match value {
+        Value::Array(items) if items.is_empty() => "an empty list".to_string(),
+        Value::Array(items) => match items.iter().find(|item| !item.is_string()) {
+            Some(item) => format!("a list holding `{item}`"),
+            None => "a list".to_string(),
+        },
+        Value::Object(_) => "an object".to_string(),
+        other => format!("`{other}`"),
+    }
+}
+
 struct Walker<'d> {
     documents: &'d Documents,
     found: Vec<Declared>,
@@ -125,16 +138,34 @@ impl Walker<'_> {
             return;
         };
         match map.get("x-ref") {
+            None => {}
             Some(Value::String(target)) => self.found.push((path.clone(), vec![target.clone()])),
-            Some(Value::Array(targets)) => self.found.push((
-                path.clone(),
-                targets
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect(),
-            )),
-            _ => {}
+            Some(Value::Array(targets))
+                if !targets.is_empty() && targets.iter().all(Value::is_string) =>
+            {
+                self.found.push((
+                    path.clone(),
+                    targets
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
+                ));
+            }
+            // Anything else would leave the field unchecked in silence.
+            Some(other) => self.problems.push(
+                self.documents
+                    .invalid_schema(
+                        node.file,
+                        &join_pointer(&node.pointer, "x-ref"),
+                        format!(
+                            "`x-ref` names the collections a field may point at, as a name or \
+                             a list of names, not {}",
+                            what(other)
+                        ),
+                    )
+                    .with_label("expected a collection name or a list of them"),
+            ),
         }
         for keyword in REF_KEYWORDS {
             let Some(Value::String(reference)) = map.get(*keyword) else {

@@ -50,9 +50,63 @@ pub struct Collection {
     pub references: Vec<Reference>,
     /// The schema folder's files, shared by every collection: where its `$ref`s lead.
     documents: Arc<Documents>,
+    /// Its schema's file among them.
+    file: usize,
 }
 
 impl Collection {
+    /// Whether the schema declares the field at `path` (object keys from the record's top,
+    /// arrays on the way looked through, as a reference's path is read): `Err` with the
+    /// index of the first key it does not declare and the names declared where it was
+    /// looked for. A key is taken as declared where the schema cannot say (an object that
+    /// lists no properties, takes any name through `additionalProperties`, or one matching
+    /// its `patternProperties`).
+    fn field(&self, path: &[String]) -> Result<(), (usize, Vec<String>)> {
+        let Some(root) = self.documents.root(self.file) else {
+            return Ok(());
+        };
+        let mut level = vec![root];
+        for (at, key) in path.iter().enumerate() {
+            let nodes: Vec<Node<'_>> = level
+                .into_iter()
+                .flat_map(|node| self.documents.gather(node, THROUGH_ARRAYS))
+                .collect();
+            let open = nodes.iter().any(|node| {
+                node.value
+                    .get("additionalProperties")
+                    .is_some_and(Value::is_object)
+                    || node
+                        .value
+                        .get("patternProperties")
+                        .and_then(Value::as_object)
+                        .is_some_and(|patterns| {
+                            patterns
+                                .keys()
+                                .any(|p| Regex::new(p).is_ok_and(|p| p.is_match(key)))
+                        })
+            });
+            let declared = properties(&nodes);
+            if open || declared.is_empty() {
+                return Ok(());
+            }
+            level = declared
+                .iter()
+                .filter(|(name, _)| name == key)
+                .map(|(_, schema)| schema.clone())
+                .collect();
+            if level.is_empty() {
+                let mut names: Vec<String> = Vec::new();
+                for (name, _) in declared {
+                    if !names.iter().any(|n| n == name) {
+                        names.push(name.to_string());
+                    }
+                }
+                return Err((at, names));
+            }
+        }
+        Ok(())
+    }
+
     /// The properties declared by the schema object that holds the keyword at `location`
     /// (an absolute keyword location, as the validator reports it, in whichever file the
     /// object is), for the did-you-mean of an unknown field: its own `properties` for
@@ -270,6 +324,7 @@ impl Schemas {
                 properties,
                 references: Vec::new(),
                 documents: Arc::clone(&documents),
+                file,
             });
         }
         resolve_references(
@@ -362,6 +417,12 @@ fn resolve_references(
                 }
             }
         };
+        let usable = named.iter().all(|name| index_of(name).is_some());
+        if let Some(problem) =
+            unknown_field(config, &display, collections, &owners, reference, usable)
+        {
+            errors.push(problem);
+        }
         for target in &reference.targets {
             match index_of(target) {
                 Some(t) => {
@@ -385,6 +446,117 @@ fn resolve_references(
             .map(|(path, targets)| Reference::new(path, targets))
             .collect();
     }
+}
+
+/// The problem with the field path of a `[references]` entry, if its collection's schema
+/// does not declare it (for `*`, if no collection's does): a misspelt field would otherwise
+/// be a reference never checked. `usable` says that every collection's schema could be
+/// read; if one could not, a `*` field may be that one's, and is not said to be no one's.
+fn unknown_field(
+    config: &Config,
+    display: &str,
+    collections: &[Collection],
+    owners: &[usize],
+    reference: &crate::config::ReferenceConfig,
+    usable: bool,
+) -> Option<Diagnostic> {
+    let mut misses = Vec::new();
+    for collection in owners.iter().filter_map(|&owner| collections.get(owner)) {
+        match collection.field(&reference.path) {
+            Ok(()) => return None,
+            Err(miss) => misses.push((collection, miss)),
+        }
+    }
+    let path = reference.path.join(".");
+    let (at, mut names, message, label) = match misses.as_slice() {
+        [] => return None,
+        [(collection, (at, names))] if reference.collection != "*" => {
+            let key = reference.path.get(*at)?;
+            let within = match at.checked_sub(1).and_then(|up| reference.path.get(..=up)) {
+                Some(up) => format!(": `{}` declares no `{key}`", up.join(".")),
+                None => String::new(),
+            };
+            (
+                *at,
+                names.clone(),
+                format!("`{path}` is not a field of `{}`{within}", collection.name),
+                format!("the schema of `{}` declares no such field", collection.name),
+            )
+        }
+        _ if !usable => return None,
+        misses => {
+            let at = misses.iter().map(|(_, (at, _))| *at).max().unwrap_or(0);
+            let names = misses
+                .iter()
+                .filter(|(_, (found_at, _))| *found_at == at)
+                .flat_map(|(_, (_, names))| names.iter().cloned())
+                .collect();
+            (
+                at,
+                names,
+                format!("`{path}` is a field of no collection"),
+                "no collection's schema declares this field".to_string(),
+            )
+        }
+    };
+    names.sort();
+    names.dedup();
+    let key = reference.path.get(at)?;
+    let diagnostic = Diagnostic::new(rules::INVALID_CONFIG, display, message)
+        .at_span(key_span(config, &reference.span, key))
+        .with_label(label);
+    let suggestions = crate::suggest::suggest(key, names.iter().map(String::as_str), 3);
+    Some(match crate::suggest::did_you_mean(&suggestions) {
+        Some(help) => diagnostic.with_help(help),
+        // Every collection's fields together would be a list too long to read.
+        None if reference.collection == "*" => diagnostic,
+        None => diagnostic.with_note(format!(
+            "declared fields: {}",
+            names
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    })
+}
+
+/// Where `key` is written in the `[references]` entry at `entry`: the entry's span starts at
+/// the last part of its key (`afects` of `gotcha.afects = ...`), and `key` may be that part
+/// or one before it on the line; a whole dotted part is looked for between the line's start
+/// and the `=`, the last one to match, and the entry's span is kept when none does (a
+/// config that changed since it was read).
+fn key_span(config: &Config, entry: &std::ops::Range<usize>, key: &str) -> std::ops::Range<usize> {
+    let text = config
+        .file
+        .as_deref()
+        .and_then(|file| std::fs::read_to_string(file).ok())
+        .unwrap_or_default();
+    let Some(before) = text.get(..entry.start) else {
+        return entry.clone();
+    };
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    let Some(equals) = text
+        .get(entry.start..)
+        .and_then(|rest| rest.find('='))
+        .map(|at| entry.start + at)
+    else {
+        return entry.clone();
+    };
+    let written = text.get(line_start..equals).unwrap_or_default();
+    let bounds =
+        |c: Option<char>| c.is_none_or(|c| matches!(c, '.' | '"' | '\'') || c.is_whitespace());
+    written
+        .match_indices(key)
+        .filter(|(at, _)| {
+            bounds(written.get(..*at).and_then(|b| b.chars().next_back()))
+                && bounds(written.get(at + key.len()..).and_then(|a| a.chars().next()))
+        })
+        .last()
+        .map_or_else(
+            || entry.clone(),
+            |(at, _)| line_start + at..line_start + at + key.len(),
+        )
 }
 
 /// Checks the names `[graph]` lists: collections, by type or folder, and reference fields
@@ -708,6 +880,17 @@ const CONJUNCTS: &[&str] = &["allOf"];
 /// The keywords whose schemas a value may be evaluated against besides the one holding
 /// them: the fields they declare are fields of the same object.
 const BRANCHES: &[&str] = &["allOf", "anyOf", "oneOf"];
+
+/// The keywords whose schemas a value at a field path may be read through: its branches,
+/// and the items of an array, which a reference's path looks through.
+const THROUGH_ARRAYS: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "items",
+    "prefixItems",
+    "additionalItems",
+];
 
 /// Keywords that hold data rather than schemas: an `$id` or `$anchor` in them names nothing.
 const DATA_KEYWORDS: &[&str] = &["const", "default", "enum", "examples"];

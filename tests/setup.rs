@@ -479,3 +479,13 @@ fn schemas_with_absolute_ids_ref_each_other_by_them() {
         run.stderr
     );
 }
+
+/// A `[references]` field path the schema does not declare (through arrays and `$ref`s),
+/// or a `*` field no collection declares, is an error at its key with a did-you-mean; an
+/// `x-ref` that is neither a name nor a list of names is one at its value.
+#[test]
+fn reference_fields_the_schemas_do_not_declare_exit_2() {
+    let run = check(&fixture("setup/reference-fields"), &[]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    insta::assert_snapshot!("setup-reference-fields", run.stderr);
+}

@@ -194,7 +194,12 @@ impl Schemas {
     pub fn load(root: &Path, config: &Config) -> Result<Schemas, Vec<Diagnostic>> {
         let dir = root.join(&config.schemas);
         let mut errors = Vec::new();
-        let (documents, unread, documents_hash) = read_schema_dir(root, &dir, &mut errors);
+        // `max_file_size` may raise the limit on a schema's size, not lower it below the
+        // default: it is set low to keep records small, which schemas need not be.
+        let limit = config
+            .max_file_size
+            .max(crate::config::DEFAULT_MAX_FILE_SIZE);
+        let (documents, unread, documents_hash) = read_schema_dir(root, &dir, limit, &mut errors);
         let documents = Arc::new(documents);
         let mut sources: BTreeMap<String, (PathBuf, Option<String>)> = BTreeMap::new();
         for path in documents.paths() {
@@ -632,13 +637,14 @@ fn collection_name(path: &Path) -> Option<&str> {
 }
 
 /// Reads every JSON file of the schema folder (collection schemas and the shared files they
-/// `$ref`): the documents read, the paths that could not be read or parsed (each with its
-/// diagnostic in `errors`), and a hash of what was read for [`Schemas::documents_hash`]: of
-/// the bytes as read, so that no command pays for writing the parsed documents out again to
-/// hash them.
+/// `$ref`) as records are read ([`read_setup_file`]), a UTF-8 byte-order mark allowed: the
+/// documents read, the paths that could not be read or parsed (each with its diagnostic in
+/// `errors`), and a hash of what was read for [`Schemas::documents_hash`]: of the text as
+/// read, so that no command pays for writing the parsed documents out again to hash them.
 fn read_schema_dir(
     root: &Path,
     dir: &Path,
+    max_file_size: u64,
     errors: &mut Vec<Diagnostic>,
 ) -> (Documents, Vec<PathBuf>, u64) {
     let mut files = Vec::new();
@@ -664,16 +670,33 @@ fn read_schema_dir(
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
         .collect();
     paths.sort();
+    let within = SetupFolder::new(root, dir);
     for path in paths {
         let display = display_path(root, &path);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+        let bytes = match read_setup_file(&path, &within, max_file_size) {
+            Ok(bytes) => bytes,
+            Err(refused) => {
+                errors.push(refused.diagnostic(rules::INVALID_SCHEMA, &display, "schema"));
+                unread.push(path);
+                continue;
+            }
+        };
+        let text = match crate::source::decode(bytes) {
+            Ok((text, _)) => text,
             Err(err) => {
-                errors.push(Diagnostic::new(
-                    rules::INVALID_SCHEMA,
-                    &display,
-                    format!("cannot read the schema: {err}"),
-                ));
+                let (message, at) = match err {
+                    crate::source::DecodeError::InvalidUtf8 { offset } => {
+                        ("the schema is not valid UTF-8".to_string(), offset)
+                    }
+                    crate::source::DecodeError::OtherEncoding { name, .. } => {
+                        (format!("the schema is {name}, not UTF-8"), 0)
+                    }
+                };
+                errors.push(
+                    Diagnostic::new(rules::INVALID_SCHEMA, &display, message)
+                        .at_span(at..at)
+                        .with_help("re-save the file as UTF-8"),
+                );
                 unread.push(path);
                 continue;
             }
@@ -710,6 +733,115 @@ fn read_schema_dir(
         unread,
         crate::cache::stable_hash(&described),
     )
+}
+
+/// Where the files of a folder of the corpus's setup (its schemas, its templates) may lead
+/// through a symbolic link: into the corpus, or into the folder itself, which the config
+/// may have put outside it.
+pub(crate) struct SetupFolder {
+    allowed: Vec<PathBuf>,
+}
+
+impl SetupFolder {
+    /// The folder `dir` of the corpus at `root`.
+    pub(crate) fn new(root: &Path, dir: &Path) -> SetupFolder {
+        SetupFolder {
+            allowed: [root, dir]
+                .iter()
+                .filter_map(|folder| std::fs::canonicalize(folder).ok())
+                .collect(),
+        }
+    }
+}
+
+/// Why a file of the corpus's setup was not read.
+pub(crate) enum Refused {
+    /// It could not be opened or read.
+    Unreadable(std::io::Error),
+    /// It is a symbolic link leading out of the corpus, to this file.
+    OutOfCorpus(PathBuf),
+    /// It is a named pipe, a socket or a device.
+    NotRegular,
+    /// It is larger than `max_file_size`.
+    TooLarge { size: u64, max: u64 },
+}
+
+impl Refused {
+    /// The diagnostic saying so, of the rule `code`, about the file shown as `display`, which
+    /// is a `what` (`schema`, `template`).
+    pub(crate) fn diagnostic(&self, code: &'static str, display: &str, what: &str) -> Diagnostic {
+        match self {
+            Refused::Unreadable(err) => {
+                Diagnostic::new(code, display, format!("cannot read the {what}: {err}"))
+            }
+            Refused::OutOfCorpus(target) => Diagnostic::new(
+                code,
+                display,
+                "this symlink points outside the corpus, so it is not read",
+            )
+            .with_note(format!("it points at {}", target.display())),
+            Refused::NotRegular => Diagnostic::new(
+                code,
+                display,
+                "this is not a regular file (a folder, named pipe, socket or device), so it is not read",
+            ),
+            Refused::TooLarge { size, max } => Diagnostic::new(
+                code,
+                display,
+                format!("the {what} is {size} bytes, over the limit of {max} bytes"),
+            )
+            .with_help(
+                "raise `max_file_size` in gotchas.toml if this file is meant to be this large",
+            ),
+        }
+    }
+}
+
+/// Reads a file of the corpus's setup with the care records are read with
+/// ([`crate::discover`]), since a checked-out repository may hold anything: a symlink
+/// leading out of the corpus (and out of `within`) is not followed, so no file of the
+/// machine is read and quoted; a named pipe, socket or device is not opened, since reading
+/// one may wait for ever (a pipe) or never end (`/dev/zero`), and its type is known before
+/// opening it; and a file over `max` bytes is not read.
+pub(crate) fn read_setup_file(
+    path: &Path,
+    within: &SetupFolder,
+    max: u64,
+) -> Result<Vec<u8>, Refused> {
+    let link = std::fs::symlink_metadata(path).map_err(Refused::Unreadable)?;
+    if link.file_type().is_symlink() {
+        let target = std::fs::canonicalize(path).map_err(Refused::Unreadable)?;
+        if !within
+            .allowed
+            .iter()
+            .any(|folder| target.starts_with(folder))
+        {
+            return Err(Refused::OutOfCorpus(target));
+        }
+    }
+    let metadata = std::fs::metadata(path).map_err(Refused::Unreadable)?;
+    if !metadata.is_file() {
+        return Err(Refused::NotRegular);
+    }
+    if metadata.len() > max {
+        return Err(Refused::TooLarge {
+            size: metadata.len(),
+            max,
+        });
+    }
+    let file = std::fs::File::open(path).map_err(Refused::Unreadable)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    // Bounded even if the file grew since its size was taken.
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, max.saturating_add(1)),
+        &mut bytes,
+    )
+    .map_err(Refused::Unreadable)?;
+    let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if size > max {
+        return Err(Refused::TooLarge { size, max });
+    }
+    Ok(bytes)
 }
 
 /// A schema that does not compile: point at the offending keyword in the schema file, as

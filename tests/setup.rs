@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check, copy_dir, fixture, gotchas, gotchas_in};
+use common::{check, copy_dir, fixture, gotchas, gotchas_in, named_pipe};
 
 #[test]
 fn unknown_config_keys_get_did_you_mean_and_exit_2() {
@@ -488,4 +488,145 @@ fn reference_fields_the_schemas_do_not_declare_exit_2() {
     let run = check(&fixture("setup/reference-fields"), &[]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     insta::assert_snapshot!("setup-reference-fields", run.stderr);
+}
+
+/// Runs `gotchas ARGS` with a time limit: a run that would block for ever on a named pipe
+/// fails the test instead of hanging it.
+fn gotchas_within_a_minute(args: &[&str]) -> common::Run {
+    let cache = tempfile::tempdir().unwrap();
+    let output = assert_cmd::Command::cargo_bin("gotchas")
+        .unwrap()
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("GOTCHAS_CACHE_DIR", cache.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    common::Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code().unwrap_or(-1),
+    }
+}
+
+/// A corpus of one engine, with its schema.
+fn one_engine() -> tempfile::TempDir {
+    corpus_of(&[
+        (
+            "schema/engine.schema.json",
+            r#"{"type": "object", "properties": {"id": {}, "type": {}, "name": {}}}"#,
+        ),
+        (
+            "records/engines/vllm.json",
+            r#"{"id": "vllm", "type": "engine", "name": "vLLM"}"#,
+        ),
+    ])
+}
+
+/// The schema folder is read as records are: a symlink out of the corpus is not followed
+/// (its target is neither read nor quoted), a named pipe or a device is not opened (a pipe
+/// would block the run for ever, `/dev/zero` would fill memory), a file over the size
+/// limit is not read; each is named as a setup error.
+#[test]
+fn schema_files_out_of_the_corpus_special_or_too_large_are_not_read() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.json");
+    std::fs::write(&secret, "{\"token\": \"TOPSECRET").unwrap();
+    let dir = one_engine();
+    let schema = dir.path().join("schema");
+    std::os::unix::fs::symlink(&secret, schema.join("leak.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", schema.join("zero.json")).unwrap();
+    let piped = named_pipe(&schema.join("pipe.schema.json"));
+    // Over the limit: 10 MiB, unless the config raises it (lowered, it is for records).
+    let big = format!("{{\"x\": \"{}\"}}", "a".repeat(10 * 1024 * 1024));
+    std::fs::write(schema.join("big.json"), big).unwrap();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "max_file_size = 100\n[rules]\norphan = \"allow\"\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let run = gotchas_within_a_minute(&["check", "--root", root, "--color", "never"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(!run.stderr.contains("TOPSECRET"), "{}", run.stderr);
+    let out_of_corpus =
+        "error[invalid-schema]: this symlink points outside the corpus, so it is not read";
+    for expected in [
+        format!("{out_of_corpus}\n--> schema/leak.json\n"),
+        format!("= note: it points at {}\n", secret.canonicalize().unwrap().display()),
+        format!("{out_of_corpus}\n--> schema/zero.json\n"),
+        "error[invalid-schema]: the schema is 10485769 bytes, over the limit of 10485760 bytes\n--> schema/big.json\n".to_string(),
+    ] {
+        assert!(run.stderr.contains(&expected), "{expected}\n{}", run.stderr);
+    }
+    if piped {
+        assert!(
+            run.stderr.contains(
+                "error[invalid-schema]: this is not a regular file (a folder, named pipe, socket or device), so it is not read\n--> schema/pipe.schema.json\n"
+            ),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// A schema file saved with a UTF-8 byte-order mark is read, as a record would be.
+#[test]
+fn a_schema_with_a_byte_order_mark_is_read() {
+    let dir = one_engine();
+    std::fs::write(
+        dir.path().join("schema/engine.schema.json"),
+        "\u{feff}{\"type\": \"object\", \"properties\": {\"id\": {}, \"type\": {}, \"name\": {\"type\": \"integer\"}}}",
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout
+            .contains("error[schema-violation]: `name` must be integer, found a string"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Every file of `templates/` is published, so a symlink there out of the corpus is not
+/// followed (the file it leads to would be on the site), and a named pipe is not opened:
+/// the build stops, naming them, and writes nothing.
+#[test]
+fn template_files_out_of_the_corpus_or_special_are_not_published() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret");
+    std::fs::write(&secret, "TOPSECRET").unwrap();
+    let dir = one_engine();
+    let templates = dir.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    std::os::unix::fs::symlink(&secret, templates.join("logo.txt")).unwrap();
+    let piped = named_pipe(&templates.join("pipe.css"));
+    let site = outside.path().join("site");
+    let run = gotchas_within_a_minute(&[
+        "build",
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(!site.exists(), "no site is written");
+    assert!(
+        run.stderr.contains(
+            "error[invalid-config]: this symlink points outside the corpus, so it is not read\n--> templates/logo.txt\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    if piped {
+        assert!(
+            run.stderr
+                .contains("so it is not read\n--> templates/pipe.css\n"),
+            "{}",
+            run.stderr
+        );
+    }
 }

@@ -95,13 +95,7 @@ impl Collection {
                 .map(|(_, schema)| schema.clone())
                 .collect();
             if level.is_empty() {
-                let mut names: Vec<String> = Vec::new();
-                for (name, _) in declared {
-                    if !names.iter().any(|n| n == name) {
-                        names.push(name.to_string());
-                    }
-                }
-                return Err((at, names));
+                return Err((at, names(&declared)));
             }
         }
         Ok(())
@@ -128,13 +122,7 @@ impl Collection {
         } else {
             vec![holder]
         };
-        let mut names: Vec<String> = Vec::new();
-        for (name, _) in properties(&nodes) {
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_string());
-            }
-        }
-        names
+        names(&properties(&nodes))
     }
 }
 
@@ -873,12 +861,7 @@ fn describe(documents: &Documents, file: usize) -> (HashSet<String>, Vec<String>
         return (HashSet::new(), Vec::new());
     };
     let declared = properties(&documents.gather(root, CONJUNCTS));
-    let mut names: Vec<String> = Vec::new();
-    for (name, _) in &declared {
-        if !names.iter().any(|n| n == name) {
-            names.push((*name).to_string());
-        }
-    }
+    let names = names(&declared);
     let text_fields = names
         .iter()
         .filter(|name| {
@@ -1345,6 +1328,17 @@ fn each_node<'d>(node: &Node<'d>, visit: &mut impl FnMut(&Node<'d>)) {
             each_node(&child, visit);
         }
     }
+}
+
+/// The names of `declared` properties, each once, in order.
+fn names(declared: &[(&str, Node<'_>)]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in declared {
+        if !names.iter().any(|n| n == name) {
+            names.push((*name).to_string());
+        }
+    }
+    names
 }
 
 /// Every resource (`$id`) and anchor under `node`, with where it is.

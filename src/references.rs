@@ -3,18 +3,21 @@
 //!
 //! They are declared in the schema with `"x-ref"` on a string schema (one collection name or
 //! a list), found by walking each collection's schema once through `properties`, `items`,
-//! `prefixItems`, `$ref`, `allOf`, `anyOf` and `oneOf`; or, for schemas that cannot be
-//! changed, in the config's `[references]` table. Either way a reference is a path of object
+//! `prefixItems`, `allOf`, `anyOf`, `oneOf` and `$ref` (also `$dynamicRef`), which is
+//! followed wherever the validator would follow it in the schema folder
+//! ([`crate::schema::Documents`]); one that cannot be is an error, never a field left
+//! unchecked in silence. Or, for schemas that cannot be changed, they are declared in the
+//! config's `[references]` table. Either way a reference is a path of object
 //! keys from the record's top, and arrays met on the way are looked through, so
 //! `flops.source_id` reads `/flops/0/source_id`, `/flops/1/source_id` ... and `affects`
 //! reads every item of the `affects` array.
 
-use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
 
 use serde_json::Value;
 
-use crate::diagnostic::{push_pointer_index, push_pointer_segment};
+use crate::diagnostic::{Diagnostic, join_pointer, push_pointer_index, push_pointer_segment};
+use crate::schema::{Documents, Node, REF_KEYWORDS};
 
 /// A field of a collection that holds references.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,100 +91,131 @@ fn collect<'v>(
 /// A reference found in a schema: the path and the target collection names.
 pub type Declared = (Vec<String>, Vec<String>);
 
-/// Walks a collection schema for `x-ref` declarations. `documents` are the schema folder's
-/// files, for `$ref`s into other files; `file` is the schema's own path.
-pub fn from_schema(
-    schema: &Value,
-    file: &Path,
-    documents: &BTreeMap<PathBuf, Value>,
-) -> Vec<Declared> {
+/// Walks a collection's schema, the file `file` of `documents`, for `x-ref` declarations,
+/// following `$ref`s wherever they lead in the schema folder. A `$ref` it cannot follow is
+/// a problem (`invalid-schema`, at the `$ref`), returned beside what was found: the fields
+/// under it would otherwise go unchecked in silence.
+pub fn from_schema(documents: &Documents, file: usize) -> (Vec<Declared>, Vec<Diagnostic>) {
     let mut walker = Walker {
         documents,
         found: Vec::new(),
+        problems: Vec::new(),
         visiting: HashSet::new(),
     };
-    walker.walk(schema, schema, file, &mut Vec::new());
+    if let Some(root) = documents.root(file) {
+        walker.walk(&root, &mut Vec::new());
+    }
     walker.found.sort();
     walker.found.dedup();
-    walker.found
+    (walker.found, walker.problems)
+}
+
+/// What a JSON value is, for a message saying it is not what was expected.
+fn what(value: &Value) -> String {
+    match value {
+        Value::Array(items) if items.is_empty() => "an empty list".to_string(),
+        Value::Array(items) => match items.iter().find(|item| !item.is_string()) {
+            Some(item) => format!("a list holding `{item}`"),
+            None => "a list".to_string(),
+        },
+        Value::Object(_) => "an object".to_string(),
+        other => format!("`{other}`"),
+    }
 }
 
 struct Walker<'d> {
-    documents: &'d BTreeMap<PathBuf, Value>,
+    documents: &'d Documents,
     found: Vec<Declared>,
-    /// `$ref`s being expanded on the current path, so recursive schemas terminate.
-    visiting: HashSet<(PathBuf, String)>,
+    problems: Vec<Diagnostic>,
+    /// The schemas `$ref`s lead to that are being walked on the current path (by file and
+    /// pointer), so recursive schemas terminate.
+    visiting: HashSet<(usize, String)>,
 }
 
 impl Walker<'_> {
-    fn walk(&mut self, schema: &Value, document: &Value, file: &Path, path: &mut Vec<String>) {
-        let Value::Object(map) = schema else {
+    fn walk(&mut self, node: &Node<'_>, path: &mut Vec<String>) {
+        let Value::Object(map) = node.value else {
             return;
         };
         match map.get("x-ref") {
+            None => {}
             Some(Value::String(target)) => self.found.push((path.clone(), vec![target.clone()])),
-            Some(Value::Array(targets)) => self.found.push((
-                path.clone(),
-                targets
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect(),
-            )),
-            _ => {}
-        }
-        if let Some(Value::String(reference)) = map.get("$ref") {
-            self.follow(reference, document, file, path);
-        }
-        if let Some(Value::Object(properties)) = map.get("properties") {
-            for (name, property) in properties {
-                path.push(name.clone());
-                self.walk(property, document, file, path);
-                path.pop();
+            Some(Value::Array(targets))
+                if !targets.is_empty() && targets.iter().all(Value::is_string) =>
+            {
+                self.found.push((
+                    path.clone(),
+                    targets
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_string)
+                        .collect(),
+                ));
             }
+            // Anything else would leave the field unchecked in silence.
+            Some(other) => self.problems.push(
+                self.documents
+                    .invalid_schema(
+                        node.file,
+                        &join_pointer(&node.pointer, "x-ref"),
+                        format!(
+                            "`x-ref` names the collections a field may point at, as a name or \
+                             a list of names, not {}",
+                            what(other)
+                        ),
+                    )
+                    .with_label("expected a collection name or a list of them"),
+            ),
         }
-        for keyword in ["items", "additionalItems"] {
-            match map.get(keyword) {
-                Some(Value::Array(items)) => {
-                    for item in items {
-                        self.walk(item, document, file, path);
+        for keyword in REF_KEYWORDS {
+            let Some(Value::String(reference)) = map.get(*keyword) else {
+                continue;
+            };
+            match self.documents.resolve(node, reference) {
+                Ok(target) => {
+                    let key = (target.file, target.pointer.clone());
+                    if self.visiting.insert(key.clone()) {
+                        self.walk(&target, path);
+                        self.visiting.remove(&key);
                     }
                 }
-                Some(item) => self.walk(item, document, file, path),
-                None => {}
+                Err(why) => self.problems.push(
+                    self.documents
+                        .invalid_schema(
+                            node.file,
+                            &join_pointer(&node.pointer, keyword),
+                            format!(
+                                "the `{keyword}` `{reference}` cannot be followed to find the \
+                                 reference fields (`x-ref`) under it: {why}"
+                            ),
+                        )
+                        .with_label("gotchas cannot follow this reference"),
+                ),
             }
         }
-        for keyword in ["prefixItems", "allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(parts)) = map.get(keyword) {
-                for part in parts {
-                    self.walk(part, document, file, path);
+        if let Some(properties) = node.child("properties")
+            && let Value::Object(names) = properties.value
+        {
+            for name in names.keys() {
+                if let Some(property) = properties.child(name) {
+                    path.push(name.clone());
+                    self.walk(&property, path);
+                    path.pop();
                 }
             }
         }
-    }
-
-    /// Follows a local `$ref`: `#/pointer` in the same document, or `file.json#/pointer` in
-    /// another file of the schema folder. Anything else cannot hold local `x-ref`s.
-    fn follow(&mut self, reference: &str, document: &Value, file: &Path, path: &mut Vec<String>) {
-        let (target_file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-        let (target_path, target_document) = if target_file.is_empty() {
-            (file.to_path_buf(), document)
-        } else {
-            let Some(dir) = file.parent() else { return };
-            let candidate = dir.join(target_file);
-            match self.documents.get(&candidate) {
-                Some(found) => (candidate, found),
-                None => return,
+        for keyword in [
+            "items",
+            "additionalItems",
+            "prefixItems",
+            "allOf",
+            "anyOf",
+            "oneOf",
+        ] {
+            for part in node.children(keyword) {
+                self.walk(&part, path);
             }
-        };
-        let key = (target_path.clone(), fragment.to_string());
-        if !self.visiting.insert(key.clone()) {
-            return;
         }
-        if let Some(target) = target_document.pointer(fragment) {
-            self.walk(target, target_document, &target_path, path);
-        }
-        self.visiting.remove(&key);
     }
 }
 
@@ -201,7 +235,8 @@ mod tests {
                 "tree": {"$ref": "#"}
             }
         });
-        let found = from_schema(&schema, Path::new("/s/x.schema.json"), &BTreeMap::new());
+        let (found, problems) = from_schema(&Documents::of(vec![("/s/x.schema.json", schema)]), 0);
+        assert_eq!(problems, vec![]);
         assert_eq!(
             found,
             vec![
@@ -232,6 +267,30 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_ref_that_cannot_be_followed_is_said_where_it_is() {
+        let schema = json!({"properties": {"affects": {"items": {"$ref": "other.json#/$defs/e"}}}});
+        let documents = Documents::of(vec![("/s/x.schema.json", schema)]);
+        let (found, problems) = from_schema(&documents, 0);
+        assert!(found.is_empty());
+        let [problem] = problems.as_slice() else {
+            panic!("one problem: {problems:?}");
+        };
+        assert_eq!(problem.code, crate::rules::INVALID_SCHEMA);
+        assert_eq!(problem.file, "/s/x.schema.json");
+        assert_eq!(
+            problem.message,
+            "the `$ref` `other.json#/$defs/e` cannot be followed to find the reference fields \
+             (`x-ref`) under it: `file:///s/other.json` is not a schema file of the schema folder"
+        );
+        // At the `$ref`'s value in the text.
+        let text = documents.text(0);
+        let crate::diagnostic::Anchor::Span(span) = &problem.anchor else {
+            panic!("placed: {:?}", problem.anchor);
+        };
+        assert_eq!(&text[span.clone()], "\"other.json#/$defs/e\"");
     }
 
     #[test]

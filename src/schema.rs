@@ -3,19 +3,23 @@
 //! A collection is a record type (`gotcha`) with a schema (`schema/gotcha.schema.json`) and a
 //! folder of records (`records/gotchas/`). Schemas are compiled with the `jsonschema` crate
 //! built without network support; a `$ref` to another schema file is served from the schema
-//! folder by `LocalSchemas`, so `$ref` between local files works and nothing is fetched.
+//! folder by `LocalSchemas`, by the file's path or its `$id`, so `$ref` between local files
+//! works and nothing is fetched. What reads a schema's structure follows `$ref`s the same
+//! way ([`Documents`]).
 //! A schema problem is fatal (exit code 2): every verdict would depend on it.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use jsonschema::{Retrieve, Uri, Validator};
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::{ReferencingError, Retrieve, Uri, Validator};
 use regex::Regex;
 use serde_json::Value;
 
 use crate::config::{Config, DEFAULT_ID_PATTERN};
 use crate::diagnostic::{Anchor, Diagnostic};
+use crate::diagnostic::{join_pointer, push_pointer_segment};
 use crate::references::{self, Reference};
 use crate::rules;
 use crate::source::display_path;
@@ -44,6 +48,82 @@ pub struct Collection {
     pub properties: Vec<String>,
     /// The fields that hold references to other records.
     pub references: Vec<Reference>,
+    /// The schema folder's files, shared by every collection: where its `$ref`s lead.
+    documents: Arc<Documents>,
+    /// Its schema's file among them.
+    file: usize,
+}
+
+impl Collection {
+    /// Whether the schema declares the field at `path` (object keys from the record's top,
+    /// arrays on the way looked through, as a reference's path is read): `Err` with the
+    /// index of the first key it does not declare and the names declared where it was
+    /// looked for. A key is taken as declared where the schema cannot say (an object that
+    /// lists no properties, takes any name through `additionalProperties`, or one matching
+    /// its `patternProperties`).
+    fn field(&self, path: &[String]) -> Result<(), (usize, Vec<String>)> {
+        let Some(root) = self.documents.root(self.file) else {
+            return Ok(());
+        };
+        let mut level = vec![root];
+        for (at, key) in path.iter().enumerate() {
+            let nodes: Vec<Node<'_>> = level
+                .into_iter()
+                .flat_map(|node| self.documents.gather(node, THROUGH_ARRAYS))
+                .collect();
+            let open = nodes.iter().any(|node| {
+                node.value
+                    .get("additionalProperties")
+                    .is_some_and(Value::is_object)
+                    || node
+                        .value
+                        .get("patternProperties")
+                        .and_then(Value::as_object)
+                        .is_some_and(|patterns| {
+                            patterns
+                                .keys()
+                                .any(|p| Regex::new(p).is_ok_and(|p| p.is_match(key)))
+                        })
+            });
+            let declared = properties(&nodes);
+            if open || declared.is_empty() {
+                return Ok(());
+            }
+            level = declared
+                .iter()
+                .filter(|(name, _)| name == key)
+                .map(|(_, schema)| schema.clone())
+                .collect();
+            if level.is_empty() {
+                return Err((at, names(&declared)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The properties declared by the schema object that holds the keyword at `location`
+    /// (an absolute keyword location, as the validator reports it, in whichever file the
+    /// object is), for the did-you-mean of an unknown field: its own `properties` for
+    /// `additionalProperties`, which counts no others; with `evaluated`, for
+    /// `unevaluatedProperties`, also those of every schema a value there is evaluated
+    /// against (its `$ref`, `allOf`, `anyOf`, `oneOf`). The root's, [`Collection::properties`],
+    /// when the location cannot be followed.
+    pub fn declared_at(&self, location: Option<&str>, evaluated: bool) -> Vec<String> {
+        let holder = location.and_then(|location| {
+            let (resource, fragment) = location.split_once('#').unwrap_or((location, ""));
+            let parent = fragment.rsplit_once('/').map_or("", |(parent, _)| parent);
+            self.documents.at_uri(&format!("{resource}#{parent}")).ok()
+        });
+        let Some(holder) = holder else {
+            return self.properties.clone();
+        };
+        let nodes = if evaluated {
+            self.documents.gather(holder, BRANCHES)
+        } else {
+            vec![holder]
+        };
+        names(&properties(&nodes))
+    }
 }
 
 /// Every collection of the corpus, in name order.
@@ -102,11 +182,17 @@ impl Schemas {
     pub fn load(root: &Path, config: &Config) -> Result<Schemas, Vec<Diagnostic>> {
         let dir = root.join(&config.schemas);
         let mut errors = Vec::new();
-        let (documents, unread, documents_hash) = read_schema_dir(root, &dir, &mut errors);
+        // `max_file_size` may raise the limit on a schema's size, not lower it below the
+        // default: it is set low to keep records small, which schemas need not be.
+        let limit = config
+            .max_file_size
+            .max(crate::config::DEFAULT_MAX_FILE_SIZE);
+        let (documents, unread, documents_hash) = read_schema_dir(root, &dir, limit, &mut errors);
+        let documents = Arc::new(documents);
         let mut sources: BTreeMap<String, (PathBuf, Option<String>)> = BTreeMap::new();
-        for path in documents.keys() {
+        for path in documents.paths() {
             if let Some(name) = collection_name(path) {
-                sources.insert(name.to_string(), (path.clone(), None));
+                sources.insert(name.to_string(), (path.to_path_buf(), None));
             }
         }
         for (name, collection) in &config.collections {
@@ -140,7 +226,9 @@ impl Schemas {
                 .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
             );
         }
-        let retriever = LocalSchemas::new(&documents);
+        let retriever = LocalSchemas {
+            documents: Arc::clone(&documents),
+        };
         let mut collections: Vec<Collection> = Vec::new();
         let mut declared: Vec<Vec<references::Declared>> = Vec::new();
         let named: Vec<String> = sources
@@ -151,7 +239,7 @@ impl Schemas {
             .collect();
         for (name, (path, folder)) in sources {
             let display = display_path(root, &path);
-            let Some(schema) = documents.get(&path) else {
+            let Some((file, schema)) = documents.file_of(&path) else {
                 if !errors.iter().any(|e| e.file == display) {
                     errors.push(Diagnostic::new(
                         rules::INVALID_SCHEMA,
@@ -178,7 +266,7 @@ impl Schemas {
             {
                 Ok(validator) => validator,
                 Err(err) => {
-                    errors.push(schema_error(&display, &path, &err));
+                    errors.push(schema_error(&documents, file, &err));
                     continue;
                 }
             };
@@ -209,8 +297,15 @@ impl Schemas {
                 ));
                 continue;
             }
-            let (text_fields, properties) = describe(schema);
-            declared.push(references::from_schema(schema, &path, &documents));
+            let (text_fields, properties) = describe(&documents, file);
+            let (found, problems) = references::from_schema(&documents, file);
+            declared.push(found);
+            for problem in problems {
+                // A file shared by several collections is reported once.
+                if !errors.contains(&problem) {
+                    errors.push(problem);
+                }
+            }
             collections.push(Collection {
                 name,
                 folder,
@@ -221,6 +316,8 @@ impl Schemas {
                 text_fields,
                 properties,
                 references: Vec::new(),
+                documents: Arc::clone(&documents),
+                file,
             });
         }
         resolve_references(
@@ -313,6 +410,12 @@ fn resolve_references(
                 }
             }
         };
+        let usable = named.iter().all(|name| index_of(name).is_some());
+        if let Some(problem) =
+            unknown_field(config, &display, collections, &owners, reference, usable)
+        {
+            errors.push(problem);
+        }
         for target in &reference.targets {
             match index_of(target) {
                 Some(t) => {
@@ -336,6 +439,117 @@ fn resolve_references(
             .map(|(path, targets)| Reference::new(path, targets))
             .collect();
     }
+}
+
+/// The problem with the field path of a `[references]` entry, if its collection's schema
+/// does not declare it (for `*`, if no collection's does): a misspelt field would otherwise
+/// be a reference never checked. `usable` says that every collection's schema could be
+/// read; if one could not, a `*` field may be that one's, and is not said to be no one's.
+fn unknown_field(
+    config: &Config,
+    display: &str,
+    collections: &[Collection],
+    owners: &[usize],
+    reference: &crate::config::ReferenceConfig,
+    usable: bool,
+) -> Option<Diagnostic> {
+    let mut misses = Vec::new();
+    for collection in owners.iter().filter_map(|&owner| collections.get(owner)) {
+        match collection.field(&reference.path) {
+            Ok(()) => return None,
+            Err(miss) => misses.push((collection, miss)),
+        }
+    }
+    let path = reference.path.join(".");
+    let (at, mut names, message, label) = match misses.as_slice() {
+        [] => return None,
+        [(collection, (at, names))] if reference.collection != "*" => {
+            let key = reference.path.get(*at)?;
+            let within = match at.checked_sub(1).and_then(|up| reference.path.get(..=up)) {
+                Some(up) => format!(": `{}` declares no `{key}`", up.join(".")),
+                None => String::new(),
+            };
+            (
+                *at,
+                names.clone(),
+                format!("`{path}` is not a field of `{}`{within}", collection.name),
+                format!("the schema of `{}` declares no such field", collection.name),
+            )
+        }
+        _ if !usable => return None,
+        misses => {
+            let at = misses.iter().map(|(_, (at, _))| *at).max().unwrap_or(0);
+            let names = misses
+                .iter()
+                .filter(|(_, (found_at, _))| *found_at == at)
+                .flat_map(|(_, (_, names))| names.iter().cloned())
+                .collect();
+            (
+                at,
+                names,
+                format!("`{path}` is a field of no collection"),
+                "no collection's schema declares this field".to_string(),
+            )
+        }
+    };
+    names.sort();
+    names.dedup();
+    let key = reference.path.get(at)?;
+    let diagnostic = Diagnostic::new(rules::INVALID_CONFIG, display, message)
+        .at_span(key_span(config, &reference.span, key))
+        .with_label(label);
+    let suggestions = crate::suggest::suggest(key, names.iter().map(String::as_str), 3);
+    Some(match crate::suggest::did_you_mean(&suggestions) {
+        Some(help) => diagnostic.with_help(help),
+        // Every collection's fields together would be a list too long to read.
+        None if reference.collection == "*" => diagnostic,
+        None => diagnostic.with_note(format!(
+            "declared fields: {}",
+            names
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    })
+}
+
+/// Where `key` is written in the `[references]` entry at `entry`: the entry's span starts at
+/// the last part of its key (`afects` of `gotcha.afects = ...`), and `key` may be that part
+/// or one before it on the line; a whole dotted part is looked for between the line's start
+/// and the `=`, the last one to match, and the entry's span is kept when none does (a
+/// config that changed since it was read).
+fn key_span(config: &Config, entry: &std::ops::Range<usize>, key: &str) -> std::ops::Range<usize> {
+    let text = config
+        .file
+        .as_deref()
+        .and_then(|file| std::fs::read_to_string(file).ok())
+        .unwrap_or_default();
+    let Some(before) = text.get(..entry.start) else {
+        return entry.clone();
+    };
+    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
+    let Some(equals) = text
+        .get(entry.start..)
+        .and_then(|rest| rest.find('='))
+        .map(|at| entry.start + at)
+    else {
+        return entry.clone();
+    };
+    let written = text.get(line_start..equals).unwrap_or_default();
+    let bounds =
+        |c: Option<char>| c.is_none_or(|c| matches!(c, '.' | '"' | '\'') || c.is_whitespace());
+    written
+        .match_indices(key)
+        .filter(|(at, _)| {
+            bounds(written.get(..*at).and_then(|b| b.chars().next_back()))
+                && bounds(written.get(at + key.len()..).and_then(|a| a.chars().next()))
+        })
+        .last()
+        .map_or_else(
+            || entry.clone(),
+            |(at, _)| line_start + at..line_start + at + key.len(),
+        )
 }
 
 /// Checks the names `[graph]` lists: collections, by type or folder, and reference fields
@@ -405,24 +619,23 @@ fn config_display(root: &Path, config: &Config) -> String {
     )
 }
 
-/// Reads every `.json` file of the schema folder (collection schemas and the shared files
-/// they `$ref`), reporting unreadable or invalid JSON. Returns them by path, with a hash of
-/// their paths and texts for [`Schemas::documents_hash`]: of the bytes as read, so that no
-/// command pays for writing the parsed documents out again to hash them.
 /// The collection a schema file describes, by its name: `engine` for `engine.schema.json`.
 fn collection_name(path: &Path) -> Option<&str> {
     path.file_name()?.to_str()?.strip_suffix(SCHEMA_SUFFIX)
 }
 
-/// Reads every JSON file of the schema folder: the documents read, by path, the paths that
-/// could not be read or parsed (each with its diagnostic in `errors`), and a hash of what
-/// was read, for the check cache.
+/// Reads every JSON file of the schema folder (collection schemas and the shared files they
+/// `$ref`) as records are read ([`read_setup_file`]), a UTF-8 byte-order mark allowed: the
+/// documents read, the paths that could not be read or parsed (each with its diagnostic in
+/// `errors`), and a hash of what was read for [`Schemas::documents_hash`]: of the text as
+/// read, so that no command pays for writing the parsed documents out again to hash them.
 fn read_schema_dir(
     root: &Path,
     dir: &Path,
+    max_file_size: u64,
     errors: &mut Vec<Diagnostic>,
-) -> (BTreeMap<PathBuf, Value>, Vec<PathBuf>, u64) {
-    let mut documents = BTreeMap::new();
+) -> (Documents, Vec<PathBuf>, u64) {
+    let mut files = Vec::new();
     let mut unread = Vec::new();
     let mut described: Vec<u8> = Vec::new();
     let entries = match std::fs::read_dir(dir) {
@@ -436,7 +649,7 @@ fn read_schema_dir(
                 )
                 .with_help("point `schemas` in gotchas.toml at the schema folder, or use --root"),
             );
-            return (documents, unread, 0);
+            return (Documents::default(), unread, 0);
         }
     };
     let mut paths: Vec<PathBuf> = entries
@@ -445,16 +658,33 @@ fn read_schema_dir(
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
         .collect();
     paths.sort();
+    let within = SetupFolder::new(root, dir);
     for path in paths {
         let display = display_path(root, &path);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
+        let bytes = match read_setup_file(&path, &within, max_file_size) {
+            Ok(bytes) => bytes,
+            Err(refused) => {
+                errors.push(refused.diagnostic(rules::INVALID_SCHEMA, &display, "schema"));
+                unread.push(path);
+                continue;
+            }
+        };
+        let text = match crate::source::decode(bytes) {
+            Ok((text, _)) => text,
             Err(err) => {
-                errors.push(Diagnostic::new(
-                    rules::INVALID_SCHEMA,
-                    &display,
-                    format!("cannot read the schema: {err}"),
-                ));
+                let (message, at) = match err {
+                    crate::source::DecodeError::InvalidUtf8 { offset } => {
+                        ("the schema is not valid UTF-8".to_string(), offset)
+                    }
+                    crate::source::DecodeError::OtherEncoding { name, .. } => {
+                        (format!("the schema is {name}, not UTF-8"), 0)
+                    }
+                };
+                errors.push(
+                    Diagnostic::new(rules::INVALID_SCHEMA, &display, message)
+                        .at_span(at..at)
+                        .with_help("re-save the file as UTF-8"),
+                );
                 unread.push(path);
                 continue;
             }
@@ -465,7 +695,13 @@ fn read_schema_dir(
                 described.push(0);
                 described
                     .extend_from_slice(&crate::cache::stable_hash(text.as_bytes()).to_le_bytes());
-                documents.insert(path, value);
+                files.push(SchemaFile {
+                    path,
+                    display,
+                    text,
+                    draft: Draft::of(&value),
+                    value,
+                });
             }
             Err(err) => {
                 errors.push(
@@ -480,55 +716,165 @@ fn read_schema_dir(
             }
         }
     }
-    (documents, unread, crate::cache::stable_hash(&described))
+    (
+        Documents::new(files),
+        unread,
+        crate::cache::stable_hash(&described),
+    )
 }
 
-/// A schema that does not compile: point at the offending keyword in the schema file.
-fn schema_error(display: &str, path: &Path, err: &jsonschema::ValidationError<'_>) -> Diagnostic {
-    let pointer = err.instance_path().as_str().to_string();
-    let diagnostic = Diagnostic::new(
-        rules::INVALID_SCHEMA,
-        display,
-        format!("the schema is not a valid JSON Schema: {err}"),
-    );
-    let located = std::fs::read_to_string(path).ok().and_then(|text| {
-        crate::load::json::scan(&text)
-            .0
-            .locate(&Anchor::Value(pointer))
-    });
-    match located {
-        Some(span) => diagnostic.at_span(span),
-        None => diagnostic,
+/// Where the files of a folder of the corpus's setup (its schemas, its templates) may lead
+/// through a symbolic link: into the corpus, or into the folder itself, which the config
+/// may have put outside it.
+pub(crate) struct SetupFolder {
+    allowed: Vec<PathBuf>,
+}
+
+impl SetupFolder {
+    /// The folder `dir` of the corpus at `root`.
+    pub(crate) fn new(root: &Path, dir: &Path) -> SetupFolder {
+        SetupFolder {
+            allowed: [root, dir]
+                .iter()
+                .filter_map(|folder| std::fs::canonicalize(folder).ok())
+                .collect(),
+        }
     }
 }
 
-/// The string fields and all property names declared at the top of a schema, following
-/// `allOf` so that composed schemas are described too.
-fn describe(schema: &Value) -> (HashSet<String>, Vec<String>) {
-    let mut text_fields = HashSet::new();
-    let mut properties = Vec::new();
-    let mut pending = vec![schema];
-    while let Some(schema) = pending.pop() {
-        if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-            for (name, property) in props {
-                if !properties.contains(name) {
-                    properties.push(name.clone());
-                }
-                let is_text = match property.get("type") {
-                    Some(Value::String(t)) => t == "string",
-                    Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
-                    _ => false,
-                };
-                if is_text && property.get("enum").is_none() && property.get("const").is_none() {
-                    text_fields.insert(name.clone());
-                }
+/// Why a file of the corpus's setup was not read.
+pub(crate) enum Refused {
+    /// It could not be opened or read.
+    Unreadable(std::io::Error),
+    /// It is a symbolic link leading out of the corpus, to this file.
+    OutOfCorpus(PathBuf),
+    /// It is a named pipe, a socket or a device.
+    NotRegular,
+    /// It is larger than `max_file_size`.
+    TooLarge { size: u64, max: u64 },
+}
+
+impl Refused {
+    /// The diagnostic saying so, of the rule `code`, about the file shown as `display`, which
+    /// is a `what` (`schema`, `template`).
+    pub(crate) fn diagnostic(&self, code: &'static str, display: &str, what: &str) -> Diagnostic {
+        match self {
+            Refused::Unreadable(err) => {
+                Diagnostic::new(code, display, format!("cannot read the {what}: {err}"))
             }
-        }
-        if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
-            pending.extend(parts.iter());
+            Refused::OutOfCorpus(target) => Diagnostic::new(
+                code,
+                display,
+                "this symlink points outside the corpus, so it is not read",
+            )
+            .with_note(format!("it points at {}", target.display())),
+            Refused::NotRegular => Diagnostic::new(
+                code,
+                display,
+                "this is not a regular file (a folder, named pipe, socket or device), so it is not read",
+            ),
+            Refused::TooLarge { size, max } => Diagnostic::new(
+                code,
+                display,
+                format!("the {what} is {size} bytes, over the limit of {max} bytes"),
+            )
+            .with_help(
+                "raise `max_file_size` in gotchas.toml if this file is meant to be this large",
+            ),
         }
     }
-    (text_fields, properties)
+}
+
+/// Reads a file of the corpus's setup with the care records are read with
+/// ([`crate::discover`]), since a checked-out repository may hold anything: a symlink
+/// leading out of the corpus (and out of `within`) is not followed, so no file of the
+/// machine is read and quoted; a named pipe, socket or device is not opened, since reading
+/// one may wait for ever (a pipe) or never end (`/dev/zero`), and its type is known before
+/// opening it; and a file over `max` bytes is not read.
+pub(crate) fn read_setup_file(
+    path: &Path,
+    within: &SetupFolder,
+    max: u64,
+) -> Result<Vec<u8>, Refused> {
+    let link = std::fs::symlink_metadata(path).map_err(Refused::Unreadable)?;
+    if link.file_type().is_symlink() {
+        let target = std::fs::canonicalize(path).map_err(Refused::Unreadable)?;
+        if !within
+            .allowed
+            .iter()
+            .any(|folder| target.starts_with(folder))
+        {
+            return Err(Refused::OutOfCorpus(target));
+        }
+    }
+    let metadata = std::fs::metadata(path).map_err(Refused::Unreadable)?;
+    if !metadata.is_file() {
+        return Err(Refused::NotRegular);
+    }
+    if metadata.len() > max {
+        return Err(Refused::TooLarge {
+            size: metadata.len(),
+            max,
+        });
+    }
+    let file = std::fs::File::open(path).map_err(Refused::Unreadable)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    // Bounded even if the file grew since its size was taken.
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, max.saturating_add(1)),
+        &mut bytes,
+    )
+    .map_err(Refused::Unreadable)?;
+    let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+    if size > max {
+        return Err(Refused::TooLarge { size, max });
+    }
+    Ok(bytes)
+}
+
+/// A schema that does not compile: point at the offending keyword in the schema file, as
+/// it was read (read again, it may have changed), or at the `$ref` naming a schema that
+/// cannot be had.
+fn schema_error(
+    documents: &Documents,
+    file: usize,
+    err: &jsonschema::ValidationError<'_>,
+) -> Diagnostic {
+    let message = format!("the schema is not a valid JSON Schema: {err}");
+    if let ValidationErrorKind::Referencing(ReferencingError::Unretrievable { uri, .. }) =
+        err.kind()
+        && let Some(pointer) = documents.reference_to(file, uri)
+    {
+        return documents
+            .invalid_schema(file, &pointer, message)
+            .with_label("this schema is not in the schema folder");
+    }
+    documents.invalid_schema(file, err.instance_path().as_str(), message)
+}
+
+/// The string fields and all property names declared at the top of a schema file, following
+/// `$ref` and `allOf` (into other files too) so that composed schemas are described too: a
+/// field whose schema is a `$ref` to `{"type": "string"}` is text, which a Markdown record
+/// may write as a `## Section`.
+fn describe(documents: &Documents, file: usize) -> (HashSet<String>, Vec<String>) {
+    let Some(root) = documents.root(file) else {
+        return (HashSet::new(), Vec::new());
+    };
+    let declared = properties(&documents.gather(root, CONJUNCTS));
+    let names = names(&declared);
+    let text_fields = names
+        .iter()
+        .filter(|name| {
+            let schemas = declared
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, node)| node.clone())
+                .collect();
+            documents.is_text(schemas, 0)
+        })
+        .cloned()
+        .collect();
+    (text_fields, names)
 }
 
 /// Top-level properties whose schema is a string `enum` (severity, status, class ...): the
@@ -565,23 +911,12 @@ pub fn file_uri(path: &Path) -> String {
     uri
 }
 
-/// Serves `$ref`s to schema files of the schema folder from memory; refuses everything else,
-/// so no schema is ever fetched from the network.
+/// Serves `$ref`s to the schema folder's files from memory, by their own `file://` URIs and
+/// their `$id`s (a schema with an absolute `$id` refers to its neighbours by it); refuses
+/// everything else, so no schema is ever fetched from the network.
 #[derive(Clone)]
 struct LocalSchemas {
-    by_uri: Arc<HashMap<String, Value>>,
-}
-
-impl LocalSchemas {
-    fn new(documents: &BTreeMap<PathBuf, Value>) -> Self {
-        let by_uri = documents
-            .iter()
-            .map(|(path, value)| (file_uri(path), value.clone()))
-            .collect();
-        LocalSchemas {
-            by_uri: Arc::new(by_uri),
-        }
-    }
+    documents: Arc<Documents>,
 }
 
 impl Retrieve for LocalSchemas {
@@ -591,11 +926,462 @@ impl Retrieve for LocalSchemas {
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         let wanted = uri.as_str();
         let without_fragment = wanted.split('#').next().unwrap_or(wanted);
-        self.by_uri
-            .get(without_fragment)
-            .cloned()
-            .ok_or_else(|| format!("`{wanted}` is not a schema file of the schema folder, and schemas are never fetched from the network").into())
+        self.documents
+            .at_uri(without_fragment)
+            .map(|node| node.value.clone())
+            .map_err(|_| format!("`{wanted}` is not a schema file of the schema folder, and schemas are never fetched from the network").into())
     }
+}
+
+/// One file of the schema folder, read and parsed.
+#[derive(Debug)]
+struct SchemaFile {
+    path: PathBuf,
+    /// Its path as displayed.
+    display: String,
+    /// Its text: where a problem found in it later is placed.
+    text: String,
+    value: Value,
+    /// The draft its `$schema` names, which says how it identifies its schemas.
+    draft: Draft,
+}
+
+/// What a schema file's draft changes about where a `$ref` leads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Draft {
+    /// Draft 4 (or 3): identifiers are `id`, and a `$ref` makes its siblings ignored.
+    Four,
+    /// Drafts 6 and 7: identifiers are `$id`, and a `$ref` makes its siblings ignored.
+    SixOrSeven,
+    /// 2019-09, 2020-12, and a file that names none (the validator's default, 2020-12).
+    Current,
+}
+
+impl Draft {
+    /// The draft a document's `$schema` names.
+    fn of(document: &Value) -> Draft {
+        let named = document
+            .get("$schema")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if named.contains("draft-04") || named.contains("draft-03") {
+            Draft::Four
+        } else if named.contains("draft-06") || named.contains("draft-07") {
+            Draft::SixOrSeven
+        } else {
+            Draft::Current
+        }
+    }
+
+    /// The identifier a schema declares (`$id`, or `id` in draft 4), when it has effect:
+    /// before 2019-09 a `$ref` makes every keyword beside it ignored, its identifier too.
+    fn id(self, schema: &Value) -> Option<&str> {
+        let keyword = if self == Draft::Four { "id" } else { "$id" };
+        if self != Draft::Current && schema.get("$ref").is_some() {
+            return None;
+        }
+        schema.get(keyword).and_then(Value::as_str)
+    }
+}
+
+/// The keywords that lead to another schema, followed statically: a `$dynamicRef` (or
+/// 2019-09's `$recursiveRef`) goes where a `$ref` of the same text would, which is where it
+/// goes unless some schema rebinds its anchor.
+pub const REF_KEYWORDS: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
+
+/// The keywords whose schemas a value must match as well as the one holding them.
+const CONJUNCTS: &[&str] = &["allOf"];
+
+/// The keywords whose schemas a value may be evaluated against besides the one holding
+/// them: the fields they declare are fields of the same object.
+const BRANCHES: &[&str] = &["allOf", "anyOf", "oneOf"];
+
+/// The keywords whose schemas a value at a field path may be read through: its branches,
+/// and the items of an array, which a reference's path looks through.
+const THROUGH_ARRAYS: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "items",
+    "prefixItems",
+    "additionalItems",
+];
+
+/// Keywords that hold data rather than schemas: an `$id` or `$anchor` in them names nothing.
+const DATA_KEYWORDS: &[&str] = &["const", "default", "enum", "examples"];
+
+/// The schema folder's files, and where a `$ref` leads among them.
+///
+/// A `$ref` is resolved as the validator resolves it: as a URI reference (RFC 3986, `..`
+/// and all) against the base URI, which is the nearest `$id` above it (`id` in draft 4)
+/// or else its file's `file://` URI; then the fragment, percent-decoded, is a JSON pointer
+/// (with its `~0` and `~1` escapes) or an anchor (`$anchor`, `$dynamicAnchor`, or an `$id`
+/// of the form `#name`). Everything that reads a schema's structure rather than validating with it (the
+/// text fields of Markdown records, the `x-ref` walk, the did-you-mean of unknown fields)
+/// follows `$ref`s here, so that none of them loses what the validator finds.
+#[derive(Debug, Default)]
+pub struct Documents {
+    files: Vec<SchemaFile>,
+    /// Each resource by its URI without fragment (a file's own URI and every `$id`), and
+    /// each anchor by its resource's URI and `#name`: the file and the JSON pointer of the
+    /// schema there.
+    resources: HashMap<String, (usize, String)>,
+}
+
+/// A schema in a file of the schema folder, with what a `$ref` in it resolves against.
+#[derive(Clone, Debug)]
+pub struct Node<'d> {
+    /// The schema.
+    pub value: &'d Value,
+    /// Its file, by index in the [`Documents`].
+    pub file: usize,
+    /// Its JSON pointer in the file, where a problem with it is placed.
+    pub pointer: String,
+    /// Its base URI.
+    base: Arc<str>,
+    /// Its file's draft.
+    draft: Draft,
+}
+
+impl<'d> Node<'d> {
+    /// The value under `key` (an array index for an array), with the base URI an `$id` on it
+    /// sets.
+    pub fn child(&self, key: &str) -> Option<Node<'d>> {
+        let value = match self.value {
+            Value::Object(map) => map.get(key)?,
+            Value::Array(items) => items.get(key.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+        let mut pointer = self.pointer.clone();
+        push_pointer_segment(&mut pointer, key);
+        Some(Node {
+            value,
+            file: self.file,
+            pointer,
+            base: based(&self.base, self.draft.id(value)),
+            draft: self.draft,
+        })
+    }
+
+    /// The schemas under `keyword`: its value when that is one, each item when a list.
+    pub fn children(&self, keyword: &str) -> Vec<Node<'d>> {
+        let Some(under) = self.child(keyword) else {
+            return Vec::new();
+        };
+        match under.value {
+            Value::Array(items) => (0..items.len())
+                .filter_map(|index| under.child(&index.to_string()))
+                .collect(),
+            _ => vec![under],
+        }
+    }
+}
+
+impl Documents {
+    /// Indexes the files' resources and anchors. When two name the same URI, the first
+    /// file (in path order) keeps it.
+    fn new(files: Vec<SchemaFile>) -> Documents {
+        let mut documents = Documents {
+            files,
+            resources: HashMap::new(),
+        };
+        let mut found = Vec::new();
+        for file in 0..documents.files.len() {
+            if let Some(root) = documents.root(file) {
+                if let Some(own) = documents
+                    .files
+                    .get(file)
+                    .and_then(|f| normalized_uri(&f.path))
+                {
+                    found.push((own, (file, String::new())));
+                }
+                identifiers(&root, &mut found);
+            }
+        }
+        for (uri, place) in found {
+            documents.resources.entry(uri).or_insert(place);
+        }
+        documents
+    }
+
+    /// The paths of the files read.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|file| file.path.as_path())
+    }
+
+    /// An `invalid-schema` diagnostic about the value at `pointer` in a file, placed there.
+    pub fn invalid_schema(&self, file: usize, pointer: &str, message: String) -> Diagnostic {
+        let Some(found) = self.files.get(file) else {
+            return Diagnostic::new(rules::INVALID_SCHEMA, "", message);
+        };
+        let diagnostic = Diagnostic::new(rules::INVALID_SCHEMA, &found.display, message);
+        match crate::load::json::scan(&found.text)
+            .0
+            .locate(&Anchor::Value(pointer.to_string()))
+        {
+            Some(span) => diagnostic.at_span(span),
+            None => diagnostic,
+        }
+    }
+
+    /// The pointer of the first reference in a file (`$ref` ...) to a schema of the
+    /// resource `uri`, when there is one.
+    fn reference_to(&self, file: usize, uri: &str) -> Option<String> {
+        let wanted = uri.split('#').next().unwrap_or(uri);
+        let mut found = None;
+        each_node(&self.root(file)?, &mut |node| {
+            for keyword in REF_KEYWORDS {
+                let Some(reference) = node.value.get(keyword).and_then(Value::as_str) else {
+                    continue;
+                };
+                let target = resolve_uri(&node.base, reference);
+                if found.is_none()
+                    && target.as_deref().and_then(|t| t.split('#').next()) == Some(wanted)
+                {
+                    found = Some(join_pointer(&node.pointer, keyword));
+                }
+            }
+        });
+        found
+    }
+
+    /// The file at `path`, by index, with its document.
+    fn file_of(&self, path: &Path) -> Option<(usize, &Value)> {
+        let index = self.files.iter().position(|file| file.path == path)?;
+        Some((index, &self.files.get(index)?.value))
+    }
+
+    /// The document of a file, as a schema node based at its `$id` or its own URI.
+    pub fn root(&self, file: usize) -> Option<Node<'_>> {
+        let found = self.files.get(file)?;
+        let own: Arc<str> = Arc::from(normalized_uri(&found.path)?);
+        Some(Node {
+            value: &found.value,
+            file,
+            pointer: String::new(),
+            base: based(&own, found.draft.id(&found.value)),
+            draft: found.draft,
+        })
+    }
+
+    /// Where the `$ref` `reference`, written in `from`, leads; why not, when it leads
+    /// nowhere in the schema folder.
+    pub fn resolve(&self, from: &Node<'_>, reference: &str) -> Result<Node<'_>, String> {
+        let target = resolve_uri(&from.base, reference)
+            .ok_or_else(|| format!("`{reference}` is not a URI reference"))?;
+        self.at_uri(&target)
+    }
+
+    /// The schema a URI names: a resource, then a JSON pointer or an anchor in its fragment.
+    fn at_uri(&self, uri: &str) -> Result<Node<'_>, String> {
+        let (resource, fragment) = uri.split_once('#').unwrap_or((uri, ""));
+        let fragment = percent_encoding::percent_decode_str(fragment)
+            .decode_utf8()
+            .map_err(|_| format!("the fragment of `{uri}` is not UTF-8 once decoded"))?;
+        let (key, pointer) = if fragment.is_empty() || fragment.starts_with('/') {
+            (resource.to_string(), Some(fragment.as_ref()))
+        } else {
+            (format!("{resource}#{fragment}"), None)
+        };
+        let (file, at) = self.resources.get(&key).ok_or_else(|| match pointer {
+            Some(_) => format!("`{resource}` is not a schema file of the schema folder"),
+            None => format!("no schema in `{resource}` has the anchor `{fragment}`"),
+        })?;
+        let (found, draft) = self
+            .files
+            .get(*file)
+            .and_then(|f| Some((f.value.pointer(at)?, f.draft)))
+            .ok_or_else(|| format!("`{uri}` leads nowhere"))?;
+        let mut node = Node {
+            value: found,
+            file: *file,
+            pointer: at.clone(),
+            base: Arc::from(resource),
+            draft,
+        };
+        for segment in pointer.unwrap_or_default().split('/').skip(1) {
+            let segment = segment.replace("~1", "/").replace("~0", "~");
+            node = node
+                .child(&segment)
+                .ok_or_else(|| format!("`{uri}` leads nowhere: there is no `{segment}`"))?;
+        }
+        Ok(node)
+    }
+
+    /// `node` and every schema reached from it through its references and the `keywords`
+    /// (`allOf` ...), each once, so that a recursive schema ends: in document order, the
+    /// node first.
+    fn gather<'n>(&'n self, node: Node<'n>, keywords: &[&str]) -> Vec<Node<'n>> {
+        let mut out: Vec<Node<'n>> = Vec::new();
+        let mut pending = vec![node];
+        while let Some(node) = pending.pop() {
+            if out
+                .iter()
+                .any(|seen| seen.file == node.file && seen.pointer == node.pointer)
+            {
+                continue;
+            }
+            let mut next: Vec<Node<'n>> = REF_KEYWORDS
+                .iter()
+                .filter_map(|keyword| node.value.get(keyword)?.as_str())
+                .filter_map(|reference| self.resolve(&node, reference).ok())
+                .collect();
+            for keyword in keywords {
+                next.extend(node.children(keyword));
+            }
+            out.push(node);
+            pending.extend(next.into_iter().rev());
+        }
+        out
+    }
+
+    /// Whether a value at the schemas `nodes`, which it must all match, may be text: one of
+    /// them allows a string (or, through `anyOf`/`oneOf`, one of its branches does) and
+    /// none fixes the value with `enum` or `const`.
+    fn is_text(&self, nodes: Vec<Node<'_>>, depth: usize) -> bool {
+        let all: Vec<Node<'_>> = nodes
+            .into_iter()
+            .flat_map(|node| self.gather(node, CONJUNCTS))
+            .collect();
+        if all
+            .iter()
+            .any(|node| node.value.get("enum").is_some() || node.value.get("const").is_some())
+        {
+            return false;
+        }
+        let says_string = |node: &Node<'_>| match node.value.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+            _ => false,
+        };
+        all.iter().any(says_string)
+            || (depth < 16
+                && all.iter().any(|node| {
+                    ["anyOf", "oneOf"]
+                        .iter()
+                        .flat_map(|keyword| node.children(keyword))
+                        .any(|branch| self.is_text(vec![branch], depth + 1))
+                }))
+    }
+}
+
+#[cfg(test)]
+impl Documents {
+    /// The text of a file, as it was read.
+    pub(crate) fn text(&self, file: usize) -> &str {
+        self.files.get(file).map_or("", |f| f.text.as_str())
+    }
+
+    /// The documents of files at the given paths, for tests: each file's text is its
+    /// document written out.
+    pub fn of(files: Vec<(&str, Value)>) -> Documents {
+        Documents::new(
+            files
+                .into_iter()
+                .map(|(path, value)| SchemaFile {
+                    path: PathBuf::from(path),
+                    display: path.to_string(),
+                    text: value.to_string(),
+                    draft: Draft::of(&value),
+                    value,
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The properties the `nodes` declare, in order, each with its schema: a name declared by
+/// several comes once for each.
+fn properties<'d>(nodes: &[Node<'d>]) -> Vec<(&'d str, Node<'d>)> {
+    let mut found = Vec::new();
+    for node in nodes {
+        let Some(declared) = node.child("properties") else {
+            continue;
+        };
+        if let Value::Object(map) = declared.value {
+            for name in map.keys() {
+                if let Some(schema) = declared.child(name) {
+                    found.push((name.as_str(), schema));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Calls `visit` on `node` and on every value under it but the data of `enum`, `const`,
+/// `default` and `examples`: on every schema of a document, and on the maps and lists
+/// that hold them.
+fn each_node<'d>(node: &Node<'d>, visit: &mut impl FnMut(&Node<'d>)) {
+    visit(node);
+    let keys: Vec<String> = match node.value {
+        Value::Object(map) => map
+            .keys()
+            .filter(|key| !DATA_KEYWORDS.contains(&key.as_str()))
+            .cloned()
+            .collect(),
+        Value::Array(items) => (0..items.len()).map(|index| index.to_string()).collect(),
+        _ => Vec::new(),
+    };
+    for key in keys {
+        if let Some(child) = node.child(&key) {
+            each_node(&child, visit);
+        }
+    }
+}
+
+/// The names of `declared` properties, each once, in order.
+fn names(declared: &[(&str, Node<'_>)]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for (name, _) in declared {
+        if !names.iter().any(|n| n == name) {
+            names.push((*name).to_string());
+        }
+    }
+    names
+}
+
+/// Every resource (`$id`) and anchor under `node`, with where it is.
+fn identifiers(node: &Node<'_>, found: &mut Vec<(String, (usize, String))>) {
+    each_node(node, &mut |node| {
+        let place = || (node.file, node.pointer.clone());
+        if let Some(id) = node.draft.id(node.value) {
+            match id.strip_prefix('#') {
+                Some(anchor) => found.push((format!("{}#{anchor}", node.base), place())),
+                None => found.push((node.base.to_string(), place())),
+            }
+        }
+        for keyword in ["$anchor", "$dynamicAnchor"] {
+            if let Some(Value::String(anchor)) = node.value.get(keyword) {
+                found.push((format!("{}#{anchor}", node.base), place()));
+            }
+        }
+    });
+}
+
+/// The base URI of a schema with the identifier `id`, within a schema based at `outer`:
+/// where the identifier leads, unless it is a bare anchor (`#name`).
+fn based(outer: &Arc<str>, id: Option<&str>) -> Arc<str> {
+    match id {
+        Some(id) if !id.starts_with('#') => resolve_uri(outer, id)
+            .map(|uri| Arc::from(uri.split('#').next().unwrap_or(&uri)))
+            .unwrap_or_else(|| Arc::clone(outer)),
+        _ => Arc::clone(outer),
+    }
+}
+
+/// `reference` resolved against `base` (RFC 3986, normalised) as the validator resolves it.
+fn resolve_uri(base: &str, reference: &str) -> Option<String> {
+    let base = Uri::parse(base).ok()?;
+    let resolved = jsonschema::uri::resolve_against(&base, reference).ok()?;
+    Some(resolved.as_str().to_string())
+}
+
+/// A file's `file://` URI, normalised as a resolved reference is, so that the two compare.
+fn normalized_uri(path: &Path) -> Option<String> {
+    jsonschema::uri::from_str(&file_uri(path))
+        .ok()
+        .map(|uri| uri.as_str().to_string())
 }
 
 /// The string values the schema allows at a field path (`enum` and `const`), looking

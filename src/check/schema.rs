@@ -34,12 +34,12 @@ pub fn validate(record: &Record, collection: &Collection, display: &str) -> Vec<
         .iter_errors(&record.value)
         .flat_map(|err| {
             let pointer = err.instance_path().as_str().to_string();
-            let schema_pointer = err.schema_path().as_str().to_string();
+            let location = err.absolute_keyword_location().map(|uri| uri.as_str());
             translate(
                 err.kind(),
                 err.instance(),
                 &pointer,
-                &schema_pointer,
+                location,
                 collection,
                 (display, record.format),
                 &err.to_string(),
@@ -52,7 +52,7 @@ fn translate(
     kind: &ValidationErrorKind,
     instance: &Value,
     pointer: &str,
-    schema_pointer: &str,
+    location: Option<&str>,
     collection: &Collection,
     (display, format): (&str, Format),
     fallback: &str,
@@ -60,7 +60,8 @@ fn translate(
     match kind {
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-            let declared = declared_properties(collection, schema_pointer);
+            let evaluated = matches!(kind, ValidationErrorKind::UnevaluatedProperties { .. });
+            let declared = collection.declared_at(location, evaluated);
             let mut diagnostics: Vec<Diagnostic> = unexpected
                 .iter()
                 .map(|field| unknown_field(field, pointer, &declared, display))
@@ -146,24 +147,6 @@ fn translate(
             .at(Anchor::Value(pointer.to_string()))
             .with_label(kind_label(kind)),
         ],
-    }
-}
-
-/// The properties a schema object declares, found from the failing keyword's location, so a
-/// nested object's unknown key is compared with that object's own fields.
-fn declared_properties(collection: &Collection, schema_pointer: &str) -> Vec<String> {
-    let parent = schema_pointer
-        .rsplit_once('/')
-        .map_or("", |(parent, _)| parent);
-    match collection
-        .schema
-        .pointer(parent)
-        .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object)
-    {
-        Some(properties) => properties.keys().cloned().collect(),
-        None if parent.is_empty() => collection.properties.clone(),
-        None => Vec::new(),
     }
 }
 

@@ -5,7 +5,9 @@
 //! `style.css` into the corpus's `templates/` folder, without forking or rebuilding the tool.
 //! A file there named like a built-in one replaces it; any other `*.html` file is an extra
 //! template that the others may include, and any other file an extra asset, published under
-//! `assets/`. A template that does not compile is a setup error with its position.
+//! `assets/`. A template that does not compile is a setup error with its position, and so
+//! is a file there that is a symlink out of the corpus, a pipe or a device, which is never
+//! read, let alone published.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,6 +21,7 @@ use serde::Serialize;
 use super::urls;
 use crate::diagnostic::Diagnostic;
 use crate::rules;
+use crate::schema::{SetupFolder, read_setup_file};
 use crate::source::display_path;
 
 /// The folder of a corpus whose files override the built-in templates and assets.
@@ -84,18 +87,22 @@ impl Templates {
                 }
             };
             entries.sort();
-            for path in entries.into_iter().filter(|p| p.is_file()) {
+            let within = SetupFolder::new(root, &folder);
+            // Subfolders are not looked into.
+            for path in entries.into_iter().filter(|p| !p.is_dir()) {
                 let name = path
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let display = display_path(root, &path);
-                match std::fs::read(&path) {
-                    Err(err) => errors.push(Diagnostic::new(
-                        rules::INVALID_CONFIG,
-                        &display,
-                        format!("cannot read the template: {err}"),
-                    )),
+                // Whatever is read here is published: a link out of the corpus would put a
+                // file of the machine on the site. There is no size limit here, as the
+                // config is not at hand; a file's size is bounded by itself once pipes and
+                // devices are refused.
+                match read_setup_file(&path, &within, u64::MAX) {
+                    Err(refused) => {
+                        errors.push(refused.diagnostic(rules::INVALID_CONFIG, &display, "template"))
+                    }
                     Ok(bytes) if name.ends_with(".html") => match String::from_utf8(bytes) {
                         Ok(text) => {
                             sources.insert(name, (display, text));

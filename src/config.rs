@@ -194,6 +194,8 @@ pub struct ReferenceConfig {
     pub targets: Vec<String>,
     /// Where the declaration is in the config file, for errors found later.
     pub span: Range<usize>,
+    /// Where each part of `path` is written: a quoted dotted key's parts share its span.
+    pub path_spans: Vec<Range<usize>>,
 }
 
 impl Default for Config {
@@ -306,6 +308,13 @@ impl Config {
             builder.add(globset::Glob::new(pattern).ok()?);
         }
         builder.build().ok()
+    }
+
+    /// The largest schema or template file read: `max_file_size` may raise it, not lower it
+    /// below the default, as it is set low to keep records small, which the corpus's own
+    /// setup files need not be.
+    pub fn max_setup_file_size(&self) -> u64 {
+        self.max_file_size.max(DEFAULT_MAX_FILE_SIZE)
     }
 
     /// The level for a rule: the config's, else the rule's default.
@@ -503,29 +512,54 @@ impl Reader<'_> {
     fn references(
         &mut self,
         table: &DeTable<'_>,
-        prefix: &mut Vec<String>,
+        prefix: &mut Vec<(String, Range<usize>)>,
         out: &mut Vec<ReferenceConfig>,
     ) {
         for (key, value) in table.iter() {
             let depth = prefix.len();
-            prefix.extend(key.get_ref().split('.').map(str::to_string));
+            // A quoted dotted key (`"*.sources"`) is one key of several parts: each is placed
+            // inside its quotes, unless escapes make the key as written longer than its name.
+            let name = key.get_ref().as_ref();
+            let span = key.span();
+            let inside = match span.len().checked_sub(name.len()) {
+                Some(2) => Some(span.start + 1),
+                Some(0) => Some(span.start),
+                _ => None,
+            };
+            let mut at = inside.unwrap_or(span.start);
+            for part in name.split('.') {
+                let part_span = match inside {
+                    Some(_) => at..at + part.len(),
+                    None => span.clone(),
+                };
+                at += part.len() + 1;
+                prefix.push((part.to_string(), part_span));
+            }
+            let names = || {
+                prefix
+                    .iter()
+                    .map(|(part, _)| part.as_str())
+                    .collect::<Vec<_>>()
+                    .join(".")
+            };
             if let Some(inner) = value.get_ref().as_table() {
                 self.references(inner, prefix, out);
             } else if prefix.len() < 2 {
                 let diagnostic = self
-                    .error(key.span(), format!("`{}` names no field", prefix.join(".")))
+                    .error(key.span(), format!("`{}` names no field", names()))
                     .with_label("expected `collection.field`")
                     .with_help(
                         "write `gotcha.affects = [\"engine\"]` or `\"*.sources\" = \"source\"`",
                     );
                 self.errors.push(diagnostic);
-            } else if let Some((collection, path)) = prefix.split_first() {
+            } else if let Some(((collection, _), path)) = prefix.split_first() {
                 let targets = self.strings(value);
                 out.push(ReferenceConfig {
                     collection: collection.clone(),
-                    path: path.to_vec(),
+                    path: path.iter().map(|(part, _)| part.clone()).collect(),
                     targets,
                     span: key.span().start..value.span().end,
+                    path_spans: path.iter().map(|(_, span)| span.clone()).collect(),
                 });
             }
             prefix.truncate(depth);

@@ -182,11 +182,7 @@ impl Schemas {
     pub fn load(root: &Path, config: &Config) -> Result<Schemas, Vec<Diagnostic>> {
         let dir = root.join(&config.schemas);
         let mut errors = Vec::new();
-        // `max_file_size` may raise the limit on a schema's size, not lower it below the
-        // default: it is set low to keep records small, which schemas need not be.
-        let limit = config
-            .max_file_size
-            .max(crate::config::DEFAULT_MAX_FILE_SIZE);
+        let limit = config.max_setup_file_size();
         let (documents, unread, documents_hash) = read_schema_dir(root, &dir, limit, &mut errors);
         let documents = Arc::new(documents);
         let mut sources: BTreeMap<String, (PathBuf, Option<String>)> = BTreeMap::new();
@@ -411,9 +407,7 @@ fn resolve_references(
             }
         };
         let usable = named.iter().all(|name| index_of(name).is_some());
-        if let Some(problem) =
-            unknown_field(config, &display, collections, &owners, reference, usable)
-        {
+        if let Some(problem) = unknown_field(&display, collections, &owners, reference, usable) {
             errors.push(problem);
         }
         for target in &reference.targets {
@@ -446,7 +440,6 @@ fn resolve_references(
 /// be a reference never checked. `usable` says that every collection's schema could be
 /// read; if one could not, a `*` field may be that one's, and is not said to be no one's.
 fn unknown_field(
-    config: &Config,
     display: &str,
     collections: &[Collection],
     owners: &[usize],
@@ -495,8 +488,9 @@ fn unknown_field(
     names.sort();
     names.dedup();
     let key = reference.path.get(at)?;
+    let span = reference.path_spans.get(at).unwrap_or(&reference.span);
     let diagnostic = Diagnostic::new(rules::INVALID_CONFIG, display, message)
-        .at_span(key_span(config, &reference.span, key))
+        .at_span(span.clone())
         .with_label(label);
     let suggestions = crate::suggest::suggest(key, names.iter().map(String::as_str), 3);
     Some(match crate::suggest::did_you_mean(&suggestions) {
@@ -512,44 +506,6 @@ fn unknown_field(
                 .join(", ")
         )),
     })
-}
-
-/// Where `key` is written in the `[references]` entry at `entry`: the entry's span starts at
-/// the last part of its key (`afects` of `gotcha.afects = ...`), and `key` may be that part
-/// or one before it on the line; a whole dotted part is looked for between the line's start
-/// and the `=`, the last one to match, and the entry's span is kept when none does (a
-/// config that changed since it was read).
-fn key_span(config: &Config, entry: &std::ops::Range<usize>, key: &str) -> std::ops::Range<usize> {
-    let text = config
-        .file
-        .as_deref()
-        .and_then(|file| std::fs::read_to_string(file).ok())
-        .unwrap_or_default();
-    let Some(before) = text.get(..entry.start) else {
-        return entry.clone();
-    };
-    let line_start = before.rfind('\n').map_or(0, |at| at + 1);
-    let Some(equals) = text
-        .get(entry.start..)
-        .and_then(|rest| rest.find('='))
-        .map(|at| entry.start + at)
-    else {
-        return entry.clone();
-    };
-    let written = text.get(line_start..equals).unwrap_or_default();
-    let bounds =
-        |c: Option<char>| c.is_none_or(|c| matches!(c, '.' | '"' | '\'') || c.is_whitespace());
-    written
-        .match_indices(key)
-        .filter(|(at, _)| {
-            bounds(written.get(..*at).and_then(|b| b.chars().next_back()))
-                && bounds(written.get(at + key.len()..).and_then(|a| a.chars().next()))
-        })
-        .last()
-        .map_or_else(
-            || entry.clone(),
-            |(at, _)| line_start + at..line_start + at + key.len(),
-        )
 }
 
 /// Checks the names `[graph]` lists: collections, by type or folder, and reference fields

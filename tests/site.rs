@@ -640,6 +640,22 @@ fn a_link_to_the_output_folder_stays_a_link() {
     }
 }
 
+/// A template or asset is published as it is read, so it is read as the corpus's other
+/// files are: within the size limit.
+#[test]
+fn a_template_over_the_size_limit_is_not_read() {
+    let corpus = bundled_copy();
+    let templates = corpus.path().join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    let big = vec![b'x'; 10 * 1024 * 1024 + 1];
+    std::fs::write(templates.join("big.bin"), big).unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("templates/big.bin"), "{}", run.stderr);
+    assert!(!out.exists());
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

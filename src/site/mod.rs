@@ -162,7 +162,7 @@ impl<'c> Site<'c> {
         if let Some(base) = base_url {
             site.base_url = base.to_string();
         }
-        let templates = Templates::load(&project.root)?;
+        let templates = Templates::load(&project.root, project.config.max_setup_file_size())?;
         let content = Content::new(
             &project.root,
             &project.config,

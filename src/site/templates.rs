@@ -58,8 +58,9 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// The built-in templates and assets, with the overrides in `<root>/templates/`.
-    pub fn load(root: &Path) -> Result<Templates, Vec<Diagnostic>> {
+    /// The built-in templates and assets, with the overrides in `<root>/templates/`, each
+    /// at most `max_file_size` bytes ([`crate::config::Config::max_setup_file_size`]).
+    pub fn load(root: &Path, max_file_size: u64) -> Result<Templates, Vec<Diagnostic>> {
         let mut sources: BTreeMap<String, (String, String)> = TEMPLATES
             .iter()
             .map(|(name, text)| {
@@ -96,10 +97,8 @@ impl Templates {
                     .unwrap_or_default();
                 let display = display_path(root, &path);
                 // Whatever is read here is published: a link out of the corpus would put a
-                // file of the machine on the site. There is no size limit here, as the
-                // config is not at hand; a file's size is bounded by itself once pipes and
-                // devices are refused.
-                match read_setup_file(&path, &within, u64::MAX) {
+                // file of the machine on the site.
+                match read_setup_file(&path, &within, max_file_size) {
                     Err(refused) => {
                         errors.push(refused.diagnostic(rules::INVALID_CONFIG, &display, "template"))
                     }

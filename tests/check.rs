@@ -117,6 +117,40 @@ fn id_mismatch() {
     positioned("id-mismatch");
 }
 
+/// Keywords without a rule of their own are said in words, the field named as written,
+/// the value quoted cut short rather than the message.
+#[test]
+fn schema_violations_are_said_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("schema")).unwrap();
+    std::fs::create_dir_all(dir.path().join("records/things")).unwrap();
+    std::fs::write(
+        dir.path().join("schema/thing.schema.json"),
+        r#"{"type": "object", "properties": {"id": {}, "type": {},
+            "mail": {"type": "string", "format": "email"}, "a/b": {"type": "integer"},
+            "pick": {"oneOf": [{"type": "integer"}, {"type": "string", "maxLength": 2}]},
+            "note": {"type": "string", "maxLength": 5}}}"#,
+    )
+    .unwrap();
+    let long = "on and ".repeat(20);
+    std::fs::write(
+        dir.path().join("records/things/t.yaml"),
+        format!("id: t\ntype: thing\nmail: nope\na/b: x\npick: [1, 2]\nnote: \"{long}\"\n"),
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    for said in [
+        "error[schema-violation]: `mail` is not a valid email\n",
+        "error[schema-violation]: `a/b` must be integer, found a string\n",
+        "error[schema-violation]: `pick` matches none of the schemas `oneOf` lists\n",
+        "fails `oneOf`",
+        "error[schema-violation]: `note`: `\"on and on and on",
+        " on …` is longer than 5 characters\n",
+    ] {
+        assert!(run.stdout.contains(said), "{said}\n{}", run.stdout);
+    }
+}
+
 #[test]
 fn id_format() {
     rule_case("id-format", "id-format", 1);

@@ -142,12 +142,46 @@ fn translate(
             Diagnostic::new(
                 rules::SCHEMA_VIOLATION,
                 display,
-                format!("{}: {}", describe_pointer(pointer), shorten(fallback)),
+                violation(kind, instance, pointer, fallback),
             )
             .at(Anchor::Value(pointer.to_string()))
             .with_label(kind_label(kind)),
         ],
     }
+}
+
+/// What is wrong with the value at `pointer`, for a keyword without a rule of its own:
+/// said in our words where the validator's would quote the whole value (`oneOf`, `anyOf`,
+/// `not`) or read oddly (`is not a "email"`); else the validator's message, the value it
+/// quotes first cut short, not the message.
+fn violation(
+    kind: &ValidationErrorKind,
+    instance: &Value,
+    pointer: &str,
+    fallback: &str,
+) -> String {
+    let field = describe_pointer(pointer);
+    let predicate = match kind {
+        ValidationErrorKind::Format { format } => format!("is not a valid {format}"),
+        ValidationErrorKind::OneOfNotValid { .. } => {
+            "matches none of the schemas `oneOf` lists".to_string()
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            "matches more than one of the schemas `oneOf` lists".to_string()
+        }
+        ValidationErrorKind::AnyOf { .. } => {
+            "matches none of the schemas `anyOf` lists".to_string()
+        }
+        ValidationErrorKind::Not { .. } => "matches the schema `not` rules out".to_string(),
+        _ => {
+            let written = instance.to_string();
+            return match fallback.strip_prefix(&written) {
+                Some(rest) => format!("{field}: `{}`{rest}", shorten(&written)),
+                None => format!("{field}: {}", shorten(fallback)),
+            };
+        }
+    };
+    format!("{field} {predicate}")
 }
 
 /// The boolean `word` is in YAML 1.1 and not in YAML 1.2, where it is a string: `yes`, `no`,
@@ -269,11 +303,12 @@ fn invalid_value(instance: &Value, pointer: &str, allowed: &[&Value], display: &
     diagnostic
 }
 
-/// "`severity`" for a top-level field, "`flops/0/source_id`" deeper, "the record" at the top.
+/// "`severity`" for a top-level field, "`flops/0/source_id`" deeper, "the record" at the top;
+/// a field's name as written, not escaped as a pointer spells it (`a/b`, not `a~1b`).
 fn describe_pointer(pointer: &str) -> String {
     match pointer.strip_prefix('/') {
         None => "the record".to_string(),
-        Some(path) => format!("`{path}`"),
+        Some(path) => format!("`{}`", path.replace("~1", "/").replace("~0", "~")),
     }
 }
 
@@ -281,22 +316,8 @@ fn kind_label(kind: &ValidationErrorKind) -> String {
     match kind {
         ValidationErrorKind::Pattern { pattern } => format!("does not match `{pattern}`"),
         ValidationErrorKind::Format { format } => format!("not a valid {format}"),
-        other => format!("fails `{}`", keyword(other)),
+        other => format!("fails `{}`", other.keyword()),
     }
-}
-
-fn keyword(kind: &ValidationErrorKind) -> String {
-    let debug = format!("{kind:?}");
-    let name: String = debug.chars().take_while(|c| c.is_alphanumeric()).collect();
-    let mut keyword = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if i == 0 {
-            keyword.extend(c.to_lowercase());
-        } else {
-            keyword.push(c);
-        }
-    }
-    keyword
 }
 
 fn quoted_list<'a>(items: impl Iterator<Item = &'a String>) -> String {

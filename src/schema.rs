@@ -200,13 +200,22 @@ impl Schemas {
                     if let Some(entry) = sources.get_mut(name) {
                         entry.1.clone_from(&collection.folder);
                     } else {
-                        errors.push(Diagnostic::new(
+                        let known: Vec<&str> = sources.keys().map(String::as_str).collect();
+                        let diagnostic = Diagnostic::new(
                             rules::INVALID_CONFIG,
                             config_display(root, config),
                             format!(
                                 "the collection `{name}` has no schema: expected {}",
                                 display_path(root, &dir.join(format!("{name}{SCHEMA_SUFFIX}")))
                             ),
+                        )
+                        .at_span(collection.span.clone())
+                        .with_label("no schema file for this collection");
+                        errors.push(crate::suggest::unknown_name(
+                            diagnostic,
+                            name,
+                            "collections with a schema",
+                            &known,
                         ));
                     }
                 }

@@ -218,6 +218,32 @@ fn colour_only_when_asked_or_on_a_terminal() {
     assert!(coloured.stdout.contains('\u{1b}'));
 }
 
+/// Whether stderr is coloured is decided by stderr: with the output on a terminal and the
+/// errors sent to a file, the file gets no colour codes. `script` gives the run a terminal.
+#[cfg(unix)]
+#[test]
+fn errors_sent_to_a_file_from_a_terminal_are_not_coloured() {
+    let dir = tempfile::tempdir().unwrap();
+    let errors = dir.path().join("errors.txt");
+    let command = format!(
+        "{} --root {} check 2>{}",
+        env!("CARGO_BIN_EXE_gotchas"),
+        dir.path().join("nowhere").display(),
+        errors.display()
+    );
+    let ran = std::process::Command::new("script")
+        .args(["-qc", &command, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .output();
+    if !ran.is_ok_and(|output| output.status.code().is_some()) {
+        eprintln!("skipped: no `script` here to give the run a terminal");
+        return;
+    }
+    let written = std::fs::read_to_string(&errors).unwrap();
+    assert!(written.contains("error[invalid-config]"), "{written}");
+    assert!(!written.contains('\u{1b}'), "{written:?}");
+}
+
 #[test]
 fn a_folder_that_is_no_corpus_is_named_as_such() {
     let dir = tempfile::tempdir().unwrap();

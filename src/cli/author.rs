@@ -75,8 +75,8 @@ pub(crate) struct ConvertArgs {
     in_place: bool,
 }
 
-pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match cli.open_project(styled) {
+pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -230,13 +230,8 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, styled: bool, out: &mut impl Write)
     ExitCode::SUCCESS
 }
 
-pub(crate) fn convert(
-    cli: &Cli,
-    args: &ConvertArgs,
-    styled: bool,
-    out: &mut impl Write,
-) -> ExitCode {
-    let project = match cli.open_project(styled) {
+pub(crate) fn convert(cli: &Cli, args: &ConvertArgs, out: &mut impl Write) -> ExitCode {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };

@@ -119,7 +119,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         return ExitCode::from(2);
     }
     let mut stages = Stages::new(args.verbose);
-    let project = match cli.open_project(styled) {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };

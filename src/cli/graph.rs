@@ -82,8 +82,8 @@ struct Web {
 }
 
 impl Web {
-    fn load(cli: &Cli, styled: bool) -> Result<Web, ExitCode> {
-        Ok(Web::of(cli.open_project(styled)?))
+    fn load(cli: &Cli) -> Result<Web, ExitCode> {
+        Ok(Web::of(cli.open_project()?))
     }
 
     /// Loads the corpus of an opened project.
@@ -185,8 +185,8 @@ fn known_filters(schemas: &Schemas, args: &GraphArgs) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn graph(cli: &Cli, args: &GraphArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match cli.open_project(styled) {
+pub(crate) fn graph(cli: &Cli, args: &GraphArgs, out: &mut impl Write) -> ExitCode {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -246,8 +246,8 @@ struct Dangling<'a> {
     problem: &'static str,
 }
 
-pub(crate) fn refs(cli: &Cli, args: &RefsArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let web = match Web::load(cli, styled) {
+pub(crate) fn refs(cli: &Cli, args: &RefsArgs, out: &mut impl Write) -> ExitCode {
+    let web = match Web::load(cli) {
         Ok(web) => web,
         Err(code) => return code,
     };
@@ -355,8 +355,8 @@ fn render_refs(report: &RefsReport<'_>) -> String {
     out
 }
 
-pub(crate) fn stats(cli: &Cli, args: &StatsArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let web = match Web::load(cli, styled) {
+pub(crate) fn stats(cli: &Cli, args: &StatsArgs, out: &mut impl Write) -> ExitCode {
+    let web = match Web::load(cli) {
         Ok(web) => web,
         Err(code) => return code,
     };

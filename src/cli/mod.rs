@@ -163,34 +163,45 @@ impl Cli {
 
     /// Reads the config and compiles the schemas of [`Cli::root`], or reports why they
     /// cannot be and gives the exit code.
-    pub(crate) fn open_project(&self, styled: bool) -> Result<Project, ExitCode> {
+    pub(crate) fn open_project(&self) -> Result<Project, ExitCode> {
         let root = self.root();
-        Project::open(&root, self.config.as_deref()).map_err(|errors| fatal(&root, &errors, styled))
+        Project::open(&root, self.config.as_deref())
+            .map_err(|errors| fatal(&root, &errors, self.stderr_styled()))
+    }
+
+    /// Whether to colour what goes to a stream that is a terminal or not (`terminal`).
+    fn colour_on(&self, terminal: bool) -> bool {
+        match self.color {
+            ColorWhen::Always => true,
+            ColorWhen::Never => false,
+            ColorWhen::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && terminal
+            }
+        }
+    }
+
+    /// Whether to colour diagnostics written to stderr: decided for stderr itself, since
+    /// `gotchas check 2>errors.txt` on a terminal must not write colour codes to the file.
+    pub(crate) fn stderr_styled(&self) -> bool {
+        self.colour_on(std::io::stderr().is_terminal())
     }
 
     /// Runs the command and returns the process exit code.
     pub fn run(&self) -> ExitCode {
-        let styled = match self.color {
-            ColorWhen::Always => true,
-            ColorWhen::Never => false,
-            ColorWhen::Auto => {
-                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                    && std::io::stdout().is_terminal()
-            }
-        };
+        let styled = self.colour_on(std::io::stdout().is_terminal());
         // Not locked for the whole run: the language server writes from a thread of its own.
         let mut stdout = std::io::stdout();
         let code = match &self.command {
             Command::Check(args) => check::run(self, args, styled, &mut stdout),
-            Command::Graph(args) => graph::graph(self, args, styled, &mut stdout),
-            Command::Refs(args) => graph::refs(self, args, styled, &mut stdout),
-            Command::Stats(args) => graph::stats(self, args, styled, &mut stdout),
+            Command::Graph(args) => graph::graph(self, args, &mut stdout),
+            Command::Refs(args) => graph::refs(self, args, &mut stdout),
+            Command::Stats(args) => graph::stats(self, args, &mut stdout),
             Command::Build(args) => site::build(self, args, styled, &mut stdout),
             Command::Serve(args) => site::serve(self, args, styled, &mut stdout),
-            Command::New(args) => author::new(self, args, styled, &mut stdout),
-            Command::Convert(args) => author::convert(self, args, styled, &mut stdout),
-            Command::Query(args) => query::query(self, args, styled, &mut stdout),
-            Command::Index(args) => query::index(self, args, styled, &mut stdout),
+            Command::New(args) => author::new(self, args, &mut stdout),
+            Command::Convert(args) => author::convert(self, args, &mut stdout),
+            Command::Query(args) => query::query(self, args, &mut stdout),
+            Command::Index(args) => query::index(self, args, &mut stdout),
             Command::Lsp => lsp::run(self),
             Command::Explain { code } => explain::run(code.as_deref(), &mut stdout),
             // A new corpus is made where it is asked for, never in a corpus above.

@@ -149,8 +149,8 @@ fn known_fields(
 
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-pub(crate) fn query(cli: &Cli, args: &QueryArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match cli.open_project(styled) {
+pub(crate) fn query(cli: &Cli, args: &QueryArgs, out: &mut impl Write) -> ExitCode {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -342,8 +342,8 @@ fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -
     }
 }
 
-pub(crate) fn index(cli: &Cli, args: &IndexArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match cli.open_project(styled) {
+pub(crate) fn index(cli: &Cli, args: &IndexArgs, out: &mut impl Write) -> ExitCode {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };

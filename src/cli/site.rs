@@ -43,14 +43,14 @@ pub(crate) struct ServeArgs {
 
 pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Write) -> ExitCode {
     let started = Instant::now();
-    let project = match cli.open_project(styled) {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };
     let corpus = project.load_for_site();
     let site = match Site::new(&project, &corpus, args.base_url.as_deref()) {
         Ok(site) => site,
-        Err(errors) => return fatal(&project.root, &errors, styled),
+        Err(errors) => return fatal(&project.root, &errors, cli.stderr_styled()),
     };
     let folder = args
         .out
@@ -157,7 +157,7 @@ fn content_report(
 }
 
 pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match cli.open_project(styled) {
+    let project = match cli.open_project() {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -226,10 +226,10 @@ fn build_in_memory(
     out: &mut impl Write,
 ) -> Result<BTreeMap<String, Vec<u8>>, ExitCode> {
     let started = Instant::now();
-    let project = cli.open_project(styled)?;
+    let project = cli.open_project()?;
     let corpus = project.load_for_site();
     let site = Site::new(&project, &corpus, Some(url))
-        .map_err(|errors| fatal(&project.root, &errors, styled))?;
+        .map_err(|errors| fatal(&project.root, &errors, cli.stderr_styled()))?;
     let memory = Memory::default();
     if let Err(err) = site.write(&memory, &|| {}) {
         let (message, code) = describe(&err);

@@ -218,8 +218,27 @@ fn colour_only_when_asked_or_on_a_terminal() {
     assert!(coloured.stdout.contains('\u{1b}'));
 }
 
+/// What `command` (a shell command line) prints when run on a terminal, which `script`
+/// gives it; `None`, said, where there is no `script` to run.
+#[cfg(unix)]
+fn on_a_terminal(command: &str) -> Option<String> {
+    let ran = std::process::Command::new("script")
+        .args(["-qc", command, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .output();
+    match ran {
+        Ok(output) if output.status.code().is_some() => {
+            Some(String::from_utf8_lossy(&output.stdout).into_owned())
+        }
+        _ => {
+            eprintln!("skipped: no `script` here to give the run a terminal");
+            None
+        }
+    }
+}
+
 /// Whether stderr is coloured is decided by stderr: with the output on a terminal and the
-/// errors sent to a file, the file gets no colour codes. `script` gives the run a terminal.
+/// errors sent to a file, the file gets no colour codes.
 #[cfg(unix)]
 #[test]
 fn errors_sent_to_a_file_from_a_terminal_are_not_coloured() {
@@ -231,17 +250,29 @@ fn errors_sent_to_a_file_from_a_terminal_are_not_coloured() {
         dir.path().join("nowhere").display(),
         errors.display()
     );
-    let ran = std::process::Command::new("script")
-        .args(["-qc", &command, "/dev/null"])
-        .env_remove("NO_COLOR")
-        .output();
-    if !ran.is_ok_and(|output| output.status.code().is_some()) {
-        eprintln!("skipped: no `script` here to give the run a terminal");
+    if on_a_terminal(&command).is_none() {
         return;
     }
     let written = std::fs::read_to_string(&errors).unwrap();
     assert!(written.contains("error[invalid-config]"), "{written}");
     assert!(!written.contains('\u{1b}'), "{written:?}");
+}
+
+/// `--color never` holds for usage errors too, which are printed before the rest of the
+/// command line is read.
+#[cfg(unix)]
+#[test]
+fn a_usage_error_on_a_terminal_takes_color_never() {
+    let gotchas = env!("CARGO_BIN_EXE_gotchas");
+    let Some(coloured) = on_a_terminal(&format!("{gotchas} chek")) else {
+        return;
+    };
+    assert!(coloured.contains('\u{1b}'), "{coloured:?}");
+    for asked in ["--color never", "--color=never"] {
+        let plain = on_a_terminal(&format!("{gotchas} {asked} chek")).unwrap();
+        assert!(plain.contains("unrecognized subcommand"), "{plain:?}");
+        assert!(!plain.contains('\u{1b}'), "{asked}: {plain:?}");
+    }
 }
 
 #[test]

@@ -28,7 +28,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::config;
 use crate::diagnostic::Diagnostic;
@@ -117,14 +117,26 @@ impl Cli {
     /// The command line of this process, or the exit code when it asks for nothing to run:
     /// 2 after printing a usage error, 0 after printing `--help` or `--version`.
     pub fn from_env() -> Result<Cli, ExitCode> {
-        Cli::try_parse().map_err(|err| {
-            let _ = err.print();
-            if err.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            }
-        })
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        // A usage error is printed before `--color` is known to the parse: looked for
+        // first, so that `--color never` holds for clap's own messages too.
+        let colour = match colour_asked(&args) {
+            Some(ColorWhen::Always) => clap::ColorChoice::Always,
+            Some(ColorWhen::Never) => clap::ColorChoice::Never,
+            _ => clap::ColorChoice::Auto,
+        };
+        Cli::command()
+            .color(colour)
+            .try_get_matches_from(args)
+            .and_then(|matches| Cli::from_arg_matches(&matches))
+            .map_err(|err| {
+                let _ = err.print();
+                if err.use_stderr() {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                }
+            })
     }
 
     /// Whether the command keeps running until it is stopped (`serve`, `lsp`) rather than
@@ -217,6 +229,23 @@ impl Cli {
         let _ = stdout.flush();
         code
     }
+}
+
+/// The last `--color WHEN` or `--color=WHEN` among `args`, before any `--`.
+fn colour_asked(args: &[std::ffi::OsString]) -> Option<ColorWhen> {
+    let mut asked = None;
+    let mut words = args.iter().filter_map(|arg| arg.to_str());
+    while let Some(word) = words.next() {
+        let value = match word {
+            "--" => break,
+            "--color" => words.next(),
+            _ => word.strip_prefix("--color="),
+        };
+        if let Some(value) = value {
+            asked = ColorWhen::from_str(value, true).ok().or(asked);
+        }
+    }
+    asked
 }
 
 /// Says on stderr that `problems` files did not load, when some did not: a command other

@@ -122,7 +122,13 @@ fn new_records_check_clean_in_every_collection_and_format() {
         &["new", "engine", "--name", "x", "--id", "new-engine-md"],
     );
     assert_eq!(again.code, 2, "no overwrite without --force");
-    assert!(again.stderr.contains("already exists"));
+    assert!(
+        again
+            .stderr
+            .contains("already exists: records/engines/new-engine-md.md"),
+        "{}",
+        again.stderr
+    );
     let other_format = run(
         dir.path(),
         &[

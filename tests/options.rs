@@ -40,6 +40,16 @@ fn max_warnings_fails_the_run_past_the_limit() {
         over.stderr,
         "error: 1 warning found, more than --max-warnings 0\n"
     );
+    // A negative count is a bad value, not a flag to be passed after `--`.
+    let negative = check(dir.path(), &["--max-warnings", "-1"]);
+    assert_eq!(negative.code, 2);
+    assert!(
+        negative
+            .stderr
+            .contains("invalid value '-1' for '--max-warnings <N>'"),
+        "{}",
+        negative.stderr
+    );
 }
 
 #[test]

@@ -185,7 +185,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
     {
         say!(
             "error: a record with the id `{id}` already exists: {}\nhelp: pass --force to overwrite it",
-            first.display()
+            crate::source::display_path(&project.root, first)
         );
         return ExitCode::from(2);
     }
@@ -198,7 +198,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
             .unwrap_or_default();
         say!(
             "error: a record with the id `{id}` already exists in another format: {}\nhelp: pass --format {} to overwrite it, or delete it first",
-            other.display(),
+            crate::source::display_path(&project.root, other),
             if written == "yml" { "yaml" } else { written }
         );
         return ExitCode::from(2);

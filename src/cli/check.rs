@@ -70,7 +70,7 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "DIR", env = "GOTCHAS_CACHE_DIR")]
     cache_dir: Option<PathBuf>,
     /// Exit 1 when there are more than N warnings, as for an error.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_warnings: Option<usize>,
     /// Exit 0 even when problems are found (2 still means the tool could not run).
     #[arg(long)]

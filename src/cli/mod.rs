@@ -87,8 +87,8 @@ enum Command {
         /// A rule code such as `unknown-field`.
         code: Option<String>,
     },
-    /// Create a corpus to start from: a commented gotchas.toml, an example collection and an
-    /// example record. Writes nothing if any of them exists.
+    /// Create a corpus to start from: a commented gotchas.toml, an example collection, an
+    /// example record and a prose page (docs/). Writes nothing if any of them exists.
     Init {
         /// The folder to create it in (default: the --root folder, else the current one).
         dir: Option<PathBuf>,

@@ -271,7 +271,7 @@ impl Schemas {
             {
                 Ok(validator) => validator,
                 Err(err) => {
-                    errors.push(schema_error(&documents, file, &err));
+                    errors.extend(schema_errors(&documents, file, schema, &err));
                     continue;
                 }
             };
@@ -795,6 +795,35 @@ pub(crate) fn read_setup_file(
         return Err(Refused::TooLarge { size, max });
     }
     Ok(bytes)
+}
+
+/// Every reason a schema does not compile: the validator stops at the first breach of its
+/// draft's meta-schema, which is checked again for all of them, so that a schema with
+/// several mistakes is not fixed one run at a time. Only for a draft gotchas knows: another
+/// `$schema`'s meta-schema would have to be fetched, and nothing is.
+fn schema_errors(
+    documents: &Documents,
+    file: usize,
+    schema: &Value,
+    err: &jsonschema::ValidationError<'_>,
+) -> Vec<Diagnostic> {
+    let first = schema_error(documents, file, err);
+    let known = jsonschema::Draft::default().detect(schema) != jsonschema::Draft::Unknown;
+    if matches!(err.kind(), ValidationErrorKind::Referencing(_)) || !known {
+        return vec![first];
+    }
+    let Ok(meta) = jsonschema::meta::validator_for(schema) else {
+        return vec![first];
+    };
+    let mut all: Vec<Diagnostic> = meta
+        .iter_errors(schema)
+        .map(|breach| schema_error(documents, file, &breach))
+        .collect();
+    if all.is_empty() {
+        all.push(first);
+    }
+    all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    all
 }
 
 /// A schema that does not compile: point at the offending keyword in the schema file, as

@@ -88,8 +88,17 @@ fn collect<'v>(
     }
 }
 
-/// A reference found in a schema: the path and the target collection names.
-pub type Declared = (Vec<String>, Vec<String>);
+/// A reference field found in a schema.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Declared {
+    /// The field's path below the record.
+    pub path: Vec<String>,
+    /// The collections it may point at, by name.
+    pub targets: Vec<String>,
+    /// Where its `x-ref` is: a file of the schema folder, and the pointer to the `x-ref`
+    /// in it, for a problem with the names (a `$ref` may have led to another file).
+    pub at: (usize, String),
+}
 
 /// Walks a collection's schema, the file `file` of `documents`, for `x-ref` declarations,
 /// following `$ref`s wherever they lead in the schema folder. A `$ref` it cannot follow is
@@ -105,8 +114,11 @@ pub fn from_schema(documents: &Documents, file: usize) -> (Vec<Declared>, Vec<Di
     if let Some(root) = documents.root(file) {
         walker.walk(&root, &mut Vec::new());
     }
+    // The same field may be reached along two ways (a `$ref` and an `allOf`): once.
     walker.found.sort();
-    walker.found.dedup();
+    walker
+        .found
+        .dedup_by(|a, b| a.path == b.path && a.targets == b.targets);
     (walker.found, walker.problems)
 }
 
@@ -137,20 +149,26 @@ impl Walker<'_> {
         let Value::Object(map) = node.value else {
             return;
         };
+        let at = || (node.file, join_pointer(&node.pointer, "x-ref"));
         match map.get("x-ref") {
             None => {}
-            Some(Value::String(target)) => self.found.push((path.clone(), vec![target.clone()])),
+            Some(Value::String(target)) => self.found.push(Declared {
+                path: path.clone(),
+                targets: vec![target.clone()],
+                at: at(),
+            }),
             Some(Value::Array(targets))
                 if !targets.is_empty() && targets.iter().all(Value::is_string) =>
             {
-                self.found.push((
-                    path.clone(),
-                    targets
+                self.found.push(Declared {
+                    path: path.clone(),
+                    targets: targets
                         .iter()
                         .filter_map(Value::as_str)
                         .map(str::to_string)
                         .collect(),
-                ));
+                    at: at(),
+                });
             }
             // Anything else would leave the field unchecked in silence.
             Some(other) => self.problems.push(
@@ -237,6 +255,10 @@ mod tests {
         });
         let (found, problems) = from_schema(&Documents::of(vec![("/s/x.schema.json", schema)]), 0);
         assert_eq!(problems, vec![]);
+        let found: Vec<(Vec<String>, Vec<String>)> = found
+            .into_iter()
+            .map(|declared| (declared.path, declared.targets))
+            .collect();
         assert_eq!(
             found,
             vec![

@@ -328,6 +328,7 @@ impl Schemas {
         resolve_references(
             root,
             config,
+            &documents,
             &mut collections,
             declared,
             &named,
@@ -356,6 +357,7 @@ impl Schemas {
 fn resolve_references(
     root: &Path,
     config: &Config,
+    documents: &Documents,
     collections: &mut [Collection],
     declared: Vec<Vec<references::Declared>>,
     named: &[String],
@@ -376,20 +378,25 @@ fn resolve_references(
     let mut fields: Vec<BTreeMap<Vec<String>, Vec<usize>>> =
         vec![BTreeMap::new(); collections.len()];
     for ((found, collection), fields) in declared.into_iter().zip(&*collections).zip(&mut fields) {
-        for (path, targets) in found {
-            for target in targets {
-                match index_of(&target) {
-                    Some(t) => push_target(fields, &path, t),
-                    None if broken(&target) => {}
-                    None => errors.push(Diagnostic::new(
-                        rules::INVALID_SCHEMA,
-                        &collection.schema_display,
-                        format!(
-                            "the `x-ref` of `{}` names an unknown collection: {}",
-                            path.join("."),
-                            unknown(&target)
-                        ),
-                    )),
+        for declared in found {
+            for target in &declared.targets {
+                match index_of(target) {
+                    Some(t) => push_target(fields, &declared.path, t),
+                    None if broken(target) => {}
+                    None => {
+                        let (file, pointer) = &declared.at;
+                        let message = format!(
+                            "the `x-ref` of `{}` in `{}` names an unknown collection: {}",
+                            declared.path.join("."),
+                            collection.name,
+                            unknown(target)
+                        );
+                        errors.push(
+                            documents
+                                .invalid_schema(*file, pointer, message)
+                                .with_label("no collection has this name"),
+                        );
+                    }
                 }
             }
         }

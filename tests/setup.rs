@@ -80,6 +80,27 @@ fn schema_that_is_not_a_schema_names_file_and_position() {
 }
 
 #[test]
+fn an_x_ref_to_no_collection_is_placed_where_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("schema")).unwrap();
+    std::fs::create_dir_all(dir.path().join("records")).unwrap();
+    std::fs::write(
+        dir.path().join("schema/thing.schema.json"),
+        "{\n  \"type\": \"object\",\n  \"properties\": {\n    \"rel\": {\"x-ref\": \"thnig\"}\n  }\n}\n",
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains(
+            "error[invalid-schema]: the `x-ref` of `rel` in `thing` names an unknown collection: `thnig` is not a collection; did you mean `thing`?\n --> schema/thing.schema.json:4:22"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn ref_between_local_schema_files_resolves() {
     let run = check(&fixture("setup/local-ref"), &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);

@@ -265,7 +265,10 @@ pub fn heading(field: &str) -> String {
 
 /// Whether a section for this field would be read back as exactly this field and value.
 fn section_round_trips(field: &str, text: &str, text_fields: &HashSet<String>) -> bool {
-    if text.trim() != text || markdown::field_name(&heading(field)) != field {
+    // A section's line breaks are read as `\n` whatever the file's are: a `\r` in the
+    // value would be lost, so such a value stays in the front matter, escaped.
+    if text.trim() != text || text.contains('\r') || markdown::field_name(&heading(field)) != field
+    {
         return false;
     }
     let document = format!("---\n---\n\n## {}\n\n{text}\n", heading(field));

@@ -76,22 +76,18 @@ fn text_fields() -> HashSet<String> {
     (0..3).map(|i| format!("text_{i}")).collect()
 }
 
+/// A Markdown record's fields as the loader reads them: front matter and sections, with
+/// what the loader does to a section's text (its line breaks read as `\n`).
 fn read_markdown(text: &str) -> Value {
     let fields = text_fields();
-    let front = markdown::split_front_matter(text).expect("front matter");
-    let mut value = yaml::parse(
-        &text[front.yaml.clone()],
-        front.yaml.start,
-        yaml::Limits::default(),
-        false,
-    )
-    .expect("front matter parses")
-    .value
-    .unwrap_or(Value::Object(Map::new()));
-    for section in markdown::sections(text, &front.body, &fields) {
-        value[section.field.as_str()] = Value::String(text[section.content].to_string());
-    }
-    value
+    let context = load::LoadContext {
+        text_fields: &fields,
+        max_file_size: u64::MAX,
+    };
+    let mut diagnostics = Vec::new();
+    let loaded = load::parse(text, "r.md", Format::Markdown, &context, &mut diagnostics);
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    loaded.expect("the record loads").value
 }
 
 proptest! {

@@ -117,8 +117,7 @@ pub struct Body {
 /// after its front matter.
 pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
     let body_text = text.get(body.clone()).unwrap_or_default();
-    let mut headings: Vec<(Span, String)> = Vec::new();
-    let mut current: Option<(Span, String)> = None;
+    let mut headings = Headings::default();
     let mut wiki_link_in_heading = false;
     let mut links = Vec::new();
     let mut events = Parser::new_ext(body_text, Options::ENABLE_WIKILINKS).into_offset_iter();
@@ -131,16 +130,17 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
                 ..
             }) => {
                 wiki_link_in_heading |=
-                    current.is_some() && matches!(link_type, LinkType::WikiLink { .. });
+                    headings.in_heading() && matches!(link_type, LinkType::WikiLink { .. });
                 let at =
                     links::destination_at(events.reference_definitions(), link_type, &id, range);
                 links.extend(links::classify(
                     body_text, body.start, link_type, &dest_url, at,
                 ));
             }
-            event => heading_event(event, range, &mut current, &mut headings),
+            event => headings.follow(event, range),
         }
     }
+    let headings = headings.found;
     // Sections are defined by the parse without wiki-links, which reads `## See [[x]]` as
     // the text `See [[x]]`; a heading holding one is read again that way.
     let sections = if wiki_link_in_heading {
@@ -170,37 +170,55 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
 /// The level-2 sections of `text[body]` whose field name is in `fields`, in order.
 pub fn sections(text: &str, body: &Span, fields: &HashSet<String>) -> Vec<Section> {
     let body_text = text.get(body.clone()).unwrap_or_default();
-    let mut headings: Vec<(Span, String)> = Vec::new();
-    let mut current: Option<(Span, String)> = None;
+    let mut headings = Headings::default();
     for (event, range) in Parser::new_ext(body_text, Options::empty()).into_offset_iter() {
-        heading_event(event, range, &mut current, &mut headings);
+        headings.follow(event, range);
     }
-    sections_of(body_text, body, &headings, fields)
+    sections_of(body_text, body, &headings.found, fields)
 }
 
-/// Follows one parser event for the level-2 headings and their text.
-fn heading_event(
-    event: Event<'_>,
-    range: Span,
-    current: &mut Option<(Span, String)>,
-    headings: &mut Vec<(Span, String)>,
-) {
-    match event {
-        Event::Start(Tag::Heading {
-            level: HeadingLevel::H2,
-            ..
-        }) => *current = Some((range, String::new())),
-        Event::Text(t) | Event::Code(t) => {
-            if let Some((_, title)) = current.as_mut() {
-                title.push_str(&t);
+/// The level-2 headings of a body and their text, as the parser's events pass: only those
+/// at the top level, since a `## Workaround` quoted in a block quote or written in a list
+/// item is part of the quote or the item, and cutting a section there would split them.
+#[derive(Default)]
+struct Headings {
+    /// The heading being read, and its text so far.
+    current: Option<(Span, String)>,
+    /// The headings read, each with its span in the body.
+    found: Vec<(Span, String)>,
+    /// How many block quotes, list items and footnote definitions are open.
+    nesting: usize,
+}
+
+impl Headings {
+    fn in_heading(&self) -> bool {
+        self.current.is_some()
+    }
+
+    fn follow(&mut self, event: Event<'_>, range: Span) {
+        match event {
+            Event::Start(Tag::BlockQuote(_) | Tag::Item | Tag::FootnoteDefinition(_)) => {
+                self.nesting += 1;
             }
-        }
-        Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
-            if let Some(heading) = current.take() {
-                headings.push(heading);
+            Event::End(TagEnd::BlockQuote(_) | TagEnd::Item | TagEnd::FootnoteDefinition) => {
+                self.nesting = self.nesting.saturating_sub(1);
             }
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H2,
+                ..
+            }) if self.nesting == 0 => self.current = Some((range, String::new())),
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, title)) = self.current.as_mut() {
+                    title.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
+                if let Some(heading) = self.current.take() {
+                    self.found.push(heading);
+                }
+            }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -226,9 +244,15 @@ fn sections_of(
         let raw = body_text
             .get(range.end.min(content_end)..content_end)
             .unwrap_or_default();
-        let leading = raw.len() - raw.trim_start().len();
+        // Only whole blank lines are left out before the content: the first line's own
+        // indentation is content (an indented code block).
+        let leading: usize = raw
+            .split_inclusive('\n')
+            .take_while(|line| line.trim().is_empty())
+            .map(str::len)
+            .sum();
         let content_start = range.end.min(content_end) + leading;
-        let content_len = raw.trim().len();
+        let content_len = raw.get(leading..).unwrap_or_default().trim_end().len();
         sections.push(Section {
             field,
             heading: body.start + range.start..body.start + heading_end,
@@ -324,6 +348,33 @@ mod tests {
         assert_eq!(
             &text[found[0].content.clone()],
             "The key.\n\n```\n## Notes\n```"
+        );
+    }
+
+    #[test]
+    fn a_heading_in_a_quote_or_list_item_is_part_of_it_not_a_section() {
+        let text = "## Symptom\n\nSays:\n\n> ## Workaround\n> reboot\n\n- ## Workaround\n  x\n";
+        let fields: HashSet<String> = ["symptom", "workaround"].map(String::from).into();
+        let found = sections(text, &(0..text.len()), &fields);
+        let [symptom] = found.as_slice() else {
+            panic!("one section: {found:?}")
+        };
+        assert_eq!(
+            &text[symptom.content.clone()],
+            "Says:\n\n> ## Workaround\n> reboot\n\n- ## Workaround\n  x"
+        );
+        let read = read_body(text, &(0..text.len()), &fields);
+        assert_eq!(read.sections, found);
+    }
+
+    #[test]
+    fn a_section_keeps_its_first_line_indented() {
+        let text = "## Symptom\n\n  \n    $ run\n    boom\n\nThen.\n\n";
+        let fields: HashSet<String> = ["symptom"].map(String::from).into();
+        let found = sections(text, &(0..text.len()), &fields);
+        assert_eq!(
+            &text[found[0].content.clone()],
+            "    $ run\n    boom\n\nThen."
         );
     }
 

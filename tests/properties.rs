@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use gotchas::check::Drawn;
 use gotchas::corpus::Corpus;
 use gotchas::diagnostic::{Applicability, Diagnostic};
-use gotchas::load::{self, json, markdown, yaml};
+use gotchas::load::{self, json, yaml};
 use gotchas::source::Format;
 use gotchas::{Project, serialize};
 use proptest::prelude::*;

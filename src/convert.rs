@@ -100,13 +100,16 @@ pub fn convert_record(
     to: Format,
 ) -> Result<Converted, Refused> {
     let collection = &schemas.collections[record.collection];
-    if let (Some(prose), Some(text), true) =
-        (&record.prose, file.text.as_deref(), to != Format::Markdown)
+    // A record is written from its fields, in any format: Markdown too, so a Markdown
+    // record converted to Markdown would lose its free prose as surely.
+    if let (Some(prose), Some(text)) = (&record.prose, file.text.as_deref())
         && has_free_prose(text, &prose.body, &collection.text_fields)
     {
         return Err(Refused {
             file: file.display.clone(),
-            reason: "its Markdown body has prose outside the field sections, which JSON and YAML cannot hold".into(),
+            reason: "its Markdown body has prose outside the field sections, or markup in a \
+                     section's heading, which a record written from its fields cannot hold"
+                .into(),
         });
     }
     if let Some(number) = file
@@ -202,25 +205,47 @@ fn json_numbers(text: &str) -> impl Iterator<Item = String> + '_ {
     })
 }
 
-/// The plain scalars of a YAML text, untagged, as written: where an integer may be.
+/// The scalars of a YAML text that may be read as integers, as written: plain untagged
+/// ones, and any tagged `!!int` (`!!int "99999999999999999999"` is a number too).
 fn yaml_plain_scalars(text: &str) -> impl Iterator<Item = String> + '_ {
     saphyr_parser::Parser::new_from_str(text)
         .map_while(Result::ok)
         .filter_map(|(event, _)| match event {
-            saphyr_parser::Event::Scalar(value, saphyr_parser::ScalarStyle::Plain, _, None) => {
-                Some(value.into_owned())
+            saphyr_parser::Event::Scalar(value, style, _, tag) => {
+                let integer_tag = tag.as_deref().is_some_and(|tag| {
+                    matches!(tag.handle.as_str(), "!!" | "tag:yaml.org,2002:")
+                        && tag.suffix == "int"
+                });
+                (integer_tag || (tag.is_none() && style == saphyr_parser::ScalarStyle::Plain))
+                    .then(|| value.into_owned())
             }
             _ => None,
         })
 }
 
-/// Whether a Markdown body has text that is not inside a field section.
+/// Whether a Markdown body has text that is not inside a field section, or a section's
+/// heading holds more than its field's name (a link, code, a comment: `## [Workaround](url)`
+/// is the `workaround` section, and a record written from its fields would lose the URL).
 fn has_free_prose(
     text: &str,
     body: &crate::source::Span,
     fields: &std::collections::HashSet<String>,
 ) -> bool {
-    let mut covered: Vec<(usize, usize)> = markdown::sections(text, body, fields)
+    let sections = markdown::sections(text, body, fields);
+    let marked_up = |heading: &crate::source::Span| {
+        let line = text
+            .get(heading.clone())
+            .and_then(|h| h.lines().next())
+            .unwrap_or_default();
+        let title = line.trim().trim_matches('#').trim();
+        title.contains(['[', ']', '<', '>', '`', '*', '\\', '&'])
+            || title.starts_with('_')
+            || title.ends_with('_')
+    };
+    if sections.iter().any(|s| marked_up(&s.heading)) {
+        return true;
+    }
+    let mut covered: Vec<(usize, usize)> = sections
         .into_iter()
         .map(|s| (s.heading.start, s.content.end))
         .collect();

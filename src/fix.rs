@@ -156,6 +156,19 @@ pub struct FixedFile {
 }
 
 impl FixedFile {
+    /// The unified diff of the fixes, as the file's bytes are: with the byte-order mark it
+    /// had, on the first line of both sides, so that `patch` and `git apply` find the line.
+    pub fn diff(&self) -> String {
+        if !self.had_bom {
+            return unified_diff(&self.display, &self.old, &self.new);
+        }
+        let (old, new) = (
+            format!("\u{feff}{}", self.old),
+            format!("\u{feff}{}", self.new),
+        );
+        unified_diff(&self.display, &old, &new)
+    }
+
     /// The bytes to write: the byte-order mark the file had is put back, so a fix changes
     /// only the edited values.
     pub fn bytes(&self) -> Vec<u8> {

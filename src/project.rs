@@ -505,7 +505,7 @@ fn place_edit(
     replacement: &str,
     json: bool,
 ) -> Option<(Span, String)> {
-    let node = map.locate(anchor)?;
+    let node = map.locate_exactly(anchor)?;
     let part = match anchor {
         Anchor::Within { needle, place, .. } => Some(within(text, &node, needle, *place)?),
         _ => None,

@@ -78,19 +78,15 @@ impl SourceMap {
     /// The span an anchor names. A pointer with no node of its own (a missing member) falls
     /// back to its nearest ancestor that has one, so a diagnostic always gets a position.
     pub fn locate(&self, anchor: &Anchor) -> Option<Span> {
-        let (pointer, want_key) = match anchor {
-            Anchor::File => return None,
-            Anchor::Span(span) => return Some(span.clone()),
-            Anchor::Value(pointer) => (pointer.as_str(), false),
-            Anchor::Key(pointer) => (pointer.as_str(), true),
-            Anchor::Within { pointer, .. } => (pointer.as_str(), false),
-        };
-        if let Some(node) = self.get(pointer) {
-            return Some(match (&node.key, want_key) {
-                (Some(key), true) => key.clone(),
-                _ => node.value.clone(),
-            });
+        if let Some(span) = self.locate_exactly(anchor) {
+            return Some(span);
         }
+        let pointer = match anchor {
+            Anchor::Value(pointer) | Anchor::Key(pointer) | Anchor::Within { pointer, .. } => {
+                pointer.as_str()
+            }
+            Anchor::File | Anchor::Span(_) => return None,
+        };
         // An ancestor's pointer is the pointer cut at one of its separators: a `/` inside a
         // segment is escaped (`~1`).
         let mut ancestor = pointer;
@@ -101,6 +97,25 @@ impl SourceMap {
             }
         }
         None
+    }
+
+    /// The span an anchor names when the file has a node of its own there, and only then:
+    /// where an edit may go. A value reached through a YAML alias has none (it is written
+    /// once, at the anchor), and an edit at the nearest ancestor, the alias, would replace
+    /// the whole aliased value.
+    pub fn locate_exactly(&self, anchor: &Anchor) -> Option<Span> {
+        let (pointer, want_key) = match anchor {
+            Anchor::File => return None,
+            Anchor::Span(span) => return Some(span.clone()),
+            Anchor::Value(pointer) => (pointer.as_str(), false),
+            Anchor::Key(pointer) => (pointer.as_str(), true),
+            Anchor::Within { pointer, .. } => (pointer.as_str(), false),
+        };
+        let node = self.get(pointer)?;
+        Some(match (&node.key, want_key) {
+            (Some(key), true) => key.clone(),
+            _ => node.value.clone(),
+        })
     }
 
     /// How many values are mapped.

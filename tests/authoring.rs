@@ -421,6 +421,31 @@ fn convert_prints_without_in_place_and_refuses_lossy_markdown() {
     );
     assert_eq!(named.code, 1);
     assert!(named.stderr.contains("prose outside the field sections"));
+    // To Markdown as well: the record is written from its fields, whatever the format.
+    let again = run(
+        dir.path(),
+        &["convert", "--to", "md", "--all", "--in-place"],
+    );
+    assert_eq!(again.code, 1);
+    assert!(again.stderr.contains("prose outside the field sections"));
+    assert!(
+        std::fs::read_to_string(&record)
+            .unwrap()
+            .contains("Some free prose.")
+    );
+    // A heading holding more than its field's name would lose the rest.
+    std::fs::write(
+        &record,
+        text.replace("## Symptom", "## [Symptom](https://example.org/advisory)"),
+    )
+    .unwrap();
+    let linked = run(
+        dir.path(),
+        &["convert", "--to", "json", "--all", "--in-place"],
+    );
+    assert_eq!(linked.code, 1);
+    assert!(linked.stderr.contains("markup in a section's heading"));
+    assert!(record.exists());
 }
 
 #[test]
@@ -516,6 +541,19 @@ fn convert_refuses_an_integer_it_would_round() {
         "{}",
         refused.stderr
     );
+    // A YAML integer tagged as one is read as a number however it is quoted.
+    std::fs::remove_file(dir.path().join("records/engines/vllm.json")).unwrap();
+    std::fs::write(
+        &engine,
+        yaml.replace(
+            "first_release_year: 2023",
+            &format!("first_release_year: !!int \"{huge}\""),
+        ),
+    )
+    .unwrap();
+    let tagged = run(dir.path(), &["convert", "--to", "json", "vllm"]);
+    assert_eq!(tagged.code, 1, "{}", tagged.stdout);
+    assert!(tagged.stderr.contains(&format!("the integer {huge}")));
 }
 
 #[test]

@@ -426,6 +426,44 @@ fn fixes_in_yaml_keep_anchors_tags_comments_and_the_lines_after_a_block_scalar()
     );
 }
 
+/// A value reached through an alias of a sequence has no place of its own in the text:
+/// the fix is offered, never applied, as an edit at the alias would replace the whole list.
+#[test]
+fn a_value_inside_an_aliased_list_is_not_fixed_through_the_alias() {
+    let source = SOURCE.replace("id: s\n", "id: vllm-docs\n");
+    let yaml = GOTCHA.replace("sources: [s]\n", "x-lists: &l [vllm-doc]\nsources: *l\n");
+    let dir = common::temp_corpus(&[
+        ("sources/vllm-docs.yaml", source.as_bytes()),
+        ("gotchas/g.yaml", yaml.as_bytes()),
+    ]);
+    let run = check(dir.path(), &["--fix"]);
+    assert!(run.stdout.contains("fixed 0 problems"), "{}", run.stdout);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/g.yaml")).unwrap(),
+        yaml,
+        "the file is as it was"
+    );
+}
+
+/// `--diff` shows a file as its bytes are, byte-order mark and all, so that `patch` and
+/// `git apply` find the lines it changes.
+#[test]
+fn a_diff_keeps_the_byte_order_mark_of_the_file() {
+    let source = SOURCE.replace("id: s\n", "id: vllm-docs\n");
+    let rest = GOTCHA.replace("id: g\n", "").replace("sources: [s]\n", "");
+    let yaml = format!("\u{feff}id: g\nsources: [vllm-doc]\n{rest}");
+    let dir = common::temp_corpus(&[
+        ("sources/vllm-docs.yaml", source.as_bytes()),
+        ("gotchas/g.yaml", yaml.as_bytes()),
+    ]);
+    let diff = check(dir.path(), &["--diff"]);
+    assert!(
+        diff.stdout.contains("@@ -1,5 +1,5 @@\n \u{feff}id: g\n"),
+        "{}",
+        diff.stdout
+    );
+}
+
 #[test]
 fn a_fixed_value_is_written_so_that_it_reads_back_as_itself() {
     // Values YAML would read as a boolean, or that need escaping in the quotes they go in.

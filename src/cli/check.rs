@@ -594,9 +594,7 @@ fn write_fixes(files: &[fix::FixedFile], diff_only: bool) -> FixOutcome {
     };
     if diff_only {
         for fixed in files {
-            outcome
-                .diffs
-                .push_str(&fix::unified_diff(&fixed.display, &fixed.old, &fixed.new));
+            outcome.diffs.push_str(&fixed.diff());
         }
         return outcome;
     }

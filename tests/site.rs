@@ -656,6 +656,41 @@ fn a_template_over_the_size_limit_is_not_read() {
     assert!(!out.exists());
 }
 
+/// Content never fails a build: an id or enum value named like a file the site writes, a
+/// control character, a name longer than a file system takes, each gets a page.
+#[test]
+fn any_id_or_value_gets_a_page_and_the_build_goes_on() {
+    let corpus = bundled_copy();
+    configure(corpus.path(), "[collections.engine]\nid_pattern = \".*\"\n");
+    let engines = corpus.path().join("records/engines");
+    let vllm = std::fs::read_to_string(engines.join("vllm.yaml")).unwrap();
+    let long = "x".repeat(300);
+    for (file, id) in [
+        ("vllm.json.yaml", "vllm.json"),
+        ("nul.yaml", "nul\\0"),
+        ("long.yaml", long.as_str()),
+    ] {
+        std::fs::write(
+            engines.join(file),
+            vllm.replace("id: vllm\n", &format!("id: \"{id}\"\n")),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        engines.join("index.yaml"),
+        vllm.replace("id: vllm\n", "id: index\n")
+            .replace("status: verified", "status: index.html"),
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(out.join("engines/vllm.json").is_file(), "the record's data");
+    assert!(out.join("engines/vllm.json_/index.html").is_file());
+    assert!(out.join("engines/nul%00/index.html").is_file());
+    assert!(out.join("engines/index/index.html").is_file());
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

@@ -368,10 +368,9 @@ impl<'c> Content<'c> {
     }
 }
 
-/// The folder of a node's page: its id (`engines/vllm/`), with any segment that could
-/// leave the site or name nothing (`..`, `.`, empty) replaced, since an `id` field is free
-/// text until `check` has judged it. Two pages that end up at one path are caught when the
-/// site is planned.
+/// The folder of a node's page: its id (`engines/vllm/`), each segment made one the site
+/// can hold ([`page_segment`]), since an `id` field is free text until `check` has judged
+/// it. Two pages that end up at one path are caught when the site is planned.
 fn folder_of(id: &str) -> String {
     // Sized for the id and its closing slash: a `_` in place of an empty segment may grow
     // it by a byte, a `.` or `..` never.
@@ -380,18 +379,56 @@ fn folder_of(id: &str) -> String {
         if n > 0 {
             folder.push('/');
         }
-        folder.push_str(match segment {
-            "" | "." | ".." => "_",
-            segment => segment,
-        });
+        folder.push_str(&page_segment(segment));
     }
     folder.push('/');
     folder
 }
 
-/// Whether an enum value can name a page folder (`severity/major/`).
+/// The longest page folder name written whole, in bytes: file systems refuse a name past
+/// 255, and a longer one is cut and told apart by a hash of the whole.
+const LONGEST_SEGMENT: usize = 200;
+
+/// A segment of a page's folder that a file system holds and that names no other file of
+/// the site: `..`, `.` and an empty one would leave the site or name nothing (`_` instead);
+/// a control character (NUL) is no file name (written `%00`); a name past
+/// [`LONGEST_SEGMENT`] is cut; and a folder named like a file the site writes beside it
+/// (`x.json`, the data of record `x`; `index.html`, the list page of the folder above) gets
+/// a `_` after it. Content must not fail a build, so a record with any id gets a page.
+fn page_segment(segment: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let mut named: Cow<'_, str> = match segment {
+        "" | "." | ".." => Cow::Borrowed("_"),
+        _ if segment.contains(char::is_control) => Cow::Owned(
+            segment
+                .chars()
+                .map(|c| {
+                    if c.is_control() {
+                        format!("%{:02X}", u32::from(c))
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect(),
+        ),
+        _ => Cow::Borrowed(segment),
+    };
+    if named.len() > LONGEST_SEGMENT {
+        let hash = crate::cache::stable_hash(named.as_bytes());
+        let cut = crate::source::floor_char_boundary(&named, LONGEST_SEGMENT - 17);
+        named = Cow::Owned(format!("{}-{hash:016x}", &named[..cut]));
+    }
+    if named.ends_with(".json") || named == "index.html" {
+        named.to_mut().push('_');
+    }
+    named
+}
+
+/// Whether an enum value can name a page folder (`severity/major/`) as it is.
 fn is_folder_name(value: &str) -> bool {
-    !matches!(value, "" | "." | "..") && !value.contains(['/', '\\'])
+    !matches!(value, "" | "." | "..")
+        && !value.contains(['/', '\\'])
+        && page_segment(value) == value
 }
 
 /// The string values of a field's `enum` in a collection schema.
@@ -474,5 +511,13 @@ mod tests {
         assert_eq!(folder_of("a//b\\c"), "a/_/b/c/");
         assert_eq!(folder_of("./x/."), "_/x/_/");
         assert_eq!(folder_of(""), "_/");
+        assert_eq!(folder_of("gotchas/x.json"), "gotchas/x.json_/");
+        assert_eq!(folder_of("a/index.html/b"), "a/index.html_/b/");
+        assert_eq!(folder_of("a\u{0}b"), "a%00b/");
+        let long = folder_of(&"é".repeat(300));
+        assert!(long.len() <= LONGEST_SEGMENT + 1, "{long}");
+        assert_ne!(long, folder_of(&"é".repeat(301)));
+        assert!(!is_folder_name("index.html"));
+        assert!(is_folder_name("major"));
     }
 }

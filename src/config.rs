@@ -605,7 +605,23 @@ impl Reader<'_> {
                         site.title = title;
                     }
                 }
-                "repo_url" => site.repo_url = self.string(value),
+                "repo_url" => {
+                    if let Some(url) = self.string(value) {
+                        // Put in the `href` of every record page: a `javascript:` address
+                        // would run on a reader's click.
+                        if url.starts_with("https://") || url.starts_with("http://") {
+                            site.repo_url = Some(url);
+                        } else {
+                            let error = self
+                                .error(
+                                    value.span(),
+                                    format!("`repo_url` `{url}` is not an http(s) address"),
+                                )
+                                .with_label("expected `https://...`");
+                            self.errors.push(error);
+                        }
+                    }
+                }
                 "enum_pages" => site.enum_pages = Some(self.spanned_strings(value)),
                 "paginate_by" => {
                     if let Some(count) = self.integer(value) {
@@ -843,6 +859,28 @@ mod tests {
         assert_eq!(
             said("records = 'a'\nrecords 'b'\n").0,
             "invalid TOML: key with no value, expected `=`"
+        );
+    }
+
+    #[test]
+    fn a_repo_url_is_an_http_address() {
+        let errors = Config::parse(
+            "[site]\nrepo_url = \"javascript:alert(1)//\"\n",
+            "gotchas.toml",
+        )
+        .unwrap_err();
+        assert_eq!(
+            errors[0].message,
+            "`repo_url` `javascript:alert(1)//` is not an http(s) address"
+        );
+        let config = Config::parse(
+            "[site]\nrepo_url = \"https://example.org/kb\"\n",
+            "gotchas.toml",
+        )
+        .unwrap();
+        assert_eq!(
+            config.site.repo_url.as_deref(),
+            Some("https://example.org/kb")
         );
     }
 

@@ -383,8 +383,9 @@ fn a_page_gives_each_id_once_whatever_its_prose_names() {
         "id: yaml-notes\ntype: gotcha\nname: Notes\nclass: config\nstatus: draft\n\
          confidence: 0.5\nupdated: 2026-01-01\nsources: [engine-vllm-github]\n\
          affects: [vllm]\n\
-         symptom: |\n  {long}[^1]\n\n  ### Main\n\n  [^1]: The first note.\n\
-         root_cause: |\n  {long}[^1]\n\n  ### Graph h\n\n  [^1]: The second note.\n"
+         symptom: |\n  {long}[^1]\n\n  ### Main\n\n  [^1]: The first note.\n\n  \
+         <!-- a --> Kept between comments, MY_ENV_VAR. <!-- b -->\n\
+         root_cause: |\n  {long}[^1]\n\n  ### Graph h\n\n  ### Arrow\n\n  [^1]: The second note.\n"
     );
     std::fs::write(
         corpus.path().join("records/gotchas/yaml-notes.yaml"),
@@ -406,9 +407,15 @@ fn a_page_gives_each_id_once_whatever_its_prose_names() {
         assert!(seen.insert(id), "`{id}` twice in {ids:?}");
     }
     assert!(
-        ids.contains(&"main-1") && ids.contains(&"graph-h-1"),
+        ids.contains(&"main-1") && ids.contains(&"graph-h-1") && ids.contains(&"arrow-1"),
         "{ids:?}"
     );
+    // Text between two comments is the prose's; a word with `_` is found as written.
+    assert!(
+        page.contains("Kept between comments, MY_ENV_VAR."),
+        "{page}"
+    );
+    assert!(text(&site, "search/data.js").contains("MY_ENV_VAR"));
     // Each footnote reference leads to its own field's note.
     for target in page
         .split("href=\"#")

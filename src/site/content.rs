@@ -416,7 +416,10 @@ fn page_segment(segment: &str) -> std::borrow::Cow<'_, str> {
     if named.len() > LONGEST_SEGMENT {
         let hash = crate::cache::stable_hash(named.as_bytes());
         let cut = crate::source::floor_char_boundary(&named, LONGEST_SEGMENT - 17);
-        named = Cow::Owned(format!("{}-{hash:016x}", &named[..cut]));
+        named = Cow::Owned(format!(
+            "{}-{hash:016x}",
+            named.get(..cut).unwrap_or_default()
+        ));
     }
     if named.ends_with(".json") || named == "index.html" {
         named.to_mut().push('_');

@@ -25,9 +25,20 @@ use crate::index::Target;
 use crate::links;
 
 /// The ids the page templates give elements of their own, which no heading or footnote of
-/// the prose on a page may take: the skip link's `#main` and a section's `aria-labelledby`
-/// must keep their target (`## Main` becomes `main-1`).
-const TEMPLATE_IDS: [&str; 5] = ["main", "site-q", "backlinks-h", "files-h", "graph-h"];
+/// the prose on a page may take: the skip link's `#main`, a section's `aria-labelledby`
+/// and the neighbourhood graph's arrowhead (`marker-end="url(#arrow)"`) must keep their
+/// target (`## Main` becomes `main-1`).
+const TEMPLATE_IDS: [&str; 9] = [
+    "main",
+    "site-q",
+    "backlinks-h",
+    "files-h",
+    "graph-h",
+    "arrow",
+    "collections-h",
+    "docs-h",
+    "recent-h",
+];
 
 /// The prefix of the ids the record template gives its fields' sections (`field-severity`).
 const FIELD_ID_PREFIX: &str = "field-";
@@ -144,8 +155,7 @@ pub fn render(
             },
             Event::End(TagEnd::HtmlBlock) => {
                 let block = html_block.take().unwrap_or_default();
-                let trimmed = block.trim();
-                if !(trimmed.starts_with("<!--") && trimmed.ends_with("-->")) {
+                if !only_comments(&block) {
                     events.push(Event::Html("<pre class=\"raw-html\"><code>".into()));
                     events.push(Event::Text(block.into()));
                     events.push(Event::Html("</code></pre>\n".into()));
@@ -412,6 +422,19 @@ fn slug(text: &str) -> String {
             _ => None,
         })
         .collect()
+}
+
+/// Whether an HTML block is comments and nothing else: only then is it left out, since
+/// text between two comments on one line (`<!-- a --> Kept. <!-- b -->`) is the prose's.
+fn only_comments(block: &str) -> bool {
+    let mut rest = block.trim_start();
+    while let Some(after) = rest.strip_prefix("<!--") {
+        match after.find("-->") {
+            Some(end) => rest = after.get(end + 3..).unwrap_or_default().trim_start(),
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 #[cfg(test)]

@@ -151,9 +151,11 @@ fn plain_char(c: char, space: &mut bool) -> Option<char> {
     Some(c)
 }
 
-/// A Markdown mark that plain text leaves out.
+/// A Markdown mark that plain text leaves out. Not `_`: it is as often part of a word
+/// (`MY_ENV_VAR`, `vllm_batch_invariant`) as a mark, and a search for such a word must
+/// find it.
 fn is_mark(c: char) -> bool {
-    matches!(c, '*' | '_' | '`' | '#' | '[' | ']' | '>')
+    matches!(c, '*' | '`' | '#' | '[' | ']' | '>')
 }
 
 /// What plain text writes as a space: whitespace, and a table's column bars.

@@ -309,6 +309,9 @@ pub struct IdIndex<'c, F = Value> {
     /// Built on first use (see [`IdIndex::names`]): a corpus whose references all resolve
     /// never pays for it, and the language server rebuilds the index on edits.
     suggestions: OnceLock<NameIndex<'c>>,
+    /// Record file path -> record, built on first use (see [`IdIndex::record_linked`]):
+    /// only a site whose prose links a record's file needs it.
+    record_files: OnceLock<HashMap<&'c Path, usize>>,
 }
 
 // Record, doc, file and collection indices come from the corpus and schemas they index.
@@ -375,6 +378,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             duplicates,
             repeats,
             suggestions: OnceLock::new(),
+            record_files: OnceLock::new(),
         };
         for (i, doc) in corpus.docs.iter().enumerate() {
             index.docs.entry(&doc.stem).or_insert(i);
@@ -767,14 +771,31 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         self.resolve(target, all).map(Target::Record)
     }
 
-    /// A Markdown link names a file relative to the linking file.
-    fn resolve_file(&self, file: usize, target: &str) -> Result<Target, Problem> {
+    /// The record whose file a Markdown link from `file` names (`[vLLM](../engines/vllm.md)`),
+    /// if it names one: the link resolves to a file, which the site shows as the record's
+    /// page.
+    pub fn record_linked(&self, file: usize, target: &str) -> Option<usize> {
+        let files = self.record_files.get_or_init(|| {
+            (self.corpus.records.iter().enumerate())
+                .map(|(record, r)| (self.corpus.files[r.file].path.as_path(), record))
+                .collect()
+        });
+        files.get(self.linked_path(file, target).as_path()).copied()
+    }
+
+    /// The path a Markdown link from `file` names, relative to the linking file.
+    fn linked_path(&self, file: usize, target: &str) -> std::path::PathBuf {
         let from = &self.corpus.files[file].path;
         let path = from
             .parent()
             .map(|dir| dir.join(target))
             .unwrap_or_default();
-        let normal = normalize(&path);
+        normalize(&path)
+    }
+
+    /// A Markdown link names a file relative to the linking file.
+    fn resolve_file(&self, file: usize, target: &str) -> Result<Target, Problem> {
+        let normal = self.linked_path(file, target);
         if let Some(&doc) = self.doc_paths.get(normal.as_path()) {
             return Ok(Target::Doc(doc));
         }

@@ -698,6 +698,29 @@ fn any_id_or_value_gets_a_page_and_the_build_goes_on() {
     assert!(out.join("engines/index/index.html").is_file());
 }
 
+/// A Markdown link to a record's file leads to the record's page, as a wiki-link does.
+#[test]
+fn a_link_to_a_record_file_leads_to_its_page() {
+    let corpus = bundled_copy();
+    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
+    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
+    std::fs::write(
+        corpus.path().join("docs/guide.md"),
+        "# Guide\n\nSee [the trap](../records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md).\n",
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = text(&out, "docs/guide/index.html");
+    assert!(
+        page.contains(
+            "href=\"../../gotchas/pd-batch-invariant-mode-absent-from-kv-namespace/index.html\""
+        ),
+        "{page}"
+    );
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

@@ -103,6 +103,25 @@ fn unknown_field() {
 fn unknown_section() {
     rule_case_exiting("unknown-section", "unknown-section", 2, 0);
     positioned("unknown-section");
+    // A setext heading is named and underlined by its text line.
+    let record = "---\nid: g\ntype: gotcha\nname: G\nclass: config\nstatus: draft\n\
+                  confidence: 0.5\nupdated: 2026-10-03\nsources: []\n---\n\n\
+                  Workarond\n---------\n\nPin the dtype.\n";
+    let dir = common::temp_corpus(&[("gotchas/g.md", record.as_bytes())]);
+    let run = check(dir.path(), &[]);
+    assert!(
+        run.stdout.contains(
+            "warning[unknown-section]: the section `Workarond` names no field\n  --> records/gotchas/g.md:12:1\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("12 | Workarond\n   | ^^^^^^^^^ its text"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]

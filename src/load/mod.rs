@@ -593,14 +593,20 @@ fn misspelt_section(
     if meant.is_empty() {
         return None;
     }
-    let written = text.get(heading.clone()).unwrap_or_default();
+    // A setext heading (`Workarond` over a line of `-`) is named by its text line.
+    let written = text
+        .get(heading.clone())
+        .and_then(|h| h.lines().next())
+        .unwrap_or_default()
+        .trim_end();
+    let heading = crate::source::first_line(text, heading);
     Some(
         Diagnostic::new(
             rules::UNKNOWN_SECTION,
             display,
             format!("the section `{written}` names no field"),
         )
-        .at_span(heading.clone())
+        .at_span(heading)
         .with_label("its text stays prose; no field is set")
         .with_help(format!("did you mean {}?", meant.join(" or "))),
     )

@@ -372,8 +372,23 @@ pub fn base_url(url: &str) -> Result<String, String> {
              (`https://example.org/{url}`)"
         ));
     }
+    // Written into the feed, the sitemap and every page's canonical link: what a URL may
+    // not hold as it is (a space, a quote, a non-ASCII letter) is percent-encoded, and what
+    // is encoded already is kept.
+    const NOT_IN_A_URL: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'<')
+        .add(b'>')
+        .add(b'`')
+        .add(b'{')
+        .add(b'}')
+        .add(b'|')
+        .add(b'\\')
+        .add(b'^');
+    let url = percent_encoding::utf8_percent_encode(url, NOT_IN_A_URL).to_string();
     Ok(if url.ends_with('/') {
-        url.to_string()
+        url
     } else {
         format!("{url}/")
     })
@@ -860,6 +875,16 @@ mod tests {
             said("records = 'a'\nrecords 'b'\n").0,
             "invalid TOML: key with no value, expected `=`"
         );
+    }
+
+    #[test]
+    fn a_base_url_is_written_as_a_url() {
+        assert_eq!(base_url("/my kb").unwrap(), "/my%20kb/");
+        assert_eq!(
+            base_url("https://x.org/a%20b/é").unwrap(),
+            "https://x.org/a%20b/%C3%A9/"
+        );
+        assert!(base_url("kb/").is_err());
     }
 
     #[test]

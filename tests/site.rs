@@ -532,6 +532,11 @@ fn links_hold_under_a_sub_path_base_url() {
         missing.contains("href=\"/inference-research/search/index.html\""),
         "the 404 page, shown at any depth, links absolutely"
     );
+    // What a URL may not hold as it is is encoded once, everywhere it is written.
+    let spaced = corpus.path().join("spaced");
+    let run = build(corpus.path(), &spaced, &["--base-url", "/my kb"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(text(&spaced, "sitemap.xml").contains("<loc>/my%20kb/engines/mooncake/</loc>"));
 }
 
 #[test]

@@ -347,6 +347,7 @@ fn find_docs(root: &Path, config: &Config) -> FoundDocs {
         })
         .build();
     let reached: Vec<&str> = config.docs.iter().map(|p| literal_folder(p)).collect();
+    let canonical_root = std::fs::canonicalize(root).ok();
     let mut paths: Vec<std::path::PathBuf> = Vec::new();
     for entry in walk {
         match entry {
@@ -355,6 +356,40 @@ fn find_docs(root: &Path, config: &Config) -> FoundDocs {
                 if globs.is_match(path.strip_prefix(root).unwrap_or(&path)) {
                     paths.push(path);
                 }
+            }
+            // A page that is a link or no regular file is said, as pages there would go
+            // unchecked: a link to a file of the corpus is read like it (as a record's
+            // is), one out of the corpus is not followed, a pipe never read.
+            Ok(entry)
+                if !entry.file_type().is_some_and(|t| t.is_dir())
+                    && globs.is_match(entry.path().strip_prefix(root).unwrap_or(entry.path())) =>
+            {
+                let path = entry.into_path();
+                let target = std::fs::canonicalize(&path).ok();
+                let inside = target.as_deref().is_some_and(|target| {
+                    target.is_file()
+                        && canonical_root
+                            .as_deref()
+                            .is_some_and(|r| target.starts_with(r))
+                });
+                if inside {
+                    paths.push(path);
+                    continue;
+                }
+                let why = match &target {
+                    Some(target) if target.is_dir() => "a link to a folder",
+                    Some(target) if target.is_file() => "a link out of the corpus",
+                    Some(_) => "a named pipe, socket or device",
+                    None => "a link to nothing",
+                };
+                diagnostics.push(
+                    Diagnostic::new(
+                        crate::rules::IO_ERROR,
+                        crate::source::display_path(root, &path),
+                        format!("this prose page is {why}, so it is not read"),
+                    )
+                    .with_help("keep the page itself here, or leave it out of the `docs` patterns"),
+                );
             }
             Ok(_) => {}
             // The walk covers the whole root: an unreadable folder is reported only where

@@ -799,3 +799,47 @@ fn global_git_excludes_do_not_hide_records() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("checked 1 record in 1 file"), "{stdout}");
 }
+
+/// A prose page that is a link or a pipe is said, never passed over in silence: a link to a
+/// file of the corpus is read like the file, one out of the corpus is not followed.
+#[cfg(unix)]
+#[test]
+fn a_page_that_is_a_link_or_a_pipe_is_reported() {
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    let root = corpus.path();
+    let config = std::fs::read_to_string(root.join("gotchas.toml")).unwrap();
+    std::fs::write(
+        root.join("gotchas.toml"),
+        format!("docs = [\"docs/*.md\"]\n{config}"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::create_dir_all(root.join("notes")).unwrap();
+    std::fs::write(root.join("notes/kept.md"), "# Kept\n\n[[nowhere-at-all]]\n").unwrap();
+    std::os::unix::fs::symlink(root.join("notes/kept.md"), root.join("docs/inside.md")).unwrap();
+    let outside = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(outside.path(), "# Secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.path(), root.join("docs/outside.md")).unwrap();
+    let run = check(root, &[]);
+    assert!(
+        run.stdout
+            .contains("this prose page is a link out of the corpus, so it is not read"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("[[nowhere-at-all]]"),
+        "the link inside the corpus is read: {}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("Secret"));
+    if common::named_pipe(&root.join("docs/pipe.md")) {
+        let run = check(root, &[]);
+        assert!(
+            run.stdout
+                .contains("this prose page is a named pipe, socket or device, so it is not read"),
+            "{}",
+            run.stdout
+        );
+    }
+}

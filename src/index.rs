@@ -297,8 +297,9 @@ pub struct IdIndex<'c, F = Value> {
     shard_bits: u32,
     /// Prose page stem -> page.
     docs: HashMap<&'c str, usize>,
-    /// Prose page path -> page.
-    doc_paths: HashMap<&'c Path, usize>,
+    /// Prose page path, normalized ([`normalize`]: a root of `.` makes `./docs/a.md`, which
+    /// a link from `docs/b.md` names as `docs/a.md`) -> page.
+    doc_paths: HashMap<std::path::PathBuf, usize>,
     /// `(record, first)` for every record whose id its collection already has, in record
     /// order: `first` is the record that has it.
     duplicates: Vec<(usize, usize)>,
@@ -309,9 +310,9 @@ pub struct IdIndex<'c, F = Value> {
     /// Built on first use (see [`IdIndex::names`]): a corpus whose references all resolve
     /// never pays for it, and the language server rebuilds the index on edits.
     suggestions: OnceLock<NameIndex<'c>>,
-    /// Record file path -> record, built on first use (see [`IdIndex::record_linked`]):
-    /// only a site whose prose links a record's file needs it.
-    record_files: OnceLock<HashMap<&'c Path, usize>>,
+    /// Record file path, normalized as `doc_paths`' -> record, built on first use: only a
+    /// corpus whose prose links a record's file needs it.
+    record_files: OnceLock<HashMap<std::path::PathBuf, usize>>,
 }
 
 // Record, doc, file and collection indices come from the corpus and schemas they index.
@@ -382,7 +383,9 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         };
         for (i, doc) in corpus.docs.iter().enumerate() {
             index.docs.entry(&doc.stem).or_insert(i);
-            index.doc_paths.insert(&corpus.files[doc.file].path, i);
+            index
+                .doc_paths
+                .insert(normalize(&corpus.files[doc.file].path), i);
         }
         index
     }
@@ -771,18 +774,6 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         self.resolve(target, all).map(Target::Record)
     }
 
-    /// The record whose file a Markdown link from `file` names (`[vLLM](../engines/vllm.md)`),
-    /// if it names one: the link resolves to a file, which the site shows as the record's
-    /// page.
-    pub fn record_linked(&self, file: usize, target: &str) -> Option<usize> {
-        let files = self.record_files.get_or_init(|| {
-            (self.corpus.records.iter().enumerate())
-                .map(|(record, r)| (self.corpus.files[r.file].path.as_path(), record))
-                .collect()
-        });
-        files.get(self.linked_path(file, target).as_path()).copied()
-    }
-
     /// The path a Markdown link from `file` names, relative to the linking file.
     fn linked_path(&self, file: usize, target: &str) -> std::path::PathBuf {
         let from = &self.corpus.files[file].path;
@@ -793,11 +784,21 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         normalize(&path)
     }
 
-    /// A Markdown link names a file relative to the linking file.
+    /// A Markdown link names a file relative to the linking file: a prose page, a record's
+    /// file (`[vLLM](../records/engines/vllm.md)`, which cites the record as a wiki-link
+    /// does), or another file of the repository.
     fn resolve_file(&self, file: usize, target: &str) -> Result<Target, Problem> {
         let normal = self.linked_path(file, target);
         if let Some(&doc) = self.doc_paths.get(normal.as_path()) {
             return Ok(Target::Doc(doc));
+        }
+        let record_files = self.record_files.get_or_init(|| {
+            (self.corpus.records.iter().enumerate())
+                .map(|(record, r)| (normalize(&self.corpus.files[r.file].path), record))
+                .collect()
+        });
+        if let Some(&record) = record_files.get(normal.as_path()) {
+            return Ok(Target::Record(record));
         }
         if normal.is_file() {
             Ok(Target::File)
@@ -1166,13 +1167,20 @@ fn link_references<'l>(
 
 /// Removes `.` and `..` components without touching the file system.
 pub fn normalize(path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
     let mut out = std::path::PathBuf::new();
     for component in path.components() {
         match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
+            Component::CurDir => {}
+            // `..` takes a name off; at the top of a relative path it is kept (`../kb/x.md`
+            // names a file of the folder above, not `kb/x.md`), and above `/` there is `/`.
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
             other => out.push(other),
         }
     }

@@ -630,9 +630,22 @@ fn a_rename_also_renames_the_file_in_links_to_it() {
         "See [the gotcha]({name}#notes) and [[{}]].\n",
         &name[..name.len() - 3]
     );
-    std::fs::write(&page, format!("---\nid: linker\n---\n{linking}")).expect("write the page");
+    // A link to the file in a string field is renamed as one in the body is.
+    let front = format!("---\nid: linker\nsymptom: \"Also [the file]({name}).\"\n---\n");
+    std::fs::write(&page, format!("{front}{linking}")).expect("write the page");
     let mut client = Client::start(&root);
     initialize(&mut client, &root);
+    // An id another collection has already would make bare references name either.
+    let refused = client.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": uri(&gotcha)}, "position": {"line": 1, "character": 5}, "newName": "vllm"}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`vllm` is the id of `engines/vllm` already")),
+        "{refused}"
+    );
     let rename = client.request(
         "textDocument/rename",
         json!({"textDocument": {"uri": uri(&gotcha)}, "position": {"line": 1, "character": 5}, "newName": "pd-renamed"}),
@@ -646,11 +659,17 @@ fn a_rename_also_renames_the_file_in_links_to_it() {
         .flat_map(|change| change["edits"].as_array().expect("edits").clone())
         .map(|edit| (edit["range"]["start"].clone(), edit["newText"].clone()))
         .collect();
-    let link = position_of(&format!("---\nid: linker\n---\n{linking}"), "(", "pd-");
-    let wiki = position_of(&format!("---\nid: linker\n---\n{linking}"), "[[", "pd-");
+    let whole = format!("{front}{linking}");
+    let in_field = position_of(&whole, "Also", "pd-");
+    let link = position_of(&whole, "See", "pd-");
+    let wiki = position_of(&whole, "[[", "pd-");
     assert_eq!(
         page_edits,
-        [(link, json!("pd-renamed.md")), (wiki, json!("pd-renamed"))],
+        [
+            (in_field, json!("pd-renamed.md")),
+            (link, json!("pd-renamed.md")),
+            (wiki, json!("pd-renamed"))
+        ],
         "{changes:#?}"
     );
     client.stop();

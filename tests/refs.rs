@@ -166,6 +166,43 @@ fn a_wiki_link_near_a_page_stem_gets_the_page_as_did_you_mean() {
     );
 }
 
+/// A link to a record's file cites the record, as a wiki-link does, and a link between
+/// pages leads to the page, however the corpus root is named (`.` in the corpus, `..`
+/// from below it).
+#[test]
+fn a_link_to_a_file_of_the_corpus_cites_what_the_file_holds_from_any_root() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    std::fs::write(
+        dir.path().join("docs/index.md"),
+        "# Index\n\n[The guide](guide.md), [the gotcha](../records/gotchas/bad-md.md).\n",
+    )
+    .unwrap();
+    let refs = |cwd: &Path, root: &str, id: &str| -> serde_json::Value {
+        let run = common::gotchas_in(cwd, &["--root", root, "refs", id, "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        serde_json::from_str(&run.stdout).unwrap()
+    };
+    for (cwd, root) in [
+        (dir.path().to_path_buf(), "."),
+        (dir.path().join("records"), ".."),
+        (dir.path().to_path_buf(), dir.path().to_str().unwrap()),
+    ] {
+        let gotcha = refs(&cwd, root, "gotchas/bad-md");
+        assert_eq!(
+            gotcha["referenced_by"]["pages"]["link"],
+            serde_json::json!(["docs/index"]),
+            "root {root}: {gotcha}"
+        );
+        let page = refs(&cwd, root, "docs/index");
+        assert_eq!(
+            page["references"]["link"],
+            serde_json::json!(["docs/guide", "gotchas/bad-md"]),
+            "root {root}: {page}"
+        );
+    }
+}
+
 /// A copy of the bundled corpus with the user's historical typo put back.
 fn corpus_with_mooncache() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,6 @@
 //! the file's source map, a link by its span.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
 
 use lsp_types::{
     DocumentChangeOperation, DocumentChanges, Hover, HoverContents, Location, MarkupContent,
@@ -63,7 +62,7 @@ fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
             .map(|span| scalar_content(text, span))
             .into_iter()
             .collect(),
-        Source::FieldLink { pointer, .. } => {
+        Source::FieldLink { pointer, kind, .. } => {
             let Some(value) = maps
                 .get(workspace, file)
                 .locate(&Anchor::Value(pointer.to_string()))
@@ -72,7 +71,7 @@ fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
             };
             links::extract(text, &value)
                 .into_iter()
-                .filter(|link| link.kind == LinkKind::Wiki && names(workspace, edge.target, link))
+                .filter(|link| link.kind == *kind && names(workspace, file, edge.target, link))
                 .map(|link| link.span)
                 .collect()
         }
@@ -80,18 +79,32 @@ fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
     }
 }
 
-/// Whether a link's target text names `target` (a link in a string value is found again in
-/// the file's text, and several may share one value).
+/// Whether a link in `file` names `target` (a link in a string value is found again in the
+/// file's text, and several may share one value): a wiki-link by its id or stem, a link to
+/// a Markdown file by that file's path.
 // Record, doc, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-fn names(workspace: &Workspace, target: Target, link: &links::Link) -> bool {
+fn names(workspace: &Workspace, file: usize, target: Target, link: &links::Link) -> bool {
+    let corpus = &workspace.corpus;
+    if link.kind == LinkKind::File {
+        let linked = corpus.files[file]
+            .path
+            .parent()
+            .map(|folder| normalize(&folder.join(&link.target)));
+        let file_of_target = match target {
+            Target::Record(record) => corpus.records[record].file,
+            Target::Doc(doc) => corpus.docs[doc].file,
+            Target::File => return false,
+        };
+        return linked == Some(normalize(&corpus.files[file_of_target].path));
+    }
     match target {
         Target::Record(record) => {
-            let record = &workspace.corpus.records[record];
+            let record = &corpus.records[record];
             let folder = &workspace.project.schemas.collections[record.collection].folder;
             link.target == record.id || link.target == format!("{folder}/{}", record.id)
         }
-        Target::Doc(doc) => link.target == workspace.corpus.docs[doc].stem,
+        Target::Doc(doc) => link.target == corpus.docs[doc].stem,
         Target::File => false,
     }
 }
@@ -128,38 +141,6 @@ fn citations(workspace: &Workspace, target: Target) -> BTreeMap<usize, BTreeSet<
                 .insert((span.start, span.end));
         }
     }
-    found
-}
-
-/// The Markdown links to the file at `path` (a record's, which a rename renames): each
-/// link's file and the span of its target, whose last part is the file's name as written.
-// File indices come from the workspace's corpus.
-#[allow(clippy::indexing_slicing)]
-fn links_to_file(workspace: &Workspace, path: &Path) -> Vec<(usize, Span)> {
-    let Some(name) = path.file_name().and_then(|name| name.to_str()) else {
-        return Vec::new();
-    };
-    let path = normalize(path);
-    let mut found: Vec<(usize, Span)> = workspace
-        .edges()
-        .filter(|edge| edge.target == Target::File)
-        .filter_map(|edge| match &edge.source {
-            Source::Link {
-                file,
-                span,
-                kind: LinkKind::File,
-            } => {
-                let written = workspace.text(*file).get(span.clone())?;
-                let from = workspace.corpus.files[*file].path.parent()?;
-                let names_it = written.rsplit('/').next() == Some(name)
-                    && normalize(&from.join(written)) == path;
-                names_it.then(|| (*file, span.clone()))
-            }
-            _ => None,
-        })
-        .collect();
-    found.sort_by_key(|(file, span)| (*file, span.start));
-    found.dedup();
     found
 }
 
@@ -326,6 +307,21 @@ pub fn rename(
     {
         return Err(format!("`{}/{new_id}` already exists", collection.folder));
     }
+    // A bare id is resolved among the collections a field allows, a bare wiki-link among
+    // pages first: an id another collection or a page has would make references written
+    // bare name something else, or nothing for sure.
+    if let Some(other) = workspace.corpus.records.iter().find(|r| r.id == new_id) {
+        return Err(format!(
+            "`{new_id}` is the id of `{}` already: references written bare could name either",
+            schemas.qualified_id(other)
+        ));
+    }
+    if let Some(page) = workspace.corpus.docs.iter().find(|d| d.stem == new_id) {
+        return Err(format!(
+            "`{new_id}` names the page {} already: a wiki-link `[[{new_id}]]` would lead there",
+            workspace.corpus.files[page.file].display
+        ));
+    }
     let mut edits: BTreeMap<usize, Vec<TextEdit>> = BTreeMap::new();
     let (id_file, id_span) = id_location(workspace, record);
     if !id_span.is_empty() {
@@ -341,30 +337,44 @@ pub fn rename(
         .unwrap_or_default();
     let new_name = format!("{new_id}.{extension}");
     let new_path = old_path.with_file_name(&new_name);
-    for (file, span) in links_to_file(workspace, old_path) {
-        let text = workspace.text(file);
-        let written = text.get(span.clone()).unwrap_or_default();
-        let new_text = match written.rsplit_once('/') {
-            Some((folder, _)) => format!("{folder}/{new_name}"),
-            None => new_name.clone(),
-        };
-        edits.entry(file).or_default().push(TextEdit {
-            range: convert::range(text, &span),
-            new_text,
-        });
-    }
-    for (file, spans) in citations(workspace, Target::Record(record)) {
-        let text = workspace.text(file);
-        for (start, end) in spans {
-            let written = text.get(start..end).unwrap_or_default();
-            let new_text = match written.split_once('/') {
-                Some((folder, _)) => format!("{folder}/{new_id}"),
-                None => new_id.to_string(),
+    // An id is written again as the new id, qualified as it was; a link to the record's
+    // file (in prose or in a string field) with the file's new name, in its folder.
+    let mut maps = Maps::default();
+    let target = Target::Record(record);
+    for edge in workspace.edges().filter(|e| e.target == target) {
+        let file = file_of(workspace, &edge.source);
+        let to_file = matches!(
+            edge.source,
+            Source::Link {
+                kind: LinkKind::File,
+                ..
+            } | Source::FieldLink {
+                kind: LinkKind::File,
+                ..
+            }
+        );
+        for span in spans(workspace, edge, &mut maps) {
+            let text = workspace.text(file);
+            let written = text.get(span.clone()).unwrap_or_default();
+            let new_text = if to_file {
+                match written.rsplit_once('/') {
+                    Some((folder, _)) => format!("{folder}/{new_name}"),
+                    None => new_name.clone(),
+                }
+            } else {
+                match written.split_once('/') {
+                    Some((folder, _)) => format!("{folder}/{new_id}"),
+                    None => new_id.to_string(),
+                }
             };
-            edits.entry(file).or_default().push(TextEdit {
-                range: convert::range(text, &(start..end)),
+            let edit = TextEdit {
+                range: convert::range(text, &span),
                 new_text,
-            });
+            };
+            let edits = edits.entry(file).or_default();
+            if !edits.contains(&edit) {
+                edits.push(edit);
+            }
         }
     }
     let mut operations = Vec::new();

@@ -263,13 +263,7 @@ impl Renderer<'_, '_> {
             Ok(Target::Doc(doc)) => {
                 self.content.published_docs[doc].map(|d| self.content.docs[d].page.as_str())
             }
-            // A record's file is shown as the record's page.
-            Ok(Target::File) => match self.content.index.record_linked(self.file, &link.target) {
-                Some(record) => {
-                    self.content.published[record].map(|p| self.content.records[p].page.as_str())
-                }
-                None => return self.outside(dest_url),
-            },
+            Ok(Target::File) => return self.outside(dest_url),
             Err(_) => None,
         };
         match page {

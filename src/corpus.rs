@@ -632,6 +632,12 @@ impl<F: Renumber> Corpus<F> {
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F>,
     {
+        // A byte-order mark is left out, as it is when a file is read from disk (an editor
+        // may send one at the start of a buffer).
+        let text = match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
         let display = self.files[file].display.clone();
         self.diagnostics.retain(|d| d.file != display);
         let Some(collection) = self.file_collections[file] else {

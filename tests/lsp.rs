@@ -464,6 +464,35 @@ fn hover_shows_the_target_and_a_new_record_joins_the_corpus() {
     client.stop();
 }
 
+/// An editor on a folder reached through a symbolic link, naming it by its root URI alone
+/// and sending buffers that start with a byte-order mark, is served under the names it
+/// uses: its diagnostics reach the buffer.
+#[cfg(unix)]
+#[test]
+fn a_workspace_through_a_link_named_by_its_root_uri_is_served_by_its_names() {
+    let (dir, root) = corpus();
+    let elsewhere = tempfile::tempdir().expect("a temporary folder");
+    let link = elsewhere.path().join("kb");
+    std::os::unix::fs::symlink(&root, &link).expect("a link");
+    let mut client = Client::spawn(
+        Command::new(env!("CARGO_BIN_EXE_gotchas"))
+            .arg("lsp")
+            .current_dir(elsewhere.path()),
+    );
+    initialize(&mut client, &link);
+    let gotcha = uri(&link.join(GOTCHA));
+    let text = std::fs::read_to_string(root.join(GOTCHA)).expect("the gotcha");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": gotcha, "languageId": "markdown", "version": 1, "text": format!("\u{feff}{text}")}}),
+    );
+    let diagnostics = client.diagnostics(&gotcha, Some(1));
+    let codes: Vec<&Value> = diagnostics.iter().map(|d| &d["code"]).collect();
+    assert_eq!(codes, [&json!("unresolved-ref")], "{diagnostics:#?}");
+    client.stop();
+    drop(dir);
+}
+
 /// Without `--root`, the server serves the corpus that holds the editor's workspace folder,
 /// found by its config: an editor opened on `records/` still sees every record.
 #[test]

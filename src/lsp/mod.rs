@@ -133,24 +133,28 @@ pub fn run(
 }
 
 /// `root` if given; else the one [`config::find_root`] finds from the client's first
-/// workspace folder (an editor opened on `records/` serves the corpus above), or from the
-/// current folder when the client names none; else that folder itself. Made absolute, since
-/// the client names files by absolute URI.
+/// workspace folder, or its root URI when it names no folder (an editor opened on
+/// `records/` serves the corpus above), or from the current folder when the client names
+/// neither; else that folder itself. Made absolute, since the client names files by
+/// absolute URI, but not resolved: a folder reached through a symbolic link is named by
+/// the client through the link, and the files served must have the names it asks about.
 fn corpus_root(root: Option<&Path>, params: &InitializeParams) -> PathBuf {
     let chosen = root.map(Path::to_path_buf).unwrap_or_else(|| {
+        #[allow(deprecated)]
+        let root_uri = params.root_uri.as_ref();
         let start = params
             .workspace_folders
             .as_ref()
             .and_then(|folders| folders.first())
-            .and_then(|folder| convert::path(&folder.uri))
+            .map(|folder| &folder.uri)
+            .or(root_uri)
+            .and_then(convert::path)
             .unwrap_or_else(|| PathBuf::from("."));
         let start = std::path::absolute(&start).unwrap_or(start);
         config::find_root(&start).map_or_else(|| start.clone(), Path::to_path_buf)
     });
-    chosen
-        .canonicalize()
-        .or_else(|_| std::path::absolute(&chosen))
-        .unwrap_or(chosen)
+    let absolute = std::path::absolute(&chosen).unwrap_or(chosen);
+    crate::index::normalize(&absolute)
 }
 
 fn capabilities() -> ServerCapabilities {

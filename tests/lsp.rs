@@ -493,6 +493,36 @@ fn a_workspace_through_a_link_named_by_its_root_uri_is_served_by_its_names() {
     drop(dir);
 }
 
+/// A change to the config or a schema is a change to how every record is checked: the
+/// corpus is read again by it, and a setup that cannot be used is said, the last one kept.
+#[test]
+fn a_config_change_is_followed_and_a_broken_one_said() {
+    let Session {
+        _dir,
+        root,
+        mut client,
+        gotcha,
+        ..
+    } = session(|text| text);
+    assert_eq!(client.diagnostics(&gotcha, None).len(), 1);
+    let config = root.join("gotchas.toml");
+    let changed = |client: &mut Client| {
+        client.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": uri(&config), "type": 2}]}),
+        );
+    };
+    std::fs::write(&config, "[rules]\nunresolved-ref = \"allow\"\n").unwrap();
+    changed(&mut client);
+    assert_eq!(client.diagnostics(&gotcha, Some(1)), Vec::<Value>::new());
+    std::fs::write(&config, "[rules]\nunresolved-ref = \"alow\"\n").unwrap();
+    changed(&mut client);
+    let said = client.wait("a message", |m| m["method"] == "window/showMessage");
+    let message = said["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("unknown rule level `alow`"), "{message}");
+    client.stop();
+}
+
 /// Without `--root`, the server serves the corpus that holds the editor's workspace folder,
 /// found by its config: an editor opened on `records/` still sees every record.
 #[test]

@@ -254,7 +254,7 @@ fn serve_messages(connection: &Connection, workspace: &mut Workspace) -> Result<
                 return Ok(Ended::Exit { shut_down });
             }
             Message::Notification(notification) if !shut_down => {
-                notice(workspace, notification);
+                notice(connection, workspace, notification)?;
             }
             Message::Notification(_) | Message::Response(_) => {}
         }
@@ -310,7 +310,11 @@ fn protocol_diagnostic(
     convert::diagnostic(diagnostic, text, &locate)
 }
 
-fn notice(workspace: &mut Workspace, notification: Notification) {
+fn notice(
+    connection: &Connection,
+    workspace: &mut Workspace,
+    notification: Notification,
+) -> Result<(), Error> {
     let params = notification.params;
     match notification.method.as_str() {
         DidOpenTextDocument::METHOD => {
@@ -338,8 +342,34 @@ fn notice(workspace: &mut Workspace, notification: Notification) {
         DidChangeWatchedFiles::METHOD => {
             if let Ok(p) = serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(params)
             {
-                for change in p.changes {
-                    if let Some(path) = convert::path(&change.uri) {
+                let paths: Vec<PathBuf> = p
+                    .changes
+                    .iter()
+                    .filter_map(|change| convert::path(&change.uri))
+                    .collect();
+                if paths.iter().any(|path| workspace.is_setup_file(path)) {
+                    // Every record is checked against the config and the schemas: all is
+                    // read again. A setup that cannot be used is said, and the last one
+                    // that could is kept.
+                    if let Err(errors) = workspace.reopen() {
+                        let message = errors
+                            .iter()
+                            .map(|e| format!("{}: {}", e.file, e.message))
+                            .collect::<Vec<_>>()
+                            .join("\n");
+                        let params = lsp_types::ShowMessageParams {
+                            typ: lsp_types::MessageType::ERROR,
+                            message: format!(
+                                "gotchas keeps the last setup it could use:\n{message}"
+                            ),
+                        };
+                        send(
+                            connection,
+                            Notification::new("window/showMessage".into(), params).into(),
+                        )?;
+                    }
+                } else {
+                    for path in paths {
                         workspace.reload(&path);
                     }
                 }
@@ -347,6 +377,7 @@ fn notice(workspace: &mut Workspace, notification: Notification) {
         }
         _ => {}
     }
+    Ok(())
 }
 
 /// The corpus file and byte offset a document position names.

@@ -149,6 +149,51 @@ impl Workspace {
         self.versions.get(path).copied()
     }
 
+    /// Whether `path` is one of the files the corpus is read by: the config, or a file of
+    /// the schema folder. A change to one changes what every record is checked against.
+    pub fn is_setup_file(&self, path: &Path) -> bool {
+        let project = &self.project;
+        let config = project
+            .config
+            .file
+            .clone()
+            .unwrap_or_else(|| project.root.join(crate::config::FILE_NAME));
+        path == config || path.starts_with(project.root.join(&project.config.schemas))
+    }
+
+    /// Reads the config and the schemas again, as they are on disk now, and loads the corpus
+    /// by them: the open documents as the editor has them, and what was published kept to
+    /// compare against, so that a diagnostic the change did away with is cleared. `Err`,
+    /// with what is wrong, leaves the workspace as it was.
+    pub fn reopen(&mut self) -> Result<(), Vec<Diagnostic>> {
+        let root = &self.project.root;
+        let default = root.join(crate::config::FILE_NAME);
+        let given = self
+            .project
+            .config
+            .file
+            .as_deref()
+            .filter(|file| *file != default);
+        let project = Project::open(root, given)?;
+        let open: Vec<(PathBuf, i32, String)> = self
+            .versions
+            .iter()
+            .filter_map(|(path, &version)| {
+                let text = self.file(path).map(|file| self.text(file).to_string())?;
+                Some((path.clone(), version, text))
+            })
+            .collect();
+        let published = std::mem::take(&mut self.published);
+        let unlocated = std::mem::take(&mut self.unlocated);
+        *self = Workspace::new(project);
+        self.published = published;
+        self.unlocated = unlocated;
+        for (path, version, text) in open {
+            self.edit(&path, text, version);
+        }
+        Ok(())
+    }
+
     /// A document was opened or changed in the editor: its text is now `text`.
     pub fn edit(&mut self, path: &Path, text: String, version: i32) {
         self.versions.insert(path.to_path_buf(), version);

@@ -291,7 +291,14 @@ fn order_key(candidate: &Candidate) -> Vec<u8> {
 /// a stray): how a file created after loading joins the corpus.
 pub fn candidate(root: &Path, records: &Path, path: &Path, schemas: &Schemas) -> Option<Candidate> {
     let records_dir = root.join(records);
-    if !path.starts_with(&records_dir) {
+    let below = path.strip_prefix(&records_dir).ok()?;
+    // Hidden files are no records, as the walk leaves them out (an editor's swap file).
+    let hidden = below.components().any(|part| {
+        part.as_os_str()
+            .to_str()
+            .is_some_and(|name| name.starts_with('.'))
+    });
+    if hidden {
         return None;
     }
     let (collection, format) = classify(&records_dir, path, schemas).ok()?;
@@ -521,5 +528,10 @@ mod tests {
         assert_eq!(by_order, by_path);
         assert_eq!(by_path[0].display, "records/a/x-y.json");
         assert_eq!(by_path[3].display, "records/a-b/a.yaml");
+        // A hidden file is no record, as the walk leaves it out.
+        let hidden =
+            |path: &str| super::candidate(root, Path::new("records"), &root.join(path), &schemas);
+        assert_eq!(hidden("records/a/.x.json.swp"), None);
+        assert_eq!(hidden("records/a/.x.json"), None);
     }
 }

@@ -430,6 +430,25 @@ fn stats_counts_the_corpus() {
         json["most_referenced"][0],
         serde_json::json!(["engines/vllm", 4])
     );
+    // A reference written twice counts twice, as a dangling one written twice does.
+    let corpus = tempfile::tempdir().unwrap();
+    common::copy_dir(&root, corpus.path());
+    std::fs::write(
+        corpus.path().join("records/gotchas/twice.yaml"),
+        "id: twice\ntype: gotcha\nname: Twice\naffects: [vllm, vllm, nope, nope]\n",
+    )
+    .unwrap();
+    let again: serde_json::Value =
+        serde_json::from_str(&run_in(corpus.path(), &["stats", "--format", "json"]).stdout)
+            .unwrap();
+    assert_eq!(
+        again["references"]["affects"].as_u64(),
+        json["references"]["affects"].as_u64().map(|n| n + 2)
+    );
+    assert_eq!(
+        again["dangling"].as_u64(),
+        json["dangling"].as_u64().map(|n| n + 2)
+    );
 }
 
 #[test]

@@ -148,13 +148,18 @@ fn schema_violations_are_said_in_words() {
         r#"{"type": "object", "properties": {"id": {}, "type": {},
             "mail": {"type": "string", "format": "email"}, "a/b": {"type": "integer"},
             "pick": {"oneOf": [{"type": "integer"}, {"type": "string", "maxLength": 2}]},
-            "note": {"type": "string", "maxLength": 5}}}"#,
+            "note": {"type": "string", "maxLength": 5},
+            "level": {"enum": ["l0", "l1", "l2", "l3", "l4", "l5", "l6", "l7", "l8", "l9",
+                "l10", "l11", "l12", "l13", "l14", "l15", "l16", "l17", "l18", "l19",
+                "l20", "l21", "l22"]}}}"#,
     )
     .unwrap();
     let long = "on and ".repeat(20);
     std::fs::write(
         dir.path().join("records/things/t.yaml"),
-        format!("id: t\ntype: thing\nmail: nope\na/b: x\npick: [1, 2]\nnote: \"{long}\"\n"),
+        format!(
+            "id: t\ntype: thing\nmail: nope\na/b: x\npick: [1, 2]\nnote: \"{long}\"\nlevel: top\n"
+        ),
     )
     .unwrap();
     let run = check(dir.path(), &[]);
@@ -165,6 +170,9 @@ fn schema_violations_are_said_in_words() {
         "fails `oneOf`",
         "error[schema-violation]: `note`: `\"on and on and on",
         " on …` is longer than 5 characters\n",
+        // A large enum is named in part.
+        "= note: allowed values: `l0`, `l1`",
+        "`l19` and 3 more\n",
     ] {
         assert!(run.stdout.contains(said), "{said}\n{}", run.stdout);
     }

@@ -491,3 +491,32 @@ fn graph_output_is_identical_across_runs_and_thread_counts() {
         assert_eq!(pair[1], outputs[1]);
     }
 }
+
+/// A long `supersedes` history is searched for cycles without the search's depth growing
+/// with it: followed by recursion, a chain of 30,000 records overflowed a thread's stack.
+#[test]
+fn a_long_chain_of_acyclic_references_is_checked_without_overflow() {
+    let corpus = tempfile::tempdir().unwrap();
+    common::copy_dir(&fixture("graph"), corpus.path());
+    let gotchas = corpus.path().join("records/gotchas");
+    let length = 30_000;
+    for n in 0..length {
+        let next = if n + 1 < length {
+            format!("supersedes: chain-{}\n", n + 1)
+        } else {
+            "supersedes: chain-0\n".to_string()
+        };
+        std::fs::write(
+            gotchas.join(format!("chain-{n}.yaml")),
+            format!("id: chain-{n}\ntype: gotcha\nname: Chain {n}\naffects: [vllm]\n{next}"),
+        )
+        .unwrap();
+    }
+    let run = check(corpus.path(), &["--format", "json"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let cycles = json_diagnostics(&run)
+        .into_iter()
+        .filter(|d| d.0 == "cycle" && d.1.contains("chain-"))
+        .count();
+    assert_eq!(cycles, 1, "the ring is one cycle");
+}

@@ -169,7 +169,10 @@ fn cycles<F>(corpus: &Corpus<F>, config: &GraphConfig, graph: &CorpusGraph) -> V
         .collect();
     let acyclic = graph.filter(None, &[], &fields);
     let mut diagnostics = Vec::new();
-    let mut components: Vec<Vec<NodeIndex>> = petgraph::algo::tarjan_scc(&acyclic.graph)
+    // Kosaraju's search keeps its own stack: Tarjan's, in petgraph, recurses once per node
+    // along a path, and a `supersedes` chain of 25,000 records overflowed a thread's stack.
+    // The components are sorted below, so the order either gives them in is no matter.
+    let mut components: Vec<Vec<NodeIndex>> = petgraph::algo::kosaraju_scc(&acyclic.graph)
         .into_iter()
         .filter(|component| match component.as_slice() {
             [one] => acyclic.graph.contains_edge(*one, *one),

@@ -280,10 +280,7 @@ fn invalid_value(instance: &Value, pointer: &str, allowed: &[&Value], display: &
     )
     .at(Anchor::Value(pointer.to_string()))
     .with_label("not an allowed value")
-    .with_note(format!(
-        "allowed values: {}",
-        quoted_list(allowed_text.iter())
-    ));
+    .with_note(allowed_note(&allowed_text));
     if let Value::String(text) = instance {
         let candidates = allowed.iter().filter_map(|v| v.as_str());
         let suggestions = suggest::suggest(text, candidates, 3);
@@ -317,6 +314,19 @@ fn kind_label(kind: &ValidationErrorKind) -> String {
         ValidationErrorKind::Pattern { pattern } => format!("does not match `{pattern}`"),
         ValidationErrorKind::Format { format } => format!("not a valid {format}"),
         other => format!("fails `{}`", other.keyword()),
+    }
+}
+
+/// The most allowed values a note names: an enum of thousands (every model number) named
+/// whole in each diagnostic made a report of a hundred megabytes.
+const MAX_ALLOWED_SHOWN: usize = 20;
+
+/// "allowed values: `a`, `b`", at most [`MAX_ALLOWED_SHOWN`] of them, and how many more.
+fn allowed_note(allowed: &[String]) -> String {
+    let shown = quoted_list(allowed.iter().take(MAX_ALLOWED_SHOWN));
+    match allowed.len().checked_sub(MAX_ALLOWED_SHOWN) {
+        Some(more) if more > 0 => format!("allowed values: {shown} and {more} more"),
+        _ => format!("allowed values: {shown}"),
     }
 }
 

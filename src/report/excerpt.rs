@@ -15,7 +15,7 @@
 
 use std::borrow::Cow;
 
-use crate::source::{Span, char_span, line_col};
+use crate::source::{LineCol, Span, char_span};
 
 /// The longest source line shown in a snippet, in characters.
 pub const MAX_LINE_CHARS: usize = 200;
@@ -48,7 +48,11 @@ pub struct Excerpt {
 impl Excerpt {
     /// The excerpt of `text` for a diagnostic underlining `primary` with labels at `others`;
     /// `None` when every line the spans touch is short enough to show whole.
-    pub fn new(text: &str, primary: &Span, others: &[Span]) -> Option<Excerpt> {
+    ///
+    /// `at` is where `primary` starts, as the report placed it. The line is searched for its
+    /// ends no further than a window can reach: a file of one long line (minified JSON)
+    /// with a problem on every value would otherwise be read whole for each.
+    pub fn new(text: &str, primary: &Span, others: &[Span], at: LineCol) -> Option<Excerpt> {
         let primary = char_span(text, primary);
         if !std::iter::once(&primary)
             .chain(others)
@@ -56,10 +60,7 @@ impl Excerpt {
         {
             return None;
         }
-        let line_start = text
-            .get(..primary.start)
-            .and_then(|before| before.rfind('\n'))
-            .map_or(0, |i| i + 1);
+        let line_start = line_start(text, primary.start);
         let line_end = line_end(text, primary.start);
         let start = primary.start;
         let end = primary.end.min(line_end);
@@ -83,7 +84,6 @@ impl Excerpt {
         let lead = if window_start > line_start { CUT } else { "" };
         let tail = if window_end < line_end { CUT } else { "" };
         let shown = text.get(window_start..window_end).unwrap_or_default();
-        let at = line_col(text, start);
         Some(Excerpt {
             source: format!("{lead}{shown}{tail}"),
             line: at.line,
@@ -206,23 +206,36 @@ fn middle_cut(text: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// How far, in bytes, the ends of a line are looked for from a place in it: more than a
+/// window of [`MAX_LINE_CHARS`] characters can span. A line end further than this is past
+/// any window, and the line is long.
+const REACH: usize = 4 * MAX_LINE_CHARS + 4;
+
 /// Whether a line that `span` touches is longer than [`MAX_LINE_CHARS`].
 fn touches_long_line(text: &str, span: &Span) -> bool {
-    let start = text
-        .get(..span.start.min(text.len()))
-        .and_then(|before| before.rfind('\n'))
-        .map_or(0, |i| i + 1);
+    let start = line_start(text, span.start.min(text.len()));
     let end = line_end(text, span.end.min(text.len()));
     text.get(start..end).is_some_and(|lines| {
         lines
             .split('\n')
-            .any(|line| line.len() > MAX_LINE_CHARS && line.chars().count() > MAX_LINE_CHARS)
+            .any(|line| line.len() > MAX_LINE_CHARS && line.chars().nth(MAX_LINE_CHARS).is_some())
     })
 }
 
-/// The end of the line holding `offset`, before its line break.
+/// The start of the line holding `offset`, or a place [`REACH`] bytes before `offset` when
+/// the line starts before that.
+fn line_start(text: &str, offset: usize) -> usize {
+    let floor = crate::source::floor_char_boundary(text, offset.saturating_sub(REACH));
+    text.get(floor..offset)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(floor, |i| floor + i + 1)
+}
+
+/// The end of the line holding `offset`, before its line break, or a place [`REACH`] bytes
+/// after `offset` when the line ends after that.
 fn line_end(text: &str, offset: usize) -> usize {
-    let rest = text.get(offset..).unwrap_or_default();
+    let ceiling = crate::source::floor_char_boundary(text, offset.saturating_add(REACH));
+    let rest = text.get(offset..ceiling).unwrap_or_default();
     let end = offset + rest.find('\n').unwrap_or(rest.len());
     if end > offset && text.get(..end).is_some_and(|t| t.ends_with('\r')) {
         end - 1
@@ -269,13 +282,22 @@ mod tests {
     #[test]
     fn short_lines_are_shown_whole() {
         let text = "a: 1\nseverity: majr\n";
-        assert_eq!(Excerpt::new(text, &(15..19), &[]), None);
+        assert_eq!(
+            Excerpt::new(text, &(15..19), &[], crate::source::line_col(text, 15)),
+            None
+        );
     }
 
     #[test]
     fn a_long_line_is_cut_around_the_value() {
         let (text, span) = long_line(100_000, "bsic", 100_000);
-        let excerpt = Excerpt::new(&text, &span, &[]).unwrap();
+        let excerpt = Excerpt::new(
+            &text,
+            &span,
+            &[],
+            crate::source::line_col(&text, span.start),
+        )
+        .unwrap();
         assert_eq!(
             excerpt.source.chars().count(),
             MAX_LINE_CHARS + 2 * CUT.len()
@@ -289,7 +311,13 @@ mod tests {
     #[test]
     fn the_window_keeps_to_the_line() {
         let (text, span) = long_line(10, "bsic", 100_000);
-        let excerpt = Excerpt::new(&text, &span, &[]).unwrap();
+        let excerpt = Excerpt::new(
+            &text,
+            &span,
+            &[],
+            crate::source::line_col(&text, span.start),
+        )
+        .unwrap();
         assert!(
             excerpt
                 .source
@@ -297,7 +325,13 @@ mod tests {
         );
         assert_eq!(excerpt.source.chars().count(), MAX_LINE_CHARS + CUT.len());
         let (text, span) = long_line(100_000, "bsic", 10);
-        let excerpt = Excerpt::new(&text, &span, &[]).unwrap();
+        let excerpt = Excerpt::new(
+            &text,
+            &span,
+            &[],
+            crate::source::line_col(&text, span.start),
+        )
+        .unwrap();
         assert!(excerpt.source.ends_with("\"bsic\",\"b\":\"yyyyyyyyyy\"}"));
     }
 
@@ -305,7 +339,13 @@ mod tests {
     fn a_wide_value_is_shown_from_its_start() {
         let value = "漢".repeat(10_000);
         let (text, span) = long_line(1_000, &value, 1_000);
-        let excerpt = Excerpt::new(&text, &span, &[]).unwrap();
+        let excerpt = Excerpt::new(
+            &text,
+            &span,
+            &[],
+            crate::source::line_col(&text, span.start),
+        )
+        .unwrap();
         let shown = excerpt.map(&text, &span).unwrap();
         assert_eq!(
             excerpt.source[..shown.start].chars().count(),
@@ -321,7 +361,13 @@ mod tests {
     fn labels_outside_the_window_are_not_mapped() {
         let (text, span) = long_line(100_000, "bsic", 10);
         let far = 2..3;
-        let excerpt = Excerpt::new(&text, &span, std::slice::from_ref(&far)).unwrap();
+        let excerpt = Excerpt::new(
+            &text,
+            &span,
+            std::slice::from_ref(&far),
+            crate::source::line_col(&text, span.start),
+        )
+        .unwrap();
         assert_eq!(excerpt.map(&text, &far), None);
     }
 
@@ -355,7 +401,13 @@ mod tests {
     #[test]
     fn the_location_gets_the_column_in_the_whole_line() {
         let (text, span) = long_line(100_000, "bsic", 100_000);
-        let excerpt = Excerpt::new(&text, &span, &[]).unwrap();
+        let excerpt = Excerpt::new(
+            &text,
+            &span,
+            &[],
+            crate::source::line_col(&text, span.start),
+        )
+        .unwrap();
         let rendered = format!(
             "error: x ends with :1:{0}\n --> f.json:1:{0}\n  |\n",
             excerpt.shown_column

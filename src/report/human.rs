@@ -123,21 +123,48 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
                 })
                 .collect();
             let spans: Vec<Span> = labels.iter().map(|(span, _)| (*span).clone()).collect();
-            excerpt = Excerpt::new(text, span, &spans);
+            let at = sources
+                .range(&diagnostic.file, &diagnostic.anchor)
+                .map_or_else(|| crate::source::line_col(text, span.start), |(at, _)| at);
+            excerpt = Excerpt::new(text, span, &spans, at);
             match &excerpt {
-                Some(excerpt) => excerpt_snippet(title, diagnostic, text, span, &labels, excerpt),
+                Some(excerpt) => {
+                    excerpt_snippet(title, diagnostic, sources, text, span, &labels, excerpt)
+                }
                 None => {
-                    let mut primary = AnnotationKind::Primary.span(char_span(text, span));
+                    // Only the lines the spans touch are given, numbered from the first: given
+                    // the whole file, annotate-snippets reads it whole for each diagnostic,
+                    // the square of a file with a problem on every line.
+                    let first = std::iter::once(span)
+                        .chain(labels.iter().map(|(span, _)| *span))
+                        .min_by_key(|span| span.start)
+                        .unwrap_or(span);
+                    let last = std::iter::once(span)
+                        .chain(labels.iter().map(|(span, _)| *span))
+                        .map(|span| char_span(text, span).end)
+                        .max()
+                        .unwrap_or(span.end);
+                    let (from, to) = lines_around(text, first.start, last);
+                    let line = sources
+                        .range(&diagnostic.file, &Anchor::Span(first.clone()))
+                        .map_or_else(|| crate::source::line_col(text, first.start), |(at, _)| at)
+                        .line;
+                    let shift = |span: &Span| {
+                        let span = char_span(text, span);
+                        span.start.saturating_sub(from)..span.end.saturating_sub(from)
+                    };
+                    let mut primary = AnnotationKind::Primary.span(shift(span));
                     if let Some(label) = &diagnostic.label {
                         primary = primary.label(one_line(label));
                     }
-                    let mut snippet = Snippet::source(text)
+                    let mut snippet = Snippet::source(text.get(from..to).unwrap_or_default())
+                        .line_start(line)
                         .path(one_line(&diagnostic.file))
                         .annotation(primary);
                     for (span, message) in labels {
                         snippet = snippet.annotation(
                             AnnotationKind::Context
-                                .span(span.clone())
+                                .span(shift(span))
                                 .label(one_line(message)),
                         );
                     }
@@ -177,11 +204,28 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
     (group, excerpt)
 }
 
+/// The bytes of the whole lines of `text` from the one holding `start` to the one holding
+/// `end`, line breaks and all.
+fn lines_around(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let start = crate::source::floor_char_boundary(text, start);
+    let end = crate::source::floor_char_boundary(text, end.max(start));
+    let from = text
+        .get(..start)
+        .and_then(|before| before.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let to = text
+        .get(end..)
+        .and_then(|after| after.find('\n'))
+        .map_or(text.len(), |i| end + i + 1);
+    (from, to)
+}
+
 /// The snippet of a diagnostic on a long line: its window of the line, with the labels that
 /// fall inside it; the others become notes that say where they are.
 fn excerpt_snippet<'a>(
     title: Title<'a>,
     diagnostic: &'a Diagnostic,
+    sources: &Sources,
     text: &str,
     span: &Span,
     labels: &[(&Span, &'a str)],
@@ -203,7 +247,9 @@ fn excerpt_snippet<'a>(
                     .annotation(AnnotationKind::Context.span(shown).label(one_line(message)));
             }
             None => {
-                let at = line_col(text, span.start);
+                let at = sources
+                    .range(&diagnostic.file, &Anchor::Span((*span).clone()))
+                    .map_or_else(|| line_col(text, span.start), |(at, _)| at);
                 elsewhere.push(Level::NOTE.message(format!(
                     "{}:{}:{}: {message}",
                     one_line(&diagnostic.file),

@@ -69,6 +69,23 @@ impl Sources {
                 .collect(),
             _ => Vec::new(),
         };
+        // The spans each file read here is shown at, placed as it is read: placed one at a
+        // time later, each counted from the file's start, a page with a broken link on each
+        // of its 20,000 lines took the square of its length to report.
+        let mut spans: foldhash::HashMap<&str, Vec<crate::source::Span>> =
+            foldhash::HashMap::default();
+        for diagnostic in diagnostics {
+            let anchors = std::iter::once((&diagnostic.file, &diagnostic.anchor))
+                .chain(diagnostic.labels.iter().map(|l| (&l.file, &l.anchor)));
+            for (file, anchor) in anchors {
+                if let Anchor::Span(span) = anchor
+                    && !texts.contains_key(file.as_str())
+                {
+                    spans.entry(file.as_str()).or_default().push(span.clone());
+                }
+            }
+        }
+        let placed = |file: &str| spans.get(file).cloned().unwrap_or_default();
         let read: Vec<(String, TextAgain)> = loaded
             .par_iter()
             .filter_map(|file| {
@@ -81,14 +98,15 @@ impl Sources {
                     // Changed since it was checked: better no excerpt than a wrong one.
                     None => return None,
                 };
-                Some((file.display.clone(), TextAgain::new(text, [])))
+                let spans = placed(&file.display);
+                Some((file.display.clone(), TextAgain::new(text, spans)))
             })
             .collect();
         texts.extend(read);
         for file in wanted.names() {
             if let Some(bytes) = read_to_quote(&root.join(file)) {
                 let text = crate::source::decode_lossy(&bytes);
-                texts.insert(file.to_string(), TextAgain::new(text, []));
+                texts.insert(file.to_string(), TextAgain::new(text, placed(file)));
             }
         }
         Sources { texts }

@@ -1,9 +1,10 @@
 //! Per-stage benchmarks on generated corpora of 10,000 records in each format (load, load
 //! with the check cache, check, a check narrowed to one changed file, resolve, graph, the site, the report), the graph stage's
-//! share of `check` at 100,000 records, and the did-you-mean search at 10,000 and 100,000
-//! records.
+//! share of `check` at 100,000 records, the did-you-mean search at 10,000 and 100,000
+//! records, and one file with 10,000 and 100,000 problems.
 //!
-//! `cargo bench --bench check` (or `-- stages`, `-- graph_share`, `-- suggestions`). The
+//! `cargo bench --bench check` (or `-- stages`, `-- graph_share`, `-- suggestions`,
+//! `-- crowded_file`). The
 //! corpora come from the `synth` example (included here as a module), generated once per
 //! format before measuring, with 1% of records carrying a fault so the report stage has
 //! diagnostics to render. Whole-process figures against the cost of merely parsing the
@@ -228,5 +229,36 @@ fn suggestions(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, stages, graph_share, suggestions);
+/// One file with many problems at two sizes (a record citing an unknown engine 10,000 and
+/// 100,000 times, as a page citing a renamed record on every line does), checked and its
+/// report rendered: each problem is placed and shown at a cost of its own, so the time
+/// grows with their number, not its square (placed from the file's start each time, the
+/// larger took 49 s).
+fn crowded_file(c: &mut Criterion) {
+    let mut group = c.benchmark_group("crowded_file");
+    group.sample_size(10);
+    for problems in [10_000, 100_000] {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let project = generated(dir.path(), 100, "json");
+        let record = serde_json::json!({
+            "id": "crowded",
+            "type": "gotcha",
+            "affects": vec!["nosuch-engine"; problems],
+        });
+        let file = project.root.join("records/gotchas/crowded.json");
+        std::fs::write(&file, serde_json::to_string_pretty(&record).expect("JSON"))
+            .expect("the crowded record is written");
+        let corpus = project.load();
+        group.bench_function(format!("check_and_render/{problems}"), |b| {
+            b.iter(|| {
+                let diagnostics = project.check(&corpus);
+                let sources = Sources::collect(&project.root, Some(&corpus), &diagnostics);
+                black_box(report::human::render(&diagnostics, &sources, false, 0))
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, stages, graph_share, suggestions, crowded_file);
 criterion_main!(benches);

@@ -269,6 +269,16 @@ fn chars_between(text: &str, start: usize, end: usize) -> usize {
 mod tests {
     use super::*;
 
+    /// The excerpt for `span`, placed as a report places it.
+    fn placed(text: &str, span: &Span, others: &[Span]) -> Option<Excerpt> {
+        Excerpt::new(
+            text,
+            span,
+            others,
+            crate::source::line_col(text, span.start),
+        )
+    }
+
     fn long_line(before: usize, value: &str, after: usize) -> (String, Span) {
         let text = format!(
             "{{\"a\":\"{}\",\"k\":\"{value}\",\"b\":\"{}\"}}\n",
@@ -282,22 +292,13 @@ mod tests {
     #[test]
     fn short_lines_are_shown_whole() {
         let text = "a: 1\nseverity: majr\n";
-        assert_eq!(
-            Excerpt::new(text, &(15..19), &[], crate::source::line_col(text, 15)),
-            None
-        );
+        assert_eq!(placed(text, &(15..19), &[]), None);
     }
 
     #[test]
     fn a_long_line_is_cut_around_the_value() {
         let (text, span) = long_line(100_000, "bsic", 100_000);
-        let excerpt = Excerpt::new(
-            &text,
-            &span,
-            &[],
-            crate::source::line_col(&text, span.start),
-        )
-        .unwrap();
+        let excerpt = placed(&text, &span, &[]).unwrap();
         assert_eq!(
             excerpt.source.chars().count(),
             MAX_LINE_CHARS + 2 * CUT.len()
@@ -311,13 +312,7 @@ mod tests {
     #[test]
     fn the_window_keeps_to_the_line() {
         let (text, span) = long_line(10, "bsic", 100_000);
-        let excerpt = Excerpt::new(
-            &text,
-            &span,
-            &[],
-            crate::source::line_col(&text, span.start),
-        )
-        .unwrap();
+        let excerpt = placed(&text, &span, &[]).unwrap();
         assert!(
             excerpt
                 .source
@@ -325,13 +320,7 @@ mod tests {
         );
         assert_eq!(excerpt.source.chars().count(), MAX_LINE_CHARS + CUT.len());
         let (text, span) = long_line(100_000, "bsic", 10);
-        let excerpt = Excerpt::new(
-            &text,
-            &span,
-            &[],
-            crate::source::line_col(&text, span.start),
-        )
-        .unwrap();
+        let excerpt = placed(&text, &span, &[]).unwrap();
         assert!(excerpt.source.ends_with("\"bsic\",\"b\":\"yyyyyyyyyy\"}"));
     }
 
@@ -339,13 +328,7 @@ mod tests {
     fn a_wide_value_is_shown_from_its_start() {
         let value = "漢".repeat(10_000);
         let (text, span) = long_line(1_000, &value, 1_000);
-        let excerpt = Excerpt::new(
-            &text,
-            &span,
-            &[],
-            crate::source::line_col(&text, span.start),
-        )
-        .unwrap();
+        let excerpt = placed(&text, &span, &[]).unwrap();
         let shown = excerpt.map(&text, &span).unwrap();
         assert_eq!(
             excerpt.source[..shown.start].chars().count(),
@@ -361,13 +344,7 @@ mod tests {
     fn labels_outside_the_window_are_not_mapped() {
         let (text, span) = long_line(100_000, "bsic", 10);
         let far = 2..3;
-        let excerpt = Excerpt::new(
-            &text,
-            &span,
-            std::slice::from_ref(&far),
-            crate::source::line_col(&text, span.start),
-        )
-        .unwrap();
+        let excerpt = placed(&text, &span, std::slice::from_ref(&far)).unwrap();
         assert_eq!(excerpt.map(&text, &far), None);
     }
 
@@ -401,13 +378,7 @@ mod tests {
     #[test]
     fn the_location_gets_the_column_in_the_whole_line() {
         let (text, span) = long_line(100_000, "bsic", 100_000);
-        let excerpt = Excerpt::new(
-            &text,
-            &span,
-            &[],
-            crate::source::line_col(&text, span.start),
-        )
-        .unwrap();
+        let excerpt = placed(&text, &span, &[]).unwrap();
         let rendered = format!(
             "error: x ends with :1:{0}\n --> f.json:1:{0}\n  |\n",
             excerpt.shown_column

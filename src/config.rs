@@ -310,6 +310,19 @@ impl Config {
         builder.build().ok()
     }
 
+    /// The config file the corpus at `root` is read by, or where it would be.
+    pub fn path(&self, root: &Path) -> PathBuf {
+        self.file.clone().unwrap_or_else(|| root.join(FILE_NAME))
+    }
+
+    /// How diagnostics about the config name its file ([`display`]), `gotchas.toml` when
+    /// there is none.
+    pub fn shown(&self, root: &Path) -> String {
+        self.file
+            .as_deref()
+            .map_or_else(|| FILE_NAME.to_string(), |file| display(root, file))
+    }
+
     /// The largest schema or template file read: `max_file_size` may raise it, not lower it
     /// below the default, as it is set low to keep records small, which the corpus's own
     /// setup files need not be.

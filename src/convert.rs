@@ -163,11 +163,11 @@ fn inexact_integer(text: &str, format: Format) -> Option<String> {
     };
     match format {
         Format::Json => json_numbers(text).find(|token| integer(token) && !fits(token)),
-        Format::Yaml => yaml_plain_scalars(text).find(|token| integer(token) && !fits(token)),
+        Format::Yaml => yaml_integer_scalars(text).find(|token| integer(token) && !fits(token)),
         Format::Markdown => {
             let front = markdown::split_front_matter(text).ok()?;
             let yaml = text.get(front.yaml)?;
-            yaml_plain_scalars(yaml).find(|token| integer(token) && !fits(token))
+            yaml_integer_scalars(yaml).find(|token| integer(token) && !fits(token))
         }
     }
 }
@@ -207,7 +207,7 @@ fn json_numbers(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The scalars of a YAML text that may be read as integers, as written: plain untagged
 /// ones, and any tagged `!!int` (`!!int "99999999999999999999"` is a number too).
-fn yaml_plain_scalars(text: &str) -> impl Iterator<Item = String> + '_ {
+fn yaml_integer_scalars(text: &str) -> impl Iterator<Item = String> + '_ {
     saphyr_parser::Parser::new_from_str(text)
         .map_while(Result::ok)
         .filter_map(|(event, _)| match event {

@@ -611,11 +611,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             .iter()
             .map(|(s, record)| format!("{} ({})", s.name, self.qualified_id(*record)))
             .collect();
-        match named.as_slice() {
-            [] => None,
-            [one] => Some(format!("did you mean {one}?")),
-            many => Some(format!("did you mean one of {}?", many.join(", "))),
-        }
+        did_you_mean_one_of(&named)
     }
 
     /// "did you mean the page known-traps (docs/known-traps.md)?": prose pages whose stem
@@ -634,11 +630,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                 Some(format!("the page {} ({})", s.name, file.display))
             })
             .collect();
-        match named.as_slice() {
-            [] => None,
-            [one] => Some(format!("did you mean {one}?")),
-            many => Some(format!("did you mean one of {}?", many.join(", "))),
-        }
+        did_you_mean_one_of(&named)
     }
 
     /// A `help:` line suggesting ids close to `unknown` among `allowed`, or nothing.
@@ -774,21 +766,11 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         self.resolve(target, all).map(Target::Record)
     }
 
-    /// The path a Markdown link from `file` names, relative to the linking file.
-    fn linked_path(&self, file: usize, target: &str) -> std::path::PathBuf {
-        let from = &self.corpus.files[file].path;
-        let path = from
-            .parent()
-            .map(|dir| dir.join(target))
-            .unwrap_or_default();
-        normalize(&path)
-    }
-
     /// A Markdown link names a file relative to the linking file: a prose page, a record's
     /// file (`[vLLM](../records/engines/vllm.md)`, which cites the record as a wiki-link
     /// does), or another file of the repository.
     fn resolve_file(&self, file: usize, target: &str) -> Result<Target, Problem> {
-        let normal = self.linked_path(file, target);
+        let normal = linked_path(&self.corpus.files[file].path, target);
         if let Some(&doc) = self.doc_paths.get(normal.as_path()) {
             return Ok(Target::Doc(doc));
         }
@@ -805,6 +787,15 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         } else {
             Err(Problem::Unresolved)
         }
+    }
+}
+
+/// "did you mean a?" or "did you mean one of a, b?" of the things `named`; `None` for none.
+fn did_you_mean_one_of(named: &[String]) -> Option<String> {
+    match named {
+        [] => None,
+        [one] => Some(format!("did you mean {one}?")),
+        many => Some(format!("did you mean one of {}?", many.join(", "))),
     }
 }
 
@@ -1163,6 +1154,16 @@ fn link_references<'l>(
         text: link.target.clone(),
         allowed: all,
     })
+}
+
+/// The path a Markdown link in the file at `from` to `target` names, normalized
+/// ([`normalize`]): relative to the linking file's folder.
+pub fn linked_path(from: &Path, target: &str) -> std::path::PathBuf {
+    let path = from
+        .parent()
+        .map(|dir| dir.join(target))
+        .unwrap_or_default();
+    normalize(&path)
 }
 
 /// Removes `.` and `..` components without touching the file system.

@@ -175,7 +175,7 @@ impl Walker<'_> {
                 self.documents
                     .invalid_schema(
                         node.file,
-                        &join_pointer(&node.pointer, "x-ref"),
+                        &at().1,
                         format!(
                             "`x-ref` names the collections a field may point at, as a name or \
                              a list of names, not {}",

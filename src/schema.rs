@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use crate::config::{Config, DEFAULT_ID_PATTERN};
 use crate::diagnostic::{Anchor, Diagnostic};
-use crate::diagnostic::{join_pointer, push_pointer_segment};
+use crate::diagnostic::{join_pointer, pointer_segments, push_pointer_segment};
 use crate::references::{self, Reference};
 use crate::rules;
 use crate::source::display_path;
@@ -203,7 +203,7 @@ impl Schemas {
                         let known: Vec<&str> = sources.keys().map(String::as_str).collect();
                         let diagnostic = Diagnostic::new(
                             rules::INVALID_CONFIG,
-                            config_display(root, config),
+                            config.shown(root),
                             format!(
                                 "the collection `{name}` has no schema: expected {}",
                                 display_path(root, &dir.join(format!("{name}{SCHEMA_SUFFIX}")))
@@ -283,7 +283,7 @@ impl Schemas {
                 Err(err) => {
                     errors.push(Diagnostic::new(
                         rules::INVALID_CONFIG,
-                        config_display(root, config),
+                        config.shown(root),
                         format!(
                             "the id pattern of `{name}` is not a valid regular expression: {err}"
                         ),
@@ -401,7 +401,7 @@ fn resolve_references(
             }
         }
     }
-    let display = config_display(root, config);
+    let display = config.shown(root);
     for reference in &config.references {
         let owners: Vec<usize> = if reference.collection == "*" {
             (0..collections.len()).collect()
@@ -556,7 +556,7 @@ fn check_graph_names(
                 .iter()
                 .map(|entry| (entry, "reference field", &fields)),
         );
-    let display = config_display(root, config);
+    let display = config.shown(root);
     for ((name, span), what, known) in listed {
         if known.contains(&name.as_str()) || (what == "collection" && named.contains(name)) {
             continue;
@@ -582,13 +582,6 @@ fn push_target(fields: &mut BTreeMap<Vec<String>, Vec<usize>>, path: &[String], 
     if !targets.contains(&target) {
         targets.push(target);
     }
-}
-
-fn config_display(root: &Path, config: &Config) -> String {
-    config.file.as_deref().map_or_else(
-        || crate::config::FILE_NAME.to_string(),
-        |f| crate::config::display(root, f),
-    )
 }
 
 /// The collection a schema file describes, by its name: `engine` for `engine.schema.json`.
@@ -1200,8 +1193,7 @@ impl Documents {
             base: Arc::from(resource),
             draft,
         };
-        for segment in pointer.unwrap_or_default().split('/').skip(1) {
-            let segment = segment.replace("~1", "/").replace("~0", "~");
+        for segment in pointer_segments(pointer.unwrap_or_default()) {
             node = node
                 .child(&segment)
                 .ok_or_else(|| format!("`{uri}` leads nowhere: there is no `{segment}`"))?;

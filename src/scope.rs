@@ -340,12 +340,7 @@ fn cited_stem(reference: &Unresolved) -> &str {
 }
 
 fn is_config(project: &Project, root: &Path, display: &str) -> bool {
-    let config = project
-        .config
-        .file
-        .clone()
-        .unwrap_or_else(|| project.root.join(crate::config::FILE_NAME));
-    display_name(root, &config).is_some_and(|c| c == display)
+    display_name(root, &project.config.path(&project.root)).is_some_and(|c| c == display)
 }
 
 /// A path as the corpus displays it (relative to the canonical `root`, `/`-separated; empty

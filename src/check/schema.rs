@@ -10,7 +10,9 @@ use jsonschema::JsonType;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
-use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, join_pointer};
+use crate::diagnostic::{
+    Anchor, Applicability, Diagnostic, Edit, Fix, join_pointer, pointer_segments,
+};
 use crate::load::{Record, json_type};
 use crate::rules;
 use crate::schema::Collection;
@@ -305,7 +307,7 @@ fn invalid_value(instance: &Value, pointer: &str, allowed: &[&Value], display: &
 fn describe_pointer(pointer: &str) -> String {
     match pointer.strip_prefix('/') {
         None => "the record".to_string(),
-        Some(path) => format!("`{}`", path.replace("~1", "/").replace("~0", "~")),
+        Some(_) => format!("`{}`", pointer_segments(pointer).join("/")),
     }
 }
 

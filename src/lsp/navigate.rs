@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::convert;
 use super::workspace::Workspace;
 use crate::diagnostic::Anchor;
-use crate::index::{Edge, Source, Target, normalize};
+use crate::index::{Edge, Source, Target, linked_path, normalize};
 use crate::links::{self, LinkKind};
 use crate::project::scalar_content;
 use crate::source::Span;
@@ -87,16 +87,13 @@ fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
 fn names(workspace: &Workspace, file: usize, target: Target, link: &links::Link) -> bool {
     let corpus = &workspace.corpus;
     if link.kind == LinkKind::File {
-        let linked = corpus.files[file]
-            .path
-            .parent()
-            .map(|folder| normalize(&folder.join(&link.target)));
+        let linked = linked_path(&corpus.files[file].path, &link.target);
         let file_of_target = match target {
             Target::Record(record) => corpus.records[record].file,
             Target::Doc(doc) => corpus.docs[doc].file,
             Target::File => return false,
         };
-        return linked == Some(normalize(&corpus.files[file_of_target].path));
+        return linked == normalize(&corpus.files[file_of_target].path);
     }
     match target {
         Target::Record(record) => {

@@ -153,12 +153,8 @@ impl Workspace {
     /// the schema folder. A change to one changes what every record is checked against.
     pub fn is_setup_file(&self, path: &Path) -> bool {
         let project = &self.project;
-        let config = project
-            .config
-            .file
-            .clone()
-            .unwrap_or_else(|| project.root.join(crate::config::FILE_NAME));
-        path == config || path.starts_with(project.root.join(&project.config.schemas))
+        path == project.config.path(&project.root)
+            || path.starts_with(project.root.join(&project.config.schemas))
     }
 
     /// Reads the config and the schemas again, as they are on disk now, and loads the corpus

@@ -9,7 +9,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet,
 use super::excerpt::{Excerpt, clip, one_line};
 use super::{Sources, Summary};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{Span, char_span, line_col};
+use crate::source::{LineCol, Span, char_span, line_col};
 
 /// Renders diagnostics one after another, each followed by a blank line.
 ///
@@ -123,9 +123,7 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
                 })
                 .collect();
             let spans: Vec<Span> = labels.iter().map(|(span, _)| (*span).clone()).collect();
-            let at = sources
-                .range(&diagnostic.file, &diagnostic.anchor)
-                .map_or_else(|| crate::source::line_col(text, span.start), |(at, _)| at);
+            let at = start_of(sources, &diagnostic.file, text, span);
             excerpt = Excerpt::new(text, span, &spans, at);
             match &excerpt {
                 Some(excerpt) => {
@@ -145,10 +143,7 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
                         .max()
                         .unwrap_or(span.end);
                     let (from, to) = lines_around(text, first.start, last);
-                    let line = sources
-                        .range(&diagnostic.file, &Anchor::Span(first.clone()))
-                        .map_or_else(|| crate::source::line_col(text, first.start), |(at, _)| at)
-                        .line;
+                    let line = start_of(sources, &diagnostic.file, text, first).line;
                     let shift = |span: &Span| {
                         let span = char_span(text, span);
                         span.start.saturating_sub(from)..span.end.saturating_sub(from)
@@ -204,6 +199,14 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
     (group, excerpt)
 }
 
+/// Where `span` of `file`, whose text is `text`, starts: as the report placed it when the
+/// file was read, else counted now.
+fn start_of(sources: &Sources, file: &str, text: &str, span: &Span) -> LineCol {
+    sources
+        .range(file, &Anchor::Span(span.clone()))
+        .map_or_else(|| line_col(text, span.start), |(at, _)| at)
+}
+
 /// The bytes of the whole lines of `text` from the one holding `start` to the one holding
 /// `end`, line breaks and all.
 fn lines_around(text: &str, start: usize, end: usize) -> (usize, usize) {
@@ -247,9 +250,7 @@ fn excerpt_snippet<'a>(
                     .annotation(AnnotationKind::Context.span(shown).label(one_line(message)));
             }
             None => {
-                let at = sources
-                    .range(&diagnostic.file, &Anchor::Span((*span).clone()))
-                    .map_or_else(|| line_col(text, span.start), |(at, _)| at);
+                let at = start_of(sources, &diagnostic.file, text, span);
                 elsewhere.push(Level::NOTE.message(format!(
                     "{}:{}:{}: {message}",
                     one_line(&diagnostic.file),

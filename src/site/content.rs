@@ -18,7 +18,6 @@ use crate::index::{IdIndex, Resolved, Source, Target};
 use crate::rules;
 use crate::schema::Schemas;
 use crate::schema::enum_fields;
-use crate::source::display_path;
 use crate::suggest;
 
 use super::kept::{FieldValue, Kept};
@@ -472,10 +471,7 @@ fn enum_page_fields(
             .map(|field| field.to_string())
             .collect());
     };
-    let display = config.file.as_deref().map_or_else(
-        || crate::config::FILE_NAME.to_string(),
-        |f| display_path(root, f),
-    );
+    let display = config.shown(root);
     let mut errors = Vec::new();
     for (field, span) in listed {
         if known.contains(field) {

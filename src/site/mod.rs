@@ -39,7 +39,6 @@ use crate::diagnostic::Diagnostic;
 use crate::index::Source;
 use crate::project::Project;
 use crate::rules;
-use crate::source::display_path;
 use content::Content;
 use pages::Frame;
 use templates::Templates;
@@ -428,10 +427,7 @@ fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Dia
     let mut errors = Vec::new();
     for (file, item) in files {
         if let Some(first) = seen.insert(file, item) {
-            let display = project.config.file.as_deref().map_or_else(
-                || crate::config::FILE_NAME.to_string(),
-                |f| display_path(&project.root, f),
-            );
+            let display = project.config.shown(&project.root);
             errors.push(
                 Diagnostic::new(
                     rules::INVALID_CONFIG,

@@ -365,22 +365,15 @@ fn find_docs(root: &Path, config: &Config) -> FoundDocs {
                     && globs.is_match(entry.path().strip_prefix(root).unwrap_or(entry.path())) =>
             {
                 let path = entry.into_path();
-                let target = std::fs::canonicalize(&path).ok();
-                let inside = target.as_deref().is_some_and(|target| {
-                    target.is_file()
-                        && canonical_root
-                            .as_deref()
-                            .is_some_and(|r| target.starts_with(r))
-                });
-                if inside {
-                    paths.push(path);
-                    continue;
-                }
-                let why = match &target {
-                    Some(target) if target.is_dir() => "a link to a folder",
-                    Some(target) if target.is_file() => "a link out of the corpus",
-                    Some(_) => "a named pipe, socket or device",
-                    None => "a link to nothing",
+                let why = match discover::link_target(&path, canonical_root.as_deref()) {
+                    discover::LinkTarget::File => {
+                        paths.push(path);
+                        continue;
+                    }
+                    discover::LinkTarget::Folder(_) => "a link to a folder",
+                    discover::LinkTarget::Outside(_) => "a link out of the corpus",
+                    discover::LinkTarget::Special => "a named pipe, socket or device",
+                    discover::LinkTarget::Nothing(_) => "a link to nothing",
                 };
                 diagnostics.push(
                     Diagnostic::new(

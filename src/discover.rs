@@ -197,6 +197,39 @@ enum Sorted {
     Problem(Box<Diagnostic>),
 }
 
+/// Where a file found by a walk leads, a link followed: to a file of the corpus, which is
+/// read like the file itself, or to something that is not read.
+pub(crate) enum LinkTarget {
+    /// A regular file inside the corpus.
+    File,
+    /// A folder, not followed (a walk would go through it a second time, or out).
+    Folder(PathBuf),
+    /// A named pipe, socket or device, which reading may never end.
+    Special,
+    /// A regular file out of the corpus: a checked-out repository must not make the linter
+    /// read arbitrary files of the machine.
+    Outside(PathBuf),
+    /// Nothing: a dangling link, or one that cannot be followed.
+    Nothing(std::io::Error),
+}
+
+/// Where `path` leads, in the corpus whose root is `canonical_root` (resolved).
+pub(crate) fn link_target(path: &Path, canonical_root: Option<&Path>) -> LinkTarget {
+    let target = match std::fs::canonicalize(path) {
+        Ok(target) => target,
+        Err(err) => return LinkTarget::Nothing(err),
+    };
+    if target.is_dir() {
+        LinkTarget::Folder(target)
+    } else if !target.is_file() {
+        LinkTarget::Special
+    } else if canonical_root.is_some_and(|root| target.starts_with(root)) {
+        LinkTarget::File
+    } else {
+        LinkTarget::Outside(target)
+    }
+}
+
 fn problem(diagnostic: Diagnostic) -> Sorted {
     Sorted::Problem(Box::new(diagnostic))
 }
@@ -215,42 +248,40 @@ fn sort_file(
         // read like the file. A dangling link is an unreadable record, and a link out of
         // the corpus is not followed: a checked-out repository must not make the linter
         // read arbitrary files of the machine.
-        let target = match std::fs::canonicalize(&path) {
-            Ok(target) => target,
-            Err(err) => {
+        match link_target(&path, canonical_root) {
+            LinkTarget::File => {}
+            LinkTarget::Nothing(err) => {
                 return problem(Diagnostic::new(
                     rules::IO_ERROR,
                     display_path(root, &path),
                     format!("cannot read the file: {err}"),
                 ));
             }
-        };
-        if target.is_dir() {
-            // Said, as the records under it would otherwise go unchecked in silence.
-            let shown = match canonical_root.and_then(|r| target.strip_prefix(r).ok()) {
-                Some(inside) => display_path(Path::new(""), inside),
-                None => target.display().to_string(),
-            };
-            return problem(Diagnostic::new(
-                rules::STRAY_FILE,
-                display_path(root, &path),
-                "this symlink points at a folder, which is not followed: its records are not checked",
-            )
-            .with_note(format!("it points at {shown}"))
-            .with_help("move the folder here, or point `records` (or the collection's `folder`) at it"));
-        }
-        if !target.is_file() {
-            return problem(not_a_regular_file(root, &path));
-        }
-        if !canonical_root.is_some_and(|r| target.starts_with(r)) {
-            return problem(
-                Diagnostic::new(
+            LinkTarget::Folder(target) => {
+                // Said, as the records under it would otherwise go unchecked in silence.
+                let shown = match canonical_root.and_then(|r| target.strip_prefix(r).ok()) {
+                    Some(inside) => display_path(Path::new(""), inside),
+                    None => target.display().to_string(),
+                };
+                return problem(Diagnostic::new(
                     rules::STRAY_FILE,
                     display_path(root, &path),
-                    "this symlink points outside the corpus, so it is not followed",
+                    "this symlink points at a folder, which is not followed: its records are not checked",
                 )
-                .with_note(format!("it points at {}", target.display())),
-            );
+                .with_note(format!("it points at {shown}"))
+                .with_help("move the folder here, or point `records` (or the collection's `folder`) at it"));
+            }
+            LinkTarget::Special => return problem(not_a_regular_file(root, &path)),
+            LinkTarget::Outside(target) => {
+                return problem(
+                    Diagnostic::new(
+                        rules::STRAY_FILE,
+                        display_path(root, &path),
+                        "this symlink points outside the corpus, so it is not followed",
+                    )
+                    .with_note(format!("it points at {}", target.display())),
+                );
+            }
         }
     }
     if path.to_str().is_none() {

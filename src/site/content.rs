@@ -428,9 +428,7 @@ fn page_segment(segment: &str) -> std::borrow::Cow<'_, str> {
 
 /// Whether an enum value can name a page folder (`severity/major/`) as it is.
 fn is_folder_name(value: &str) -> bool {
-    !matches!(value, "" | "." | "..")
-        && !value.contains(['/', '\\'])
-        && page_segment(value) == value
+    !value.contains(['/', '\\']) && page_segment(value) == value
 }
 
 /// The string values of a field's `enum` in a collection schema.

@@ -733,3 +733,75 @@ fn a_rename_also_renames_the_file_in_links_to_it() {
     );
     client.stop();
 }
+
+/// Files other than records that join or leave the corpus after the server started: a
+/// prose page and a stray under the records folder get the diagnostics `check` gives them,
+/// and lose them when deleted; the client is asked to report every file the corpus is
+/// read from, the config and strays included.
+#[test]
+fn a_page_or_a_stray_created_after_startup_is_checked_and_cleared_when_deleted() {
+    let (_dir, root) = corpus();
+    std::fs::write(root.join("gotchas.toml"), "docs = [\"docs/**/*.md\"]\n").unwrap();
+    let mut client = Client::start(&root);
+    client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": uri(&root),
+            "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}
+        }),
+    );
+    client.notify("initialized", json!({}));
+    let registration = client.wait("the watch registration", |m| {
+        m["method"] == "client/registerCapability"
+    });
+    let watchers = &registration["params"]["registrations"][0]["registerOptions"]["watchers"];
+    let patterns: Vec<&Value> = watchers
+        .as_array()
+        .expect("watchers")
+        .iter()
+        .map(|w| &w["globPattern"])
+        .collect();
+    assert_eq!(
+        patterns,
+        [
+            &json!("**/*.{json,yaml,yml,md}"),
+            &json!("**/gotchas.toml"),
+            &json!("**/records/**"),
+        ]
+    );
+    client.write(json!({"jsonrpc": "2.0", "id": registration["id"], "result": null}));
+    let changed = |client: &mut Client, path: &Path, kind: u8| {
+        client.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": uri(path), "type": kind}]}),
+        );
+    };
+
+    let page = root.join("docs/guide.md");
+    std::fs::create_dir(root.join("docs")).unwrap();
+    std::fs::write(&page, "# Guide\n\nSee [[engines/vlm]].\n").unwrap();
+    changed(&mut client, &page, 1);
+    let diagnostics = client.diagnostics(&uri(&page), None);
+    let codes: Vec<&Value> = diagnostics.iter().map(|d| &d["code"]).collect();
+    assert_eq!(codes, [&json!("broken-link")], "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["range"]["start"],
+        json!({"line": 2, "character": 6})
+    );
+
+    let stray = root.join("records/engines/notes.txt");
+    std::fs::write(&stray, "to sort out\n").unwrap();
+    changed(&mut client, &stray, 1);
+    let diagnostics = client.diagnostics(&uri(&stray), None);
+    let codes: Vec<&Value> = diagnostics.iter().map(|d| &d["code"]).collect();
+    assert_eq!(codes, [&json!("stray-file")], "{diagnostics:#?}");
+
+    std::fs::remove_file(&stray).unwrap();
+    changed(&mut client, &stray, 3);
+    assert_eq!(client.diagnostics(&uri(&stray), None), Vec::<Value>::new());
+    std::fs::remove_dir_all(root.join("docs")).unwrap();
+    changed(&mut client, &root.join("docs"), 3);
+    assert_eq!(client.diagnostics(&uri(&page), None), Vec::<Value>::new());
+    client.stop();
+}

@@ -126,7 +126,7 @@ pub fn run(
     });
     connection.initialize_finish(id, answer)?;
     if watches_files(&params) {
-        send(connection, watch_request().into())?;
+        send(connection, watch_request(&project).into())?;
     }
     let mut workspace = Workspace::new(project);
     serve_messages(connection, &mut workspace)
@@ -187,13 +187,30 @@ fn watches_files(params: &InitializeParams) -> bool {
         .unwrap_or(false)
 }
 
-/// Asks the client to report created, changed and deleted record and page files.
-fn watch_request() -> Request {
+/// Asks the client to report created, changed and deleted files the corpus is read from:
+/// records, schemas and pages by their extensions, the config by its name, and anything
+/// under the records folder (a file there that is no record is a stray, and said).
+fn watch_request(project: &Project) -> Request {
+    let mut patterns = vec!["**/*.{json,yaml,yml,md}".to_string()];
+    if let Some(name) = project.config.path(&project.root).file_name() {
+        patterns.push(format!("**/{}", name.to_string_lossy()));
+    }
+    let records = project.root.join(&project.config.records);
+    match crate::source::display_path(&project.root, &records) {
+        records if records.starts_with('/') => patterns.push(format!("{records}/**")),
+        records if !matches!(records.as_str(), "" | ".") => {
+            patterns.push(format!("**/{records}/**"));
+        }
+        _ => {}
+    }
     let options = DidChangeWatchedFilesRegistrationOptions {
-        watchers: vec![FileSystemWatcher {
-            glob_pattern: GlobPattern::String("**/*.{json,yaml,yml,md}".into()),
-            kind: None,
-        }],
+        watchers: patterns
+            .into_iter()
+            .map(|pattern| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(pattern),
+                kind: None,
+            })
+            .collect(),
     };
     Request::new(
         RequestId::from("gotchas/watch".to_string()),

@@ -66,6 +66,10 @@ pub struct Workspace {
     /// the findings did not.
     touched: BTreeSet<String>,
     stale: bool,
+    /// Files created or opened after loading that loading the corpus again did not take in
+    /// (hidden, ignored by git, or not on disk), and whether each was on disk then: see
+    /// [`Workspace::rediscover`].
+    passed_over: HashMap<PathBuf, bool>,
 }
 
 /// Diagnostics to publish for one file.
@@ -83,8 +87,37 @@ pub struct Publish {
 impl Workspace {
     /// Loads the corpus and runs the per-file stages once, in parallel.
     pub fn new(project: Project) -> Workspace {
-        let corpus = project.load();
-        let schemas = &project.schemas;
+        let mut workspace = Workspace {
+            project,
+            corpus: Corpus::default(),
+            own: Vec::new(),
+            written: Vec::new(),
+            chunks: Vec::new(),
+            refs: Vec::new(),
+            duplicates: Vec::new(),
+            repeated_ids: Vec::new(),
+            graph: Vec::new(),
+            edited: BTreeSet::new(),
+            ids_changed: true,
+            by_path: HashMap::new(),
+            by_display: HashMap::new(),
+            versions: HashMap::new(),
+            published: BTreeMap::new(),
+            unlocated: BTreeMap::new(),
+            touched: BTreeSet::new(),
+            stale: true,
+            passed_over: HashMap::new(),
+        };
+        workspace.load();
+        workspace
+    }
+
+    /// Loads the corpus from disk and runs the per-file stages once, in parallel. What was
+    /// kept of an earlier corpus goes; what was published stays, for the next refresh to
+    /// compare against, so that a diagnostic the new corpus does away with is cleared.
+    fn load(&mut self) {
+        let corpus = self.project.load();
+        let schemas = &self.project.schemas;
         let mut own: Vec<Vec<Diagnostic>> = vec![Vec::new(); corpus.files.len()];
         let mut written: Vec<Vec<Written>> = vec![Vec::new(); corpus.files.len()];
         let per_record: Vec<(usize, Vec<Diagnostic>, Vec<Written>)> = (0..corpus.records.len())
@@ -106,28 +139,18 @@ impl Workspace {
             written[entry.file] = index::written_in_doc(&corpus, schemas, doc);
         }
         let files = corpus.files.len();
-        let mut workspace = Workspace {
-            project,
-            corpus,
-            own,
-            written,
-            chunks: vec![Resolved::default(); files],
-            refs: vec![Vec::new(); files],
-            duplicates: Vec::new(),
-            repeated_ids: Vec::new(),
-            graph: Vec::new(),
-            edited: BTreeSet::new(),
-            ids_changed: true,
-            by_path: HashMap::new(),
-            by_display: HashMap::new(),
-            versions: HashMap::new(),
-            published: BTreeMap::new(),
-            unlocated: BTreeMap::new(),
-            touched: BTreeSet::new(),
-            stale: true,
-        };
-        workspace.index_paths();
-        workspace
+        self.corpus = corpus;
+        self.own = own;
+        self.written = written;
+        self.chunks = vec![Resolved::default(); files];
+        self.refs = vec![Vec::new(); files];
+        self.duplicates.clear();
+        self.repeated_ids.clear();
+        self.graph.clear();
+        self.edited.clear();
+        self.ids_changed = true;
+        self.stale = true;
+        self.index_paths();
     }
 
     fn index_paths(&mut self) {
@@ -158,9 +181,8 @@ impl Workspace {
     }
 
     /// Reads the config and the schemas again, as they are on disk now, and loads the corpus
-    /// by them: the open documents as the editor has them, and what was published kept to
-    /// compare against, so that a diagnostic the change did away with is cleared. `Err`,
-    /// with what is wrong, leaves the workspace as it was.
+    /// by them ([`Workspace::load_again`]). `Err`, with what is wrong, leaves the workspace
+    /// as it was.
     pub fn reopen(&mut self) -> Result<(), Vec<Diagnostic>> {
         let root = &self.project.root;
         let default = root.join(crate::config::FILE_NAME);
@@ -170,8 +192,18 @@ impl Workspace {
             .file
             .as_deref()
             .filter(|file| *file != default);
-        let project = Project::open(root, given)?;
-        let open: Vec<(PathBuf, i32, String)> = self
+        self.project = Project::open(root, given)?;
+        // Where the records and pages are may have changed with the config.
+        self.passed_over.clear();
+        self.load_again(None);
+        Ok(())
+    }
+
+    /// Loads the corpus again from disk, with the open documents as the editor has them,
+    /// and `opened` (a document opened that the corpus did not hold) with its text if it
+    /// is now part of the corpus.
+    fn load_again(&mut self, opened: Option<(&Path, String)>) {
+        let mut open: Vec<(PathBuf, i32, String)> = self
             .versions
             .iter()
             .filter_map(|(path, &version)| {
@@ -179,15 +211,46 @@ impl Workspace {
                 Some((path.clone(), version, text))
             })
             .collect();
-        let published = std::mem::take(&mut self.published);
-        let unlocated = std::mem::take(&mut self.unlocated);
-        *self = Workspace::new(project);
-        self.published = published;
-        self.unlocated = unlocated;
+        if let Some((path, text)) = opened
+            && let Some(&version) = self.versions.get(path)
+        {
+            open.push((path.to_path_buf(), version, text));
+        }
+        self.load();
         for (path, version, text) in open {
             self.edit(&path, text, version);
         }
-        Ok(())
+    }
+
+    /// Whether a fresh discovery looks at `path`: a file under the records folder is a
+    /// record or a stray, one the `docs` patterns match a prose page.
+    fn in_reach(&self, path: &Path) -> bool {
+        let Project { root, config, .. } = &self.project;
+        path.starts_with(root.join(&config.records))
+            || path.strip_prefix(root).is_ok_and(|relative| {
+                config
+                    .docs_matcher()
+                    .is_some_and(|globs| globs.is_match(relative))
+            })
+    }
+
+    /// A file the corpus does not hold was created, opened or deleted where discovery
+    /// looks, and is no record (those join or leave one at a time): a prose page, or a
+    /// stray, whose diagnostic is discovery's. The corpus is loaded again, as `check` would
+    /// load it; a file that load passes over too (hidden, ignored by git) is remembered, so
+    /// that its every change does not load the corpus again.
+    fn rediscover(&mut self, path: &Path, text: Option<String>) {
+        let on_disk = path.exists();
+        if !self.in_reach(path) || self.passed_over.get(path) == Some(&on_disk) {
+            return;
+        }
+        // Remembered before loading, as loading gives the open documents their text again,
+        // this one's included, which must not load the corpus once more.
+        self.passed_over.insert(path.to_path_buf(), on_disk);
+        self.load_again(text.map(|text| (path, text)));
+        if self.file(path).is_some() {
+            self.passed_over.remove(path);
+        }
     }
 
     /// A document was opened or changed in the editor: its text is now `text`.
@@ -205,7 +268,7 @@ impl Workspace {
     /// A file changed on disk (saved, created, deleted by another program): re-read it
     /// alone, unless the editor holds it open, whose buffer wins.
     pub fn reload(&mut self, path: &Path) {
-        if self.versions.contains_key(path) {
+        if self.versions.contains_key(path) && self.file(path).is_some() {
             return;
         }
         let max = self.project.config.max_file_size;
@@ -235,6 +298,7 @@ impl Workspace {
                 let root = &self.project.root;
                 let Some(candidate) = discover::candidate(root, &config.records, path, schemas)
                 else {
+                    self.rediscover(path, Some(text));
                     return;
                 };
                 let (file, change) = self.corpus.insert_file(candidate, text, schemas, config);
@@ -266,8 +330,32 @@ impl Workspace {
         Some((record.collection, record.id.clone(), written))
     }
 
+    /// Forgets a deleted file, or every file of a deleted folder. One the corpus did not
+    /// hold may still be named by discovery's diagnostics (a stray, an unreadable page):
+    /// then the corpus is loaded again.
     fn remove(&mut self, path: &Path) {
-        let Some(file) = self.file(path) else { return };
+        self.passed_over.retain(|kept, _| !kept.starts_with(path));
+        let gone: Vec<usize> = (0..self.corpus.files.len())
+            .rev()
+            .filter(|&file| self.corpus.files[file].path.starts_with(path))
+            .collect();
+        if gone.is_empty() {
+            let display = crate::source::display_path(&self.project.root, path);
+            let named = |file: &str| {
+                file.strip_prefix(display.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            };
+            if self.corpus.diagnostics.iter().any(|d| named(&d.file)) {
+                self.load_again(None);
+            }
+            return;
+        }
+        for file in gone {
+            self.remove_file(file);
+        }
+    }
+
+    fn remove_file(&mut self, file: usize) {
         let display = self.corpus.files[file].display.clone();
         if let Some(record) = self.corpus.remove_file(file) {
             self.shift_records(record, -1);
@@ -731,5 +819,23 @@ mod tests {
         workspace.reload(&root.join("records/engines/vllm.yaml"));
         assert_same_as_check(&mut workspace);
         assert!(workspace.published.keys().any(|f| f.ends_with("vllm.yaml")));
+    }
+
+    /// A folder deleted on disk is reported as one change, for the folder: every file in it
+    /// leaves the corpus, as a fresh load would have it.
+    #[test]
+    fn a_deleted_folder_takes_its_files_along() {
+        let dir = corpus();
+        let root = dir.path().canonicalize().unwrap();
+        let mut workspace = Workspace::new(Project::open(&root, None).unwrap());
+        workspace.refresh();
+        let sources = root.join("records/sources");
+        std::fs::remove_dir_all(&sources).unwrap();
+        workspace.reload(&sources);
+        assert_same_as_check(&mut workspace);
+        let mut fresh = Workspace::new(Project::open(&root, None).unwrap());
+        fresh.refresh();
+        assert!(!fresh.published.is_empty(), "the sources are cited");
+        assert_eq!(workspace.published, fresh.published);
     }
 }

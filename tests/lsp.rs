@@ -805,3 +805,39 @@ fn a_page_or_a_stray_created_after_startup_is_checked_and_cleared_when_deleted()
     assert_eq!(client.diagnostics(&uri(&page), None), Vec::<Value>::new());
     client.stop();
 }
+
+/// A diagnostic that points into another file (where a duplicated id was first used) is
+/// published again when that file's text moves, so that its related location stays true.
+#[test]
+fn related_information_follows_an_edit_of_the_file_it_points_into() {
+    let (_dir, root) = corpus();
+    let first = root.join("records/engines/vllm.json");
+    let text = "{\"id\": \"vllm\", \"type\": \"engine\", \"name\": \"vLLM\"}\n";
+    std::fs::write(&first, text).unwrap();
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root);
+    let second = uri(&root.join("records/engines/vllm.yaml"));
+    let first_use = |diagnostics: &[Value]| {
+        let duplicate = diagnostics
+            .iter()
+            .find(|d| d["code"] == "duplicate-id")
+            .expect("a duplicate-id diagnostic");
+        let related = &duplicate["relatedInformation"][0]["location"];
+        (related["uri"].clone(), related["range"]["start"].clone())
+    };
+    let diagnostics = client.diagnostics(&second, None);
+    assert_eq!(
+        first_use(&diagnostics),
+        (json!(uri(&first)), json!({"line": 0, "character": 7}))
+    );
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&first), "languageId": "json", "version": 1, "text": format!("\n\n{text}")}}),
+    );
+    let diagnostics = client.diagnostics(&second, None);
+    assert_eq!(
+        first_use(&diagnostics),
+        (json!(uri(&first)), json!({"line": 2, "character": 7}))
+    );
+    client.stop();
+}

@@ -523,7 +523,15 @@ impl Workspace {
         for display in files {
             let now = by_file.remove(&display).unwrap_or_default();
             let before = self.unlocated.get(&display);
-            if before == Some(&now) && !self.touched.contains(&display) {
+            // A diagnostic is placed again when its file's text changed, or the text of a
+            // file it points into (a duplicate id's first use), whose positions may have
+            // moved though the findings did not.
+            let moved = self.touched.contains(&display)
+                || now
+                    .iter()
+                    .flat_map(|d| &d.labels)
+                    .any(|label| self.touched.contains(&label.file));
+            if before == Some(&now) && !moved {
                 continue;
             }
             if before.is_none() && now.is_empty() {

@@ -116,7 +116,18 @@ fn replace(
             .clone()
             .unwrap_or_else(|| std::os::unix::fs::PermissionsExt::from_mode(0o666)),
     );
-    let mut temporary = builder.tempfile_in(dir)?;
+    let mut temporary = builder.tempfile_in(dir).map_err(|err| {
+        // tempfile's message ends with the temporary file it could not make, a name
+        // nobody has seen: the folder is named instead.
+        let shown = err.to_string();
+        let cause = shown
+            .split_once(" at path ")
+            .map_or(shown.as_str(), |(c, _)| c);
+        std::io::Error::new(
+            err.kind(),
+            format!("cannot create a file in {}: {cause}", dir.display()),
+        )
+    })?;
     write(temporary.as_file_mut())?;
     temporary.as_file().sync_all()?;
     if let Some(permissions) = permissions {

@@ -729,3 +729,46 @@ fn baseline_accepts_known_problems_and_fails_on_new_ones() {
         shrunk.stdout
     );
 }
+
+/// A baseline the config names is a place, as the default one is: until it is written,
+/// every problem is reported (a note says so) rather than the run refused;
+/// `--write-baseline` makes its folder. One named on the command line must exist.
+#[test]
+fn a_configured_baseline_is_written_where_it_is_named_and_missing_means_none_known() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    let config = dir.path().join("gotchas.toml");
+    let before = std::fs::read_to_string(&config).unwrap_or_default();
+    std::fs::write(&config, format!("baseline = \"ci/known.json\"\n{before}")).unwrap();
+
+    let unwritten = check(dir.path(), &[]);
+    assert_eq!(unwritten.code, 1, "{}", unwritten.stderr);
+    assert!(
+        unwritten.stderr.contains(
+            "ci/known.json does not exist yet, so every problem is reported (`--write-baseline` writes it)"
+        ),
+        "{}",
+        unwritten.stderr
+    );
+    assert!(
+        unwritten.stdout.contains("20 errors, 1 warning"),
+        "{}",
+        unwritten.stdout
+    );
+    assert!(!check(dir.path(), &["--quiet"]).stderr.contains("note:"));
+
+    let named = check(dir.path(), &["--baseline", "elsewhere.json"]);
+    assert_eq!(named.code, 2);
+    assert!(
+        named.stderr.contains("cannot read the baseline"),
+        "{}",
+        named.stderr
+    );
+
+    let write = check(dir.path(), &["--write-baseline"]);
+    assert_eq!(write.code, 0, "{}", write.stderr);
+    assert!(dir.path().join("ci/known.json").is_file());
+    let known = check(dir.path(), &[]);
+    assert_eq!(known.code, 0, "{}", known.stdout);
+    assert!(known.stdout.contains("(21 known problems in the baseline)"));
+}

@@ -344,7 +344,21 @@ fn output_writes_the_report_and_keeps_the_summary_on_the_terminal() {
         ],
     );
     assert_eq!(unwritable.code, 2);
-    assert!(unwritable.stderr.contains("cannot write the report"));
+    assert!(
+        unwritable
+            .stderr
+            .contains("dir/r.txt: cannot create a file in "),
+        "{}",
+        unwritable.stderr
+    );
+    assert!(
+        unwritable
+            .stderr
+            .trim_end()
+            .ends_with("/no/such/dir: No such file or directory (os error 2)"),
+        "the temporary file is not named: {}",
+        unwritable.stderr
+    );
 }
 
 #[test]

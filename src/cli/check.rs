@@ -2,7 +2,7 @@
 //! report.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Instant, SystemTime};
 
@@ -51,8 +51,8 @@ pub(crate) struct CheckArgs {
     /// `--fix` or `--diff`: fix first, then accept what is left.
     #[arg(long, conflicts_with_all = ["files", "staged", "fix", "diff"])]
     write_baseline: bool,
-    /// The baseline file (default: the config's `baseline`, else `gotchas-baseline.json` at
-    /// the corpus root, used when it exists).
+    /// The baseline file, which must exist (default: the config's `baseline`, else
+    /// `gotchas-baseline.json` at the corpus root, used when it exists).
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
     /// Print only the problems: no summary line, no notes.
@@ -303,8 +303,6 @@ struct Checked<F> {
     preamble: String,
 }
 
-/// Applies the baseline to the diagnostics of a checked corpus and writes the report (or
-/// the baseline, with `--write-baseline`).
 /// The baseline file: `--baseline`, else the config's, else the default at the root.
 fn baseline_path(project: &Project, args: &CheckArgs) -> PathBuf {
     args.baseline
@@ -319,6 +317,8 @@ fn baseline_path(project: &Project, args: &CheckArgs) -> PathBuf {
         .unwrap_or_else(|| project.root.join(baseline::DEFAULT_FILE))
 }
 
+/// Applies the baseline to the diagnostics of a checked corpus and writes the report (or
+/// the baseline, with `--write-baseline`).
 fn report<F>(
     project: &Project,
     args: &CheckArgs,
@@ -339,7 +339,14 @@ fn report<F>(
     let baseline_path = baseline_path(project, args);
     if args.write_baseline {
         let baseline = Baseline::from_diagnostics(&diagnostics);
-        return match crate::write::write_atomic(&baseline_path, baseline.to_json().as_bytes()) {
+        // A baseline configured in a folder of its own (`ci/known.json`) is written there
+        // the first time, as the file itself is.
+        let written = match baseline_path.parent() {
+            Some(folder) if !folder.as_os_str().is_empty() => std::fs::create_dir_all(folder),
+            _ => Ok(()),
+        }
+        .and_then(|()| crate::write::write_atomic(&baseline_path, baseline.to_json().as_bytes()));
+        return match written {
             Ok(()) => {
                 let _ = writeln!(
                     out,
@@ -358,12 +365,29 @@ fn report<F>(
             }
         };
     }
-    let explicit = args.baseline.is_some() || project.config.baseline.is_some();
     let mut filtered = baseline::Filtered {
         reported: diagnostics,
         ..baseline::Filtered::default()
     };
-    if explicit || baseline_path.is_file() {
+    // A baseline named on the command line must be there; the config's, like the default
+    // one, is a place: until `--write-baseline` writes it, no problem is known, as a
+    // config copied from `init` or the README names the default there.
+    let missing = !baseline_path.exists();
+    if missing && args.baseline.is_none() {
+        let default = Path::new(baseline::DEFAULT_FILE);
+        if project
+            .config
+            .baseline
+            .as_deref()
+            .is_some_and(|b| b != default)
+            && !args.quiet
+        {
+            say!(
+                "note: the baseline {} does not exist yet, so every problem is reported (`--write-baseline` writes it)",
+                baseline_path.display()
+            );
+        }
+    } else {
         match Baseline::read(&baseline_path) {
             Ok(baseline) => filtered = baseline.filter(filtered.reported),
             Err(message) => {

@@ -186,12 +186,15 @@ impl Default for SiteConfig {
 /// One reference field declared in `[references]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReferenceConfig {
-    /// The collection name, or `*` for every collection.
+    /// The collection, by type or folder name, or `*` for every collection.
     pub collection: String,
+    /// Where the collection is written.
+    pub collection_span: Range<usize>,
     /// The field path below the record: object keys; arrays on the way are looked through.
     pub path: Vec<String>,
-    /// The collections the field may point at.
-    pub targets: Vec<String>,
+    /// The collections the field may point at, by type or folder name, each with where it
+    /// is written.
+    pub targets: Vec<(String, Range<usize>)>,
     /// Where the declaration is in the config file, for errors found later.
     pub span: Range<usize>,
     /// Where each part of `path` is written: a quoted dotted key's parts share its span.
@@ -580,10 +583,11 @@ impl Reader<'_> {
                         "write `gotcha.affects = [\"engine\"]` or `\"*.sources\" = \"source\"`",
                     );
                 self.errors.push(diagnostic);
-            } else if let Some(((collection, _), path)) = prefix.split_first() {
-                let targets = self.strings(value);
+            } else if let Some(((collection, collection_span), path)) = prefix.split_first() {
+                let targets = self.spanned_strings(value);
                 out.push(ReferenceConfig {
                     collection: collection.clone(),
+                    collection_span: collection_span.clone(),
                     path: path.iter().map(|(part, _)| part.clone()).collect(),
                     targets,
                     span: key.span().start..value.span().end,
@@ -660,18 +664,6 @@ impl Reader<'_> {
             }
         }
         site
-    }
-
-    /// A string or an array of strings.
-    fn strings(&mut self, value: &Spanned<DeValue<'_>>) -> Vec<String> {
-        if let Some(text) = value.get_ref().as_str() {
-            return vec![text.to_string()];
-        }
-        let Some(items) = value.get_ref().as_array() else {
-            self.expected(value, "a string or an array of strings");
-            return Vec::new();
-        };
-        items.iter().filter_map(|item| self.string(item)).collect()
     }
 
     /// The `docs` patterns, a string or an array of strings; one that is no glob is
@@ -956,7 +948,10 @@ mod tests {
         let found: Vec<(String, Vec<String>, Vec<String>)> = config
             .references
             .into_iter()
-            .map(|r| (r.collection, r.path, r.targets))
+            .map(|r| {
+                let targets = r.targets.into_iter().map(|(target, _)| target).collect();
+                (r.collection, r.path, targets)
+            })
             .collect();
         assert!(found.contains(&(
             "gotcha".into(),

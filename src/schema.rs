@@ -363,8 +363,13 @@ fn resolve_references(
     named: &[String],
     errors: &mut Vec<Diagnostic>,
 ) {
+    // A collection is named by its type or its folder, as `[graph]` and the commands name
+    // it: a corpus's own tables list both.
     let names: Vec<String> = collections.iter().map(|c| c.name.clone()).collect();
-    let index_of = |name: &str| names.iter().position(|n| n == name);
+    let folders: Vec<String> = collections.iter().map(|c| c.folder.clone()).collect();
+    let index_of = |name: &str| {
+        (names.iter().position(|n| n == name)).or_else(|| folders.iter().position(|f| f == name))
+    };
     let broken = |name: &str| named.iter().any(|n| n == name);
     let unknown = |name: &str| -> String {
         let suggestions = crate::suggest::suggest(name, names.iter().map(String::as_str), 3);
@@ -374,6 +379,20 @@ fn resolve_references(
             message.push_str(&help);
         }
         message
+    };
+    let mut kinds: Vec<&str> = names.iter().chain(&folders).map(String::as_str).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let display = config.shown(root);
+    let unknown_in_config = |name: &str, span: &std::ops::Range<usize>| {
+        let diagnostic = Diagnostic::new(
+            rules::INVALID_CONFIG,
+            &display,
+            format!("`{name}` in [references] names no collection"),
+        )
+        .at_span(span.clone())
+        .with_label("no collection has this name");
+        crate::suggest::unknown_name(diagnostic, name, "collections", &kinds)
     };
     let mut fields: Vec<BTreeMap<Vec<String>, Vec<usize>>> =
         vec![BTreeMap::new(); collections.len()];
@@ -401,7 +420,6 @@ fn resolve_references(
             }
         }
     }
-    let display = config.shown(root);
     for reference in &config.references {
         let owners: Vec<usize> = if reference.collection == "*" {
             (0..collections.len()).collect()
@@ -410,14 +428,10 @@ fn resolve_references(
                 Some(owner) => vec![owner],
                 None if broken(&reference.collection) => continue,
                 None => {
-                    errors.push(
-                        Diagnostic::new(
-                            rules::INVALID_CONFIG,
-                            &display,
-                            unknown(&reference.collection),
-                        )
-                        .at_span(reference.span.clone()),
-                    );
+                    errors.push(unknown_in_config(
+                        &reference.collection,
+                        &reference.collection_span,
+                    ));
                     continue;
                 }
             }
@@ -426,7 +440,7 @@ fn resolve_references(
         if let Some(problem) = unknown_field(&display, collections, &owners, reference, usable) {
             errors.push(problem);
         }
-        for target in &reference.targets {
+        for (target, span) in &reference.targets {
             match index_of(target) {
                 Some(t) => {
                     for &owner in &owners {
@@ -436,10 +450,7 @@ fn resolve_references(
                     }
                 }
                 None if broken(target) => {}
-                None => errors.push(
-                    Diagnostic::new(rules::INVALID_CONFIG, &display, unknown(target))
-                        .at_span(reference.span.clone()),
-                ),
+                None => errors.push(unknown_in_config(target, span)),
             }
         }
     }

@@ -513,8 +513,9 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // every one down, and it reads two short strings where the look-up hashes one and
         // probes a map of every id.
         //
-        // Typos rank before shared words, nearer typos before further ones: once enough
-        // typos are found, a candidate further than the furthest of the nearest ones, or
+        // Typos rank before shared words, nearer typos before further ones, and typos that
+        // change a model or version after both ([`suggest::rank`]): once enough of the
+        // others are found, a candidate further than the furthest of the nearest ones, or
         // one that only shares words, cannot be among the suggestions, and the search
         // narrows to what can (`reach`), which the cheap bounds turn down sooner. A long
         // name's budget of four or five edits lets hundreds of similar ids through to
@@ -530,7 +531,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             });
             if let Some(found) = found {
                 for owner in self.owners(candidate.name).iter().filter(|o| fits(o)) {
-                    if found.kind == suggest::MatchKind::Typo {
+                    if found.kind == suggest::MatchKind::Typo && !found.changes_code {
                         nearest.add(found.distance);
                     }
                     best.push((found.clone(), owner.record()));
@@ -573,6 +574,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
                     kind: suggest::MatchKind::Folder,
                     distance,
                     similarity: 1.0,
+                    changes_code: false,
                 };
                 Some((suggestion, owner.record()))
             })

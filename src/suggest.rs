@@ -5,7 +5,9 @@
 //! short word allows one slip and a long id a few. Naming near-misses (`radeon-w7900` for
 //! `amd-radeon-pro-w7900`) are caught by words: every dash-separated word of one name is among
 //! the other's. Candidates are ranked by kind (a typo is more certain), then distance, then
-//! Jaro-Winkler similarity, then name, so the order is total and deterministic.
+//! Jaro-Winkler similarity, then name, so the order is total and deterministic; but a typo
+//! that changes a word with a digit in it ranks after the word matches, as such words name
+//! models and versions: `nvidia-h200` means `nvidia-h200-sxm` before `nvidia-b200`.
 
 use std::cmp::Ordering;
 
@@ -32,6 +34,9 @@ pub struct Suggestion<'a> {
     pub distance: usize,
     /// Jaro-Winkler similarity, a tie-breaker.
     pub similarity: f64,
+    /// Whether it is a typo that changes a word with a digit (a model or a version): a
+    /// near miss of another model, shown after the word matches and never applied.
+    pub changes_code: bool,
 }
 
 /// The most edits counted as a typo, however long the name: beyond five edits two names are
@@ -54,6 +59,8 @@ pub struct Unknown<'u> {
     counts: [i32; 128],
     /// The dash- or underscore-separated words, as [`words`] gives them.
     words: Vec<&'u str>,
+    /// The words with a digit in them, as [`model_codes`] gives them.
+    codes: Vec<&'u str>,
     /// Where each ASCII character is in it, a bit per position, for
     /// [`subsequence_bound`]; `None` when the name is not ASCII or is longer than a
     /// word of bits.
@@ -75,6 +82,7 @@ impl<'u> Unknown<'u> {
             chars,
             counts,
             words: words(name).collect(),
+            codes: model_codes(name),
             places: places(name),
         }
     }
@@ -97,6 +105,7 @@ impl<'u> Unknown<'u> {
             kind: MatchKind::Words,
             distance: strsim::damerau_levenshtein(self.name, candidate),
             similarity: strsim::jaro_winkler(self.name, candidate),
+            changes_code: false,
         })
     }
 
@@ -138,6 +147,7 @@ impl<'u> Unknown<'u> {
             kind: MatchKind::Typo,
             distance,
             similarity: strsim::jaro_winkler(self.name, candidate),
+            changes_code: model_codes(candidate) != self.codes,
         })
     }
 
@@ -373,11 +383,22 @@ fn same_word(a: &str, b: &str) -> bool {
 
 /// Orders suggestions best first.
 pub fn rank(a: &Suggestion<'_>, b: &Suggestion<'_>) -> Ordering {
-    a.kind
-        .cmp(&b.kind)
+    tier(a)
+        .cmp(&tier(b))
         .then(a.distance.cmp(&b.distance))
         .then(b.similarity.total_cmp(&a.similarity))
         .then(a.name.cmp(b.name))
+}
+
+/// Where a suggestion ranks by how it matched: typos, then word matches, then typos of
+/// another model or version, then the same id in another folder.
+fn tier(suggestion: &Suggestion<'_>) -> u8 {
+    match (suggestion.kind, suggestion.changes_code) {
+        (MatchKind::Typo, false) => 0,
+        (MatchKind::Words, _) => 1,
+        (MatchKind::Typo, true) => 2,
+        (MatchKind::Folder, _) => 3,
+    }
 }
 
 /// The closest candidates to `unknown`, best first, at most `limit` of them.
@@ -425,7 +446,7 @@ pub fn certain<'a, 'b>(
         return None;
     }
     (best.distance <= MAX_CERTAIN_DISTANCE
-        && model_codes(unknown) == model_codes(best.name)
+        && !best.changes_code
         && one_long_word_differs(unknown, best.name))
     .then_some(best)
 }
@@ -688,5 +709,29 @@ mod tests {
         assert!(certain("root_casue", &found).is_some());
         let found = suggest("nvidia-rtx-4080-super", ["nvidia-rtx-4080"], 3);
         assert!(certain("nvidia-rtx-4080-super", &found).is_none());
+    }
+
+    #[test]
+    fn a_typo_of_another_model_ranks_after_a_word_match() {
+        let found = suggest(
+            "nvidia-h200",
+            [
+                "nvidia-b200",
+                "nvidia-h200-sxm",
+                "nvidia-h20",
+                "nvidai-h200",
+            ],
+            4,
+        );
+        let names: Vec<&str> = found.iter().map(|s| s.name).collect();
+        assert_eq!(
+            names,
+            [
+                "nvidai-h200",
+                "nvidia-h200-sxm",
+                "nvidia-h20",
+                "nvidia-b200"
+            ]
+        );
     }
 }

@@ -772,3 +772,45 @@ fn a_configured_baseline_is_written_where_it_is_named_and_missing_means_none_kno
     assert_eq!(known.code, 0, "{}", known.stdout);
     assert!(known.stdout.contains("(21 known problems in the baseline)"));
 }
+
+/// A name that shares every word with a record (`nvidia-h200` of `nvidia-h200-sxm`) is
+/// suggested before typos that change a model number (`nvidia-b200`), which are shown
+/// after it and never applied.
+#[test]
+fn a_word_match_is_suggested_before_a_typo_of_another_model() {
+    let dir = common::bundled_copy();
+    let engines = dir.path().join("records/engines");
+    let vllm = std::fs::read_to_string(engines.join("vllm.yaml")).unwrap();
+    for id in ["nvidia-h200-sxm", "nvidia-b200", "nvidia-b300"] {
+        std::fs::write(
+            engines.join(format!("{id}.yaml")),
+            vllm.replace("id: vllm", &format!("id: {id}")),
+        )
+        .unwrap();
+    }
+    let gotcha = dir
+        .path()
+        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    let text = std::fs::read_to_string(&gotcha).unwrap();
+    std::fs::write(
+        &gotcha,
+        text.replace("affects: [vllm,", "affects: [nvidia-h200,"),
+    )
+    .unwrap();
+    let run = check(dir.path(), &["--fix"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "help: did you mean one of nvidia-h200-sxm (engines/nvidia-h200-sxm), \
+             nvidia-b200 (engines/nvidia-b200), nvidia-b300 (engines/nvidia-b300)?"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        std::fs::read_to_string(&gotcha)
+            .unwrap()
+            .contains("affects: [nvidia-h200,"),
+        "no suggestion is certain"
+    );
+}

@@ -412,3 +412,65 @@ fn control_characters_in_names_and_values_are_escaped() {
         github.stdout
     );
 }
+
+/// A diagnostic that points at a second place (where a duplicated id was first used) keeps
+/// it in the machine formats: `related` in JSON, `relatedLocations` in SARIF, as the human
+/// report shows it under the snippet.
+#[test]
+fn related_places_reach_json_and_sarif() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("rules/duplicate-id"), dir.path());
+    let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    let config = format!("schemas = {:?}\n[rules]\norphan = \"allow\"\n", schemas);
+    std::fs::write(dir.path().join("gotchas.toml"), config).unwrap();
+    let root = dir.path();
+    let json: Value = serde_json::from_str(&check(root, &["--format", "json"]).stdout).unwrap();
+    assert_eq!(
+        json["diagnostics"][0]["related"],
+        serde_json::json!([{
+            "path": "records/engines/twin.json", "line": 2, "column": 9,
+            "end_line": 2, "end_column": 15, "message": "first used here"
+        }])
+    );
+    let sarif: Value = serde_json::from_str(&check(root, &["--format", "sarif"]).stdout).unwrap();
+    assert_eq!(
+        sarif["runs"][0]["results"][0]["relatedLocations"],
+        serde_json::json!([{
+            "id": 0,
+            "physicalLocation": {
+                "artifactLocation": {"uri": "records/engines/twin.json"},
+                "region": {"startLine": 2, "startColumn": 9, "endLine": 2, "endColumn": 15}
+            },
+            "message": {"text": "first used here"}
+        }])
+    );
+}
+
+/// GitHub shows ten error annotations of a step and drops the rest: past ten, a last
+/// notice says how many there are, so that nobody takes the ten for all.
+#[test]
+fn github_annotations_past_what_github_shows_end_in_a_notice() {
+    let dir = corpus();
+    for n in 0..10 {
+        std::fs::write(dir.path().join(format!("records/engines/{n}.txt")), "").unwrap();
+    }
+    let run = check(dir.path(), &["--format", "github"]);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("::error ")).count(),
+        13
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "::notice title=gotchas::13 errors and 2 warnings: GitHub shows the first 10 of each on the pull request; this step's log lists them all"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !check(corpus().path(), &["--format", "github"])
+            .stdout
+            .contains("::notice")
+    );
+}

@@ -8,6 +8,9 @@
 //! The runner parses the line itself, so the message escapes `%`, CR and LF, and property
 //! values also escape `:` and `,`, exactly as GitHub's own toolkit does; anything else would
 //! cut the annotation short or break it into several.
+//!
+//! GitHub shows at most [`SHOWN_PER_STEP`] error and as many warning annotations of a step,
+//! and drops the rest in silence; past that, a last `::notice` says how many there are.
 
 use std::io::{self, Write};
 
@@ -22,7 +25,12 @@ pub fn write(
     sources: &Sources,
     prefix: &str,
 ) -> io::Result<()> {
+    let (mut errors, mut warnings) = (0, 0);
     for diagnostic in diagnostics {
+        match diagnostic.severity {
+            Severity::Error => errors += 1,
+            Severity::Warning => warnings += 1,
+        }
         let command = match diagnostic.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -48,8 +56,22 @@ pub fn write(
             escape_data(&full_message(diagnostic))
         )?;
     }
+    if errors > SHOWN_PER_STEP || warnings > SHOWN_PER_STEP {
+        writeln!(
+            out,
+            "::notice title=gotchas::{}",
+            escape_data(&format!(
+                "{} and {}: GitHub shows the first {SHOWN_PER_STEP} of each on the pull request; this step's log lists them all",
+                super::human::plural(errors, "error"),
+                super::human::plural(warnings, "warning"),
+            ))
+        )?;
+    }
     Ok(())
 }
+
+/// How many error annotations, and how many warning ones, GitHub shows of one step.
+pub const SHOWN_PER_STEP: usize = 10;
 
 /// Escapes a command's message as the Actions toolkit does (`%`, CR and LF), and writes
 /// any other control character as an escape (`\u{1b}`), which the log would otherwise show

@@ -34,6 +34,18 @@ struct JsonDiagnostic<'a> {
     notes: &'a [String],
     help: Option<&'a str>,
     fix: Option<JsonFix>,
+    /// Other places the diagnostic points at (where a duplicated id was first used).
+    related: Vec<JsonRelated<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    path: &'a str,
+    line: Option<usize>,
+    column: Option<usize>,
+    end_line: Option<usize>,
+    end_column: Option<usize>,
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -101,5 +113,20 @@ fn convert<'a>(diagnostic: &'a Diagnostic, sources: &Sources) -> JsonDiagnostic<
         notes: &diagnostic.notes,
         help: diagnostic.help.as_deref(),
         fix,
+        related: diagnostic
+            .labels
+            .iter()
+            .map(|label| {
+                let range = sources.range(&label.file, &label.anchor);
+                JsonRelated {
+                    path: &label.file,
+                    line: range.map(|(start, _)| start.line),
+                    column: range.map(|(start, _)| start.column),
+                    end_line: range.map(|(_, end)| end.line),
+                    end_column: range.map(|(_, end)| end.column),
+                    message: &label.message,
+                }
+            })
+            .collect(),
     }
 }

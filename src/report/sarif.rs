@@ -91,13 +91,21 @@ struct SarifResult<'a> {
     message: Text,
     locations: [Location; 1],
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    related_locations: Vec<Location>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     fixes: Vec<SarifFix>,
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Location {
+    /// A related location's number within its result.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<usize>,
     physical_location: PhysicalLocation,
+    /// What is at a related location.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message: Option<Text>,
 }
 
 #[derive(Serialize)]
@@ -228,15 +236,20 @@ fn result<'a>(diagnostic: &'a Diagnostic, sources: &Sources, prefix: &str) -> Sa
     let artifact = ArtifactLocation {
         uri: uri(prefix, &diagnostic.file),
     };
-    let region = match sources.range(&diagnostic.file, &diagnostic.anchor) {
-        Some((start, end)) => Region::between(start, end),
-        None => Region {
-            start_line: 1,
-            start_column: None,
-            end_line: None,
-            end_column: None,
-        },
-    };
+    let related_locations = (diagnostic.labels.iter().enumerate())
+        .map(|(id, label)| Location {
+            id: Some(id),
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation {
+                    uri: uri(prefix, &label.file),
+                },
+                region: region(sources, &label.file, &label.anchor),
+            },
+            message: Some(Text {
+                text: label.message.clone(),
+            }),
+        })
+        .collect();
     SarifResult {
         rule_id: diagnostic.code,
         rule_index: rules::ALL.iter().position(|r| r.code == diagnostic.code),
@@ -249,11 +262,28 @@ fn result<'a>(diagnostic: &'a Diagnostic, sources: &Sources, prefix: &str) -> Sa
         },
         fixes: fix(diagnostic, sources, &artifact).into_iter().collect(),
         locations: [Location {
+            id: None,
             physical_location: PhysicalLocation {
                 artifact_location: artifact,
-                region,
+                region: region(sources, &diagnostic.file, &diagnostic.anchor),
             },
+            message: None,
         }],
+        related_locations,
+    }
+}
+
+/// The region of `anchor` in `file`; the first line of a file when it has no position, as
+/// GitHub needs a `startLine`.
+fn region(sources: &Sources, file: &str, anchor: &crate::diagnostic::Anchor) -> Region {
+    match sources.range(file, anchor) {
+        Some((start, end)) => Region::between(start, end),
+        None => Region {
+            start_line: 1,
+            start_column: None,
+            end_line: None,
+            end_column: None,
+        },
     }
 }
 

@@ -944,3 +944,45 @@ fn long_lists_are_split_into_pages() {
         run.stderr
     );
 }
+
+/// The feed lists records by the moment their `updated` names, whatever its offset
+/// (`2026-11-02T01:00:00+14:00` is the day before's 11:00 UTC, later than nothing here),
+/// and writes a timestamp's `t` and `z` upper case, as Atom requires.
+#[test]
+fn the_feed_orders_records_by_moment_not_by_text() {
+    let corpus = bundled_copy();
+    let engines = corpus.path().join("records/engines");
+    for (engine, updated) in [
+        ("vllm", "\"2026-11-02T01:00:00+14:00\""),
+        ("nixl", "\"2026-11-01T23:59:59Z\""),
+        ("mooncake", "\"2026-11-01t12:00:00.5z\""),
+    ] {
+        let path = engines.join(format!("{engine}.yaml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(
+            &path,
+            text.replace("updated: 2026-10-03", &format!("updated: {updated}")),
+        )
+        .unwrap();
+    }
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let feed = text(&out, "feed.xml");
+    let stamps: Vec<&str> = feed
+        .split("<updated>")
+        .skip(1)
+        .map(|rest| rest.split('<').next().unwrap())
+        .take(4)
+        .collect();
+    assert_eq!(
+        stamps,
+        [
+            "2026-11-01T23:59:59Z",
+            "2026-11-01T23:59:59Z",
+            "2026-11-01T12:00:00.5Z",
+            "2026-11-02T01:00:00+14:00",
+        ],
+        "{feed}"
+    );
+}

@@ -359,11 +359,20 @@ impl<'c> Content<'c> {
 
     /// The published records with an `updated` date, most recent first (then by id).
     pub fn recently_updated(&self) -> Vec<usize> {
-        let mut dated: Vec<(&str, usize)> = (0..self.records.len())
-            .filter_map(|p| Some((self.text(p, "updated")?, p)))
+        // By the moment each names, latest first (text that names none after every one
+        // that does), then by the text itself, then by id, so the order is total.
+        let mut dated: Vec<(Option<super::feed::Moment>, &str, usize)> = (0..self.records.len())
+            .filter_map(|p| {
+                let updated = self.text(p, "updated")?;
+                Some((super::feed::instant(updated), updated, p))
+            })
             .collect();
-        dated.sort_by(|a, b| b.0.cmp(a.0).then_with(|| self.qid(a.1).cmp(self.qid(b.1))));
-        dated.into_iter().map(|(_, p)| p).collect()
+        dated.sort_by(|a, b| {
+            (b.0.cmp(&a.0))
+                .then(b.1.cmp(a.1))
+                .then_with(|| self.qid(a.2).cmp(self.qid(b.2)))
+        });
+        dated.into_iter().map(|(_, _, p)| p).collect()
     }
 }
 

@@ -59,8 +59,55 @@ fn timestamp(updated: &str) -> Option<String> {
     Some(if date.len() == updated.len() {
         format!("{updated}T00:00:00Z")
     } else {
-        updated.to_string()
+        // RFC 3339 allows `t` and `z`; Atom wants them upper case, and they are the only
+        // letters of a timestamp.
+        updated.to_ascii_uppercase()
     })
+}
+
+/// A moment: seconds since 1970 in UTC and the nanoseconds after them.
+pub type Moment = (i64, u32);
+
+/// The moment an `updated` value names, for putting records in order. Timestamps in other offsets are compared
+/// as the moments they are (`01:00+14:00` is the day before's `11:00Z`), which their text
+/// does not sort by; a date is its midnight in UTC. `None` for what cannot be dated.
+pub fn instant(updated: &str) -> Option<Moment> {
+    date_of(updated)?;
+    let number = |range: std::ops::Range<usize>| -> i64 {
+        updated
+            .get(range)
+            .and_then(|digits| digits.parse().ok())
+            .unwrap_or(0)
+    };
+    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+    // `days_from_civil`), years counted from March so that February ends them.
+    let shifted = if month <= 2 { year - 1 } else { year };
+    let era = shifted.div_euclid(400);
+    let of_era = shifted - era * 400;
+    let of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let of_era_days = of_era * 365 + of_era / 4 - of_era / 100 + of_year;
+    let days = era * 146_097 + of_era_days - 719_468;
+    let mut seconds = days * 86_400;
+    let mut nanos = 0;
+    if updated.len() > 10 {
+        seconds += number(11..13) * 3600 + number(14..16) * 60 + number(17..19);
+        let rest = updated.get(19..).unwrap_or_default();
+        let (fraction, offset) = match rest.strip_prefix('.') {
+            Some(after) => after.split_at(after.bytes().take_while(u8::is_ascii_digit).count()),
+            None => ("", rest),
+        };
+        nanos = format!("{:0<9}", fraction.get(..9).unwrap_or(fraction))
+            .parse()
+            .unwrap_or(0);
+        if let Some(sign) = offset.bytes().next().filter(|b| matches!(b, b'+' | b'-')) {
+            let hours: i64 = offset.get(1..3).and_then(|h| h.parse().ok()).unwrap_or(0);
+            let minutes: i64 = offset.get(4..6).and_then(|m| m.parse().ok()).unwrap_or(0);
+            let east = hours * 3600 + minutes * 60;
+            seconds -= if sign == b'+' { east } else { -east };
+        }
+    }
+    Some((seconds, nanos))
 }
 
 /// The date of an `updated` value that is a date (`2026-10-03`) or an RFC 3339 timestamp
@@ -88,7 +135,7 @@ fn date_of(updated: &str) -> Option<&str> {
     let dashes = date.as_bytes().get(4) == Some(&b'-') && date.as_bytes().get(7) == Some(&b'-');
     let time = match updated.get(10..)? {
         "" => true,
-        rest => rest.strip_prefix('T').is_some_and(is_time),
+        rest => rest.strip_prefix(['T', 't']).is_some_and(is_time),
     };
     (dashes && (1..=days).contains(&day) && time).then_some(date)
 }
@@ -195,6 +242,22 @@ pub fn lastmod(updated: Option<&str>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_instant_is_the_moment_in_utc() {
+        assert_eq!(instant("1970-01-01"), Some((0, 0)));
+        assert_eq!(instant("2000-03-01"), Some((951_868_800, 0)));
+        assert_eq!(instant("1969-12-31T23:00:00-01:00"), Some((0, 0)));
+        assert_eq!(
+            instant("2026-11-02T01:00:00+14:00"),
+            instant("2026-11-01T11:00:00Z")
+        );
+        assert_eq!(
+            instant("2024-02-29t23:59:60.25z"),
+            Some((1_709_251_200, 250_000_000))
+        );
+        assert_eq!(instant("last week"), None);
+    }
 
     #[test]
     fn timestamps_come_only_from_dates() {

@@ -358,7 +358,9 @@ rules! {
     /// record has the id `mooncache`. Reference fields are declared with `"x-ref"` in the
     /// schema or in `[references]` in the config. A did-you-mean suggests close ids, by typo
     /// distance (`mooncache` -> `mooncake`) and by shared words (`radeon-w7900` ->
-    /// `amd-radeon-pro-w7900`).
+    /// `amd-radeon-pro-w7900`), among the collections the field may point at; when none
+    /// there is close, the close ids of other collections are named as records the field
+    /// cannot point at, since the reference may be in the wrong field.
     ///
     /// ## Why it matters
     /// A dangling reference is a silent corruption of the knowledge base: the page shows no

@@ -85,11 +85,13 @@ fn init_into_a_file_says_it_is_no_folder() {
 fn the_example_schema_declares_a_reference_that_is_checked() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(gotchas(&["init", dir.path().to_str().unwrap()]).code, 0);
-    let record = dir.path().join("records/gotchas/example-gotcha.md");
-    let text = std::fs::read_to_string(&record).unwrap();
+    let gotchas = dir.path().join("records/gotchas");
+    let text = std::fs::read_to_string(gotchas.join("example-gotcha.md")).unwrap();
+    assert!(text.contains("id: example-gotcha\n"));
     std::fs::write(
-        &record,
-        text.replace("related: []", "related: [example-gotcah]"),
+        gotchas.join("second.md"),
+        text.replace("id: example-gotcha", "id: second")
+            .replace("related: []", "related: [example-gotcah]"),
     )
     .unwrap();
     let run = check(dir.path(), &[]);

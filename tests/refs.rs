@@ -293,7 +293,10 @@ fn a_close_typo_of_another_collections_record_is_suggested() {
     };
     let typo = cites("pd-nixl-rep");
     assert!(
-        typo.contains("help: did you mean pd-nixl-repo (sources/pd-nixl-repo)?"),
+        typo.contains(
+            "help: no close id is in engines/; close ids of records `affects` cannot point at: \
+             pd-nixl-repo (sources/pd-nixl-repo)"
+        ),
         "{typo}"
     );
     assert!(typo.contains("`pd-nixl-rep` in `affects` names no record"));
@@ -813,4 +816,32 @@ fn a_word_match_is_suggested_before_a_typo_of_another_model() {
             .contains("affects: [nvidia-h200,"),
         "no suggestion is certain"
     );
+}
+
+/// The citing record is never offered for its own reference: `mooncak` in the sources of
+/// the engine `mooncake` suggests no source, and not the engine itself.
+#[test]
+fn the_citing_record_is_never_suggested_for_its_own_reference() {
+    let dir = common::bundled_copy();
+    let mooncake = dir.path().join("records/engines/mooncake.yaml");
+    let text = std::fs::read_to_string(&mooncake).unwrap();
+    std::fs::write(
+        &mooncake,
+        text.replace("  - pd-mooncake-repo", "  - mooncak"),
+    )
+    .unwrap();
+    let run = check(dir.path(), &[]);
+    assert!(
+        run.stdout
+            .contains("error[unresolved-ref]: `mooncak` in `sources` names no record"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("= help: `sources` may point at records in sources/\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("engines/mooncake)"), "{}", run.stdout);
 }

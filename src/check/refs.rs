@@ -134,6 +134,17 @@ fn diagnose<F: Cites>(
     let text = &reference.text;
     let is_link = link.is_some();
     let allowed = allowed_folders(schemas, reference.allowed);
+    // The look-up is shared by every reference to the same id, the citing record's own
+    // included, which is never what it meant to cite.
+    let citing = match &reference.source {
+        Source::Field { record, .. } | Source::FieldLink { record, .. } => Some(*record),
+        Source::Link { .. } => None,
+    };
+    let suggestions: &Suggestions<'_> = &suggestions
+        .iter()
+        .filter(|(_, record)| Some(*record) != citing)
+        .cloned()
+        .collect();
     match &reference.problem {
         Problem::Unresolved => {
             let (code, message, label) = match link {
@@ -159,11 +170,30 @@ fn diagnose<F: Cites>(
             if link == Some(LinkKind::File) {
                 return diagnostic.with_help("fix the path; it is relative to the linking file");
             }
-            let help = index.did_you_mean(suggestions).or_else(|| {
-                (link == Some(LinkKind::Wiki))
-                    .then(|| index.did_you_mean_page(text))
-                    .flatten()
-            });
+            // When no id the field may cite is close, the look-up offers close ids it may
+            // not: said as such, as following them would make the reference wrong-target.
+            let elsewhere = !suggestions.is_empty()
+                && suggestions.iter().all(|(_, record)| {
+                    !reference
+                        .allowed
+                        .contains(&corpus.records[*record].collection)
+                });
+            let help = if elsewhere {
+                let named: Vec<String> = suggestions
+                    .iter()
+                    .map(|(s, record)| format!("{} ({})", s.name, index.qualified_id(*record)))
+                    .collect();
+                Some(format!(
+                    "no close id is in {allowed}; close ids of records {what} cannot point at: {}",
+                    named.join(", ")
+                ))
+            } else {
+                index.did_you_mean(suggestions).or_else(|| {
+                    (link == Some(LinkKind::Wiki))
+                        .then(|| index.did_you_mean_page(text))
+                        .flatten()
+                })
+            };
             // A field's allowed collections are worth naming; a wiki-link's are all of them.
             let field_allows =
                 (!is_link).then(|| format!("{what} may point at records in {allowed}"));

@@ -5,6 +5,7 @@
 //! folder inside the repository. A pre-commit run asks which files the index deletes or
 //! renames, since a deleted record is passed to no hook, yet breaks every record citing it.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -41,21 +42,33 @@ pub struct Staged {
     /// reads is the work tree, not what the commit will hold. The `pre-commit` tool stashes
     /// such changes before running hooks; a plain git hook does not.
     pub unstaged: Vec<PathBuf>,
+    /// Files the index changes whose names are not UTF-8, with each such byte replaced:
+    /// no record, page, schema or config, but worth a word when in the corpus.
+    pub not_utf8: Vec<PathBuf>,
 }
 
 /// Asks git what the index of the repository around the current folder changes.
 ///
 /// Git runs in the current folder, not in the corpus root: during a commit git hands hooks a
 /// `GIT_INDEX_FILE` that may be relative to the work tree's top, which a `git -C <root>`
-/// would resolve against the wrong folder.
+/// would resolve against the wrong folder. `--no-relative` keeps the listing relative to the
+/// top, where it is joined, even with `diff.relative` set and run from a subfolder.
 pub fn staged() -> Result<Staged, String> {
     let top = run_git(&["rev-parse", "--show-toplevel"])?;
+    let top = String::from_utf8(top)
+        .map_err(|_| "the repository's path is not valid UTF-8".to_string())?;
     let top = PathBuf::from(top.trim_end_matches(['\n', '\r']));
-    let listing = run_git(&["diff", "--cached", "--name-status", "-M", "-z"])?;
+    let listing = run_git(&[
+        "diff",
+        "--cached",
+        "--no-relative",
+        "--name-status",
+        "-M",
+        "-z",
+    ])?;
     let relative = parse_name_status(&listing);
-    let unstaged = run_git(&["diff", "--name-only", "-z"])?;
-    let unstaged: std::collections::HashSet<&str> =
-        unstaged.split('\0').filter(|p| !p.is_empty()).collect();
+    let unstaged = run_git(&["diff", "--no-relative", "--name-only", "-z"])?;
+    let unstaged: HashSet<&str> = names(&unstaged).filter_map(|p| p.ok()).collect();
     Ok(Staged {
         top: top.clone(),
         unstaged: relative
@@ -66,10 +79,13 @@ pub fn staged() -> Result<Staged, String> {
             .collect(),
         changed: relative.changed.iter().map(|p| top.join(p)).collect(),
         removed: relative.removed.iter().map(|p| top.join(p)).collect(),
+        not_utf8: relative.not_utf8.iter().map(|p| top.join(p)).collect(),
     })
 }
 
-fn run_git(args: &[&str]) -> Result<String, String> {
+/// Runs git in the current folder and returns what it printed, which is bytes: git prints
+/// file names as the file system holds them, UTF-8 or not.
+fn run_git(args: &[&str]) -> Result<Vec<u8>, String> {
     let output = Command::new("git")
         .args(args)
         .output()
@@ -81,28 +97,54 @@ fn run_git(args: &[&str]) -> Result<String, String> {
             String::from_utf8_lossy(&output.stderr).trim()
         ));
     }
-    String::from_utf8(output.stdout)
-        .map_err(|_| format!("`git {}` printed non-UTF-8 paths", args.join(" ")))
+    Ok(output.stdout)
+}
+
+/// The NUL-separated fields of a `-z` listing, each as text, or as the bytes it holds when
+/// they are not UTF-8.
+fn names(listing: &[u8]) -> impl Iterator<Item = Result<&str, &[u8]>> {
+    listing
+        .split(|&b| b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| std::str::from_utf8(f).map_err(|_| f))
 }
 
 /// Parses `git diff --name-status -M -z`: a status, then one path, or two for a rename or
-/// copy (`R100 old new`).
-fn parse_name_status(listing: &str) -> Staged {
+/// copy (`R100 old new`). A path that is not UTF-8 is kept apart: it cannot be a record,
+/// prose page, schema or config, whose names are text, yet one in the corpus is said.
+fn parse_name_status(listing: &[u8]) -> Staged {
     let mut staged = Staged::default();
-    let mut fields = listing.split('\0').filter(|f| !f.is_empty());
+    let mut fields = names(listing);
     while let Some(status) = fields.next() {
         let Some(path) = fields.next() else { break };
-        match status.as_bytes().first() {
-            Some(b'D') => staged.removed.push(PathBuf::from(path)),
+        match status.unwrap_or_default().as_bytes().first() {
+            Some(b'D') => staged.removed.extend(text_path(path, &mut staged.not_utf8)),
             Some(b'R') => {
-                staged.removed.push(PathBuf::from(path));
-                staged.changed.extend(fields.next().map(PathBuf::from));
+                staged.removed.extend(text_path(path, &mut staged.not_utf8));
+                if let Some(to) = fields.next() {
+                    staged.changed.extend(text_path(to, &mut staged.not_utf8));
+                }
             }
-            Some(b'C') => staged.changed.extend(fields.next().map(PathBuf::from)),
-            _ => staged.changed.push(PathBuf::from(path)),
+            Some(b'C') => {
+                if let Some(to) = fields.next() {
+                    staged.changed.extend(text_path(to, &mut staged.not_utf8));
+                }
+            }
+            _ => staged.changed.extend(text_path(path, &mut staged.not_utf8)),
         }
     }
     staged
+}
+
+/// A listed path that is text, or `None` with the path, made text, put in `not_utf8`.
+fn text_path(field: Result<&str, &[u8]>, not_utf8: &mut Vec<PathBuf>) -> Option<PathBuf> {
+    match field {
+        Ok(path) => Some(PathBuf::from(path)),
+        Err(bytes) => {
+            not_utf8.push(PathBuf::from(String::from_utf8_lossy(bytes).into_owned()));
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -111,16 +153,26 @@ mod tests {
 
     #[test]
     fn name_status_sorts_deletions_and_renames_from_changes() {
-        let listing = "M\0records/a.yaml\0D\0records/b.yaml\0R097\0records/c.md\0records/d.md\0C100\0x.md\0y.md\0A\0new file.json\0";
+        let listing = b"M\0records/a.yaml\0D\0records/b.yaml\0R097\0records/c.md\0records/d.md\0C100\0x.md\0y.md\0A\0new file.json\0M\0caf\xe9.png\0R100\0caf\xe9.md\0cafe.md\0";
         let staged = parse_name_status(listing);
         let paths = |list: &[PathBuf]| -> Vec<String> {
             list.iter().map(|p| p.display().to_string()).collect()
         };
         assert_eq!(
             paths(&staged.changed),
-            ["records/a.yaml", "records/d.md", "y.md", "new file.json"]
+            [
+                "records/a.yaml",
+                "records/d.md",
+                "y.md",
+                "new file.json",
+                "cafe.md"
+            ]
         );
         assert_eq!(paths(&staged.removed), ["records/b.yaml", "records/c.md"]);
+        assert_eq!(
+            paths(&staged.not_utf8),
+            ["caf\u{FFFD}.png", "caf\u{FFFD}.md"]
+        );
     }
 
     #[test]

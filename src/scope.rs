@@ -161,6 +161,12 @@ impl Scope {
                 }
             }
         }
+        // A name that is not UTF-8 is no record, but discovery reports one under the
+        // records folder, under the name it displays (each such byte replaced, as here).
+        let not_utf8 = staged.into_iter().flat_map(|s| &s.not_utf8);
+        scope
+            .files
+            .extend(not_utf8.filter_map(|path| display_name(&root, path)));
         for &file in &targets {
             scope.files.insert(corpus.files[file].display.clone());
         }

@@ -377,3 +377,52 @@ fn staged_from_another_repository_cannot_run() {
         run.stderr
     );
 }
+
+/// With `diff.relative` set, git lists the changes under the current folder only, relative
+/// to it; the check asks for the whole index, from wherever it runs.
+#[test]
+fn staged_from_a_subfolder_sees_the_whole_index_despite_diff_relative() {
+    let dir = repository();
+    git(dir.path(), &["config", "diff.relative", "true"]);
+    git(dir.path(), &["rm", "-q", "records/engines/mooncake.yaml"]);
+    let run = check_in(&dir.path().join("records/gotchas"), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+}
+
+/// A file name that is not UTF-8, anywhere in the repository, staged or not, does not stop
+/// the check; one staged under the records folder gets discovery's diagnostic.
+#[cfg(unix)]
+#[test]
+fn staged_survives_file_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = repository();
+    let asset = dir
+        .path()
+        .join("assets")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9.png"));
+    std::fs::create_dir(dir.path().join("assets")).unwrap();
+    std::fs::write(&asset, "x").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "an asset"]);
+    std::fs::write(&asset, "y").unwrap();
+    let record = dir
+        .path()
+        .join("records/engines")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9.yaml"));
+    std::fs::write(&record, "id: cafe\n").unwrap();
+    git(dir.path(), &["add", "records"]);
+    git(dir.path(), &["rm", "-q", "records/engines/mooncake.yaml"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/caf\u{FFFD}.yaml", "io-error"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+}

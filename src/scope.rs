@@ -13,8 +13,9 @@
 //!   that no longer exists. Ids are file stems (`id-mismatch` enforces it), so the stem is
 //!   the id that went away.
 //!
-//! A named folder puts every file under it in scope, a named schema every record of its
-//! collection, and the corpus root or the config file everything. Names that are none of
+//! A named folder puts every file under it in scope, and the corpus root everything, as does
+//! a change to a file that decides what is reported anywhere: the config, the baseline, or
+//! anything in the schema folder, named, changed or removed. Names that are none of
 //! these are not part of the corpus: they are ignored, with a note, because a hook passes
 //! every file its pattern matches (a `README.md` too).
 
@@ -37,6 +38,8 @@ pub struct Changes<'a> {
     pub named: &'a [PathBuf],
     /// The git index's changes, with `--staged`.
     pub staged: Option<&'a Staged>,
+    /// The baseline file the report goes through, which decides what is reported anywhere.
+    pub baseline: &'a Path,
 }
 
 /// The files a changed-files run reports on.
@@ -65,11 +68,16 @@ impl Scope {
         changes: Changes<'_>,
         resolved: &Resolved,
     ) -> Scope {
-        let Changes { named, staged } = changes;
+        let Changes {
+            named,
+            staged,
+            baseline,
+        } = changes;
         let root = project
             .root
             .canonicalize()
             .unwrap_or_else(|_| project.root.clone());
+        let wide = Wide::new(project, baseline);
         let records =
             crate::source::display_path(&project.root, &project.root.join(&project.config.records));
         let mut scope = Scope::default();
@@ -96,6 +104,10 @@ impl Scope {
             .filter_map(|path| display_name(&root, path))
             .collect();
         for ((path, display), &file) in changed.iter().zip(changed_displays).zip(changed_files) {
+            if wide.covers(path) {
+                scope.all = true;
+                continue;
+            }
             let Some(display) = display.clone() else {
                 scope.ignore_outside(path, &root, &project.root);
                 continue;
@@ -107,19 +119,7 @@ impl Scope {
                     ));
                 }
                 targets.insert(file);
-            } else if let Some(collection) = project
-                .schemas
-                .collections
-                .iter()
-                .position(|c| c.schema_display == display)
-            {
-                let members = corpus.file_collections.iter().enumerate();
-                targets.extend(
-                    members
-                        .filter(|(_, c)| **c == Some(collection))
-                        .map(|(file, _)| file),
-                );
-            } else if display.is_empty() || is_config(project, &root, &display) {
+            } else if display.is_empty() {
                 scope.all = true;
             } else if root.join(&display).is_dir() {
                 let inside = format!("{display}/");
@@ -145,7 +145,12 @@ impl Scope {
             scope.named.insert(display.clone());
             scope.files.insert(display);
         }
-        for (display, &file) in gone_displays.iter().zip(gone_files) {
+        let gone = staged.into_iter().flat_map(|s| &s.removed);
+        for ((path, display), &file) in gone.zip(gone_displays).zip(gone_files) {
+            if wide.covers(path) {
+                scope.all = true;
+                continue;
+            }
             let Some(display) = display.clone() else {
                 continue;
             };
@@ -345,8 +350,31 @@ fn cited_stem(reference: &Unresolved) -> &str {
     }
 }
 
-fn is_config(project: &Project, root: &Path, display: &str) -> bool {
-    display_name(root, &project.config.path(&project.root)).is_some_and(|c| c == display)
+/// The files whose change can change what is reported anywhere: the config, the baseline,
+/// and everything in the schema folder (a collection schema's change can rename its
+/// collection's folder, and a shared document that schemas `$ref` is no collection's).
+/// Kept resolved, as any of them may lie outside the corpus root.
+struct Wide {
+    config: PathBuf,
+    baseline: PathBuf,
+    schemas: PathBuf,
+}
+
+impl Wide {
+    fn new(project: &Project, baseline: &Path) -> Wide {
+        let resolved = crate::write::resolved;
+        Wide {
+            config: resolved(&project.config.path(&project.root)),
+            baseline: resolved(baseline),
+            schemas: resolved(&project.root.join(&project.config.schemas)),
+        }
+    }
+
+    /// Whether a change to `path`, changed or removed, puts everything in scope.
+    fn covers(&self, path: &Path) -> bool {
+        let path = crate::write::resolved(path);
+        path == self.config || path == self.baseline || path.starts_with(&self.schemas)
+    }
 }
 
 /// A path as the corpus displays it (relative to the canonical `root`, `/`-separated; empty

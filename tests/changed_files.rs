@@ -426,3 +426,133 @@ fn staged_survives_file_names_that_are_not_utf8() {
         ])
     );
 }
+
+/// Replaces `from` by `to` in the file at `path`, which must hold it.
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from} in {}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// A schema document that collection schemas `$ref` is no collection's schema, yet a change
+/// to it changes what every record citing it is checked against.
+#[test]
+fn a_staged_shared_schema_puts_everything_in_scope() {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("schema/common.json"),
+        r#"{ "$id": "common.json", "$defs": { "severity": { "enum": ["minor", "major"] } } }"#,
+    )
+    .unwrap();
+    edit(
+        &dir.path().join("schema/gotcha.schema.json"),
+        r#""severity": { "enum": ["minor", "major"] }"#,
+        r#""severity": { "$ref": "common.json#/$defs/severity" }"#,
+    );
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "a shared schema"]);
+    edit(&dir.path().join("schema/common.json"), r#""minor", "#, "");
+    git(dir.path(), &["add", "-A"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/gotchas/warned.md", "invalid-value"),
+        ])
+    );
+    assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
+}
+
+/// A collection schema's change can move its collection to another folder: its records,
+/// and the records citing them, are then checked as they now are.
+#[test]
+fn a_staged_schema_that_renames_its_folder_puts_everything_in_scope() {
+    let dir = repository();
+    edit(
+        &dir.path().join("schema/engine.schema.json"),
+        r#""title": "engine","#,
+        r#""title": "engine", "x-collection": "runtimes","#,
+    );
+    git(dir.path(), &["add", "-A"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "stray-file"),
+            ("records/engines/vllm.yaml", "stray-file"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+}
+
+/// The repository, with the gotcha citing an engine that does not exist.
+fn repository_citing_nothing() -> tempfile::TempDir {
+    let dir = repository();
+    edit(
+        &dir.path().join("records/gotchas/warned.md"),
+        "affects: [mooncake]",
+        "affects: [nope]",
+    );
+    dir
+}
+
+/// Deleting the config changes every rule's level back to its default.
+#[test]
+fn a_staged_config_removal_puts_everything_in_scope() {
+    let dir = repository_citing_nothing();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[rules]\nunresolved-ref = \"allow\"\n",
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "unresolved references allowed"],
+    );
+    git(dir.path(), &["rm", "-q", "gotchas.toml"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "orphan"),
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+}
+
+/// The baseline decides what is reported: a problem it stops accepting is reported wherever
+/// it is, whether the baseline is edited or removed.
+#[test]
+fn a_staged_baseline_change_puts_everything_in_scope() {
+    let dir = repository_citing_nothing();
+    assert_eq!(
+        gotchas_in(dir.path(), &["check", "--write-baseline"]).code,
+        0
+    );
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "a known problem"]);
+    let baseline = dir.path().join("gotchas-baseline.json");
+    let accepted = std::fs::read_to_string(&baseline).unwrap();
+    assert!(accepted.contains("unresolved-ref"), "{accepted}");
+    std::fs::write(&baseline, r#"{"version":1,"entries":[]}"#).unwrap();
+    git(dir.path(), &["add", "-A"]);
+    let edited = check_in(dir.path(), &["--staged"]);
+    assert_eq!(edited.code, 1, "{}", edited.stderr);
+    assert_eq!(
+        reported(&edited),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "orphan"),
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+    git(dir.path(), &["rm", "-q", "-f", "gotchas-baseline.json"]);
+    let removed = check_in(dir.path(), &["--staged"]);
+    assert_eq!(reported(&removed), reported(&edited));
+}

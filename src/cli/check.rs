@@ -281,9 +281,11 @@ impl Scoping<'_> {
     /// their scope.
     fn check<F: Checkable>(&self, corpus: &Corpus<F>, stages: &mut Stages) -> Found {
         let mut stage_done = |stage| stages.done_within("check", stage);
+        let baseline = baseline_path(self.project, self.args);
         let changes = (!self.args.files.is_empty() || self.staged.is_some()).then_some(Changes {
             named: &self.args.files,
             staged: self.staged,
+            baseline: &baseline,
         });
         if self.args.counts_only() {
             self.project

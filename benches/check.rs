@@ -98,7 +98,7 @@ fn stages(c: &mut Criterion) {
             group.bench_function(format!("load_for_check_{name}/{format}"), |b| {
                 b.iter(|| {
                     let recaller = Recaller::new(&cached, &project.schemas);
-                    black_box(project.load_for_check_recalling(Some(&recaller)))
+                    black_box(project.load_for_check_recalling(Some(&recaller), None))
                 })
             });
         }

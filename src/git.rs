@@ -3,9 +3,10 @@
 //! Reports for other tools name files relative to the repository root, since that is what
 //! GitHub resolves annotation and code-scanning paths against; the corpus root may be a
 //! folder inside the repository. A pre-commit run asks which files the index deletes or
-//! renames, since a deleted record is passed to no hook, yet breaks every record citing it.
+//! renames, since a deleted record is passed to no hook, yet breaks every record citing it,
+//! and which files git does not track, since the commit will not hold them.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -45,6 +46,35 @@ pub struct Staged {
     /// Files the index changes whose names are not UTF-8, with each such byte replaced:
     /// no record, page, schema or config, but worth a word when in the corpus.
     pub not_utf8: Vec<PathBuf>,
+    /// What the work tree holds that the index does not, so neither will the commit: files,
+    /// and folders with nothing tracked in them (ending in `/`), relative to the top. A
+    /// record whose `git add` was forgotten, or that git is told to ignore.
+    pub untracked: BTreeSet<String>,
+}
+
+impl Staged {
+    /// Whether the file displayed as `display` in the corpus at `root` is untracked, so not
+    /// in the commit. The corpus root's place in the work tree is worked out once.
+    pub fn untracked_in(&self, root: &Path) -> impl Fn(&str) -> bool + Sync + '_ {
+        let top = crate::write::resolved(&self.top);
+        let prefix = crate::write::resolved(root)
+            .strip_prefix(&top)
+            .map(|inside| crate::source::display_path(Path::new(""), inside))
+            .unwrap_or_default();
+        let prefix = if prefix.is_empty() {
+            prefix
+        } else {
+            format!("{prefix}/")
+        };
+        move |display| {
+            let path = format!("{prefix}{display}");
+            self.untracked.contains(&path)
+                || path
+                    .match_indices('/')
+                    .filter_map(|(at, _)| path.get(..=at))
+                    .any(|folder| self.untracked.contains(folder))
+        }
+    }
 }
 
 /// Asks git what the index of the repository around the current folder changes.
@@ -69,6 +99,19 @@ pub fn staged() -> Result<Staged, String> {
     let relative = parse_name_status(&listing);
     let unstaged = run_git(&["diff", "--no-relative", "--name-only", "-z"])?;
     let unstaged: HashSet<&str> = names(&unstaged).filter_map(|p| p.ok()).collect();
+    // Ignored files too, as discovery reads files that only `.git/info/exclude` or a global
+    // excludes file ignores; `--directory` names an untracked folder once, not its files
+    // (a build's thousands). `:/` lists the whole work tree from any subfolder.
+    let untracked = run_git(&[
+        "ls-files",
+        "--others",
+        "--directory",
+        "--no-empty-directory",
+        "--full-name",
+        "-z",
+        "--",
+        ":/",
+    ])?;
     Ok(Staged {
         top: top.clone(),
         unstaged: relative
@@ -80,6 +123,11 @@ pub fn staged() -> Result<Staged, String> {
         changed: relative.changed.iter().map(|p| top.join(p)).collect(),
         removed: relative.removed.iter().map(|p| top.join(p)).collect(),
         not_utf8: relative.not_utf8.iter().map(|p| top.join(p)).collect(),
+        // A name that is not UTF-8 is no record or page, whose names are text.
+        untracked: names(&untracked)
+            .filter_map(|p| p.ok())
+            .map(str::to_string)
+            .collect(),
     })
 }
 
@@ -173,6 +221,26 @@ mod tests {
             paths(&staged.not_utf8),
             ["caf\u{FFFD}.png", "caf\u{FFFD}.md"]
         );
+    }
+
+    #[test]
+    fn untracked_files_and_folders_are_found_from_the_corpus_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let kb = dir.path().join("kb");
+        std::fs::create_dir(&kb).unwrap();
+        let staged = Staged {
+            top: dir.path().to_path_buf(),
+            untracked: ["kb/records/new/".to_string(), "kb/a.yaml".to_string()].into(),
+            ..Staged::default()
+        };
+        let untracked = staged.untracked_in(&kb);
+        assert!(untracked("a.yaml"));
+        assert!(untracked("records/new/x.yaml"));
+        assert!(!untracked("records/newer/x.yaml"));
+        assert!(!untracked("b.yaml"));
+        let from_top = staged.untracked_in(dir.path());
+        assert!(from_top("kb/a.yaml"));
+        assert!(!from_top("a.yaml"));
     }
 
     #[test]

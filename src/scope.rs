@@ -87,23 +87,18 @@ impl Scope {
             .iter()
             .chain(staged.into_iter().flat_map(|s| &s.changed))
             .collect();
-        let gone = staged.into_iter().flat_map(|s| &s.removed);
-        let displays: Vec<Option<String>> = changed
+        let changed_displays: Vec<Option<String>> = changed
             .iter()
-            .copied()
-            .chain(gone)
             .map(|path| display_name(&root, path))
             .collect();
-        let files = files_named(corpus, &displays);
-        let (changed_displays, gone_displays) = displays.split_at(changed.len());
-        let (changed_files, gone_files) = files.split_at(changed.len());
+        let changed_files = files_named(corpus, &changed_displays);
         // Said of the corpus's files only: a README changed twice is no concern of a check.
         let unstaged: BTreeSet<String> = staged
             .into_iter()
             .flat_map(|s| &s.unstaged)
             .filter_map(|path| display_name(&root, path))
             .collect();
-        for ((path, display), &file) in changed.iter().zip(changed_displays).zip(changed_files) {
+        for ((path, display), file) in changed.iter().zip(&changed_displays).zip(changed_files) {
             if wide.covers(path) {
                 scope.all = true;
                 continue;
@@ -145,26 +140,17 @@ impl Scope {
             scope.named.insert(display.clone());
             scope.files.insert(display);
         }
-        let gone = staged.into_iter().flat_map(|s| &s.removed);
-        for ((path, display), &file) in gone.zip(gone_displays).zip(gone_files) {
+        // A file the index removes is out of the corpus even when still in the work tree:
+        // untracked, the load left it out.
+        for path in staged.into_iter().flat_map(|s| &s.removed) {
             if wide.covers(path) {
                 scope.all = true;
-                continue;
+            } else if let Some(display) = display_name(&root, path) {
+                removed.insert(display);
             }
-            let Some(display) = display.clone() else {
-                continue;
-            };
-            match file {
-                Some(file) => {
-                    scope.notes.push(format!(
-                        "{display} is removed from the git index but still in the working tree: records citing it are checked against the working tree"
-                    ));
-                    targets.insert(file);
-                }
-                None => {
-                    removed.insert(display);
-                }
-            }
+        }
+        if !corpus.left_out.is_empty() {
+            scope.notes.push(left_out_note(&corpus.left_out));
         }
         // A name that is not UTF-8 is no record, but discovery reports one under the
         // records folder, under the name it displays (each such byte replaced, as here).
@@ -304,6 +290,30 @@ impl Scope {
             self.files.insert(corpus.files[file].display.clone());
         }
     }
+}
+
+/// The most untracked files a note names; the rest are counted.
+const LEFT_OUT_NAMED: usize = 5;
+
+/// Says which files the check left out as untracked: a commit citing a record whose
+/// `git add` was forgotten fails here for a reason the work tree does not show.
+fn left_out_note(left_out: &[String]) -> String {
+    let mut named = left_out
+        .iter()
+        .take(LEFT_OUT_NAMED)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if left_out.len() > LEFT_OUT_NAMED {
+        named.push_str(&format!(" and {} more", left_out.len() - LEFT_OUT_NAMED));
+    }
+    let (count, them) = match left_out.len() {
+        1 => ("a file".to_string(), "it"),
+        n => (format!("{n} files"), "them"),
+    };
+    format!(
+        "left out {count} that git does not track, as the commit would not hold {them}: {named} (`git add` what belongs to the commit)"
+    )
 }
 
 /// The corpus file displayed as each of `displays`, if one is. One pass over the corpus's

@@ -337,18 +337,102 @@ fn a_staged_record_changed_again_since_is_noted() {
     assert!(!staged.stderr.contains("not staged"), "{}", staged.stderr);
 }
 
+/// A record the index removes is out of the commit even though the work tree still holds
+/// it: the records citing it are reported, and the note says it was left out.
 #[test]
-fn staged_removal_still_in_the_working_tree_is_noted() {
+fn staged_removal_still_in_the_working_tree_is_left_out() {
     let dir = repository();
     git(
         dir.path(),
         &["rm", "-q", "--cached", "records/engines/mooncake.yaml"],
     );
     let run = check_in(dir.path(), &["--staged"]);
-    assert_eq!(run.code, 0);
-    assert!(run.stderr.contains(
-        "note: records/engines/mooncake.yaml is removed from the git index but still in the working tree"
-    ));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+    assert!(
+        run.stderr.contains(
+            "note: left out a file that git does not track, as the commit would not hold it: \
+             records/engines/mooncake.yaml"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The repository, with the gotcha staged citing `sglang`, an engine in the work tree that
+/// is not staged.
+fn citing_an_untracked_record() -> tempfile::TempDir {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("records/engines/sglang.yaml"),
+        "id: sglang\ntype: engine\nname: SGLang\n",
+    )
+    .unwrap();
+    edit(
+        &dir.path().join("records/gotchas/warned.md"),
+        "affects: [mooncake]",
+        "affects: [mooncake, sglang]",
+    );
+    git(dir.path(), &["add", "records/gotchas/warned.md"]);
+    dir
+}
+
+/// A commit citing a record whose `git add` was forgotten would fail in a fresh clone: the
+/// check sees what the commit holds, not the work tree.
+#[test]
+fn staged_leaves_out_records_git_does_not_track() {
+    let dir = citing_an_untracked_record();
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+    assert!(
+        run.stderr.contains(
+            "note: left out a file that git does not track, as the commit would not hold it: \
+             records/engines/sglang.yaml (`git add` what belongs to the commit)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let plain = check_in(dir.path(), &[]);
+    assert_eq!(
+        plain.code, 0,
+        "a check of the work tree reads it: {}",
+        plain.stdout
+    );
+
+    git(dir.path(), &["add", "records/engines/sglang.yaml"]);
+    let added = check_in(dir.path(), &["--staged"]);
+    assert_eq!(added.code, 0, "{}", added.stdout);
+    assert!(!added.stderr.contains("left out"), "{}", added.stderr);
+}
+
+/// A record only this clone's `.git/info/exclude` ignores is in no commit either, though
+/// discovery reads it (what one machine's git excludes is checked all the same).
+#[test]
+fn staged_leaves_out_records_the_clone_excludes() {
+    let dir = citing_an_untracked_record();
+    std::fs::write(
+        dir.path().join(".git/info/exclude"),
+        "records/engines/sglang.yaml\n",
+    )
+    .unwrap();
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+    assert!(
+        run.stderr.contains("records/engines/sglang.yaml"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

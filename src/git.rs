@@ -39,6 +39,9 @@ pub struct Staged {
     pub changed: Vec<PathBuf>,
     /// Files the index deletes, or renames away.
     pub removed: Vec<PathBuf>,
+    /// Of each removed file, its text at `HEAD` (`None` where git could not give it): what
+    /// it defined, for the references that named that to be found.
+    pub removed_at_head: Vec<Option<Vec<u8>>>,
     /// Of the changed files, those the work tree changes again, unstaged: what a check
     /// reads is the work tree, not what the commit will hold. The `pre-commit` tool stashes
     /// such changes before running hooks; a plain git hook does not.
@@ -102,6 +105,7 @@ pub fn staged() -> Result<Staged, String> {
     // Ignored files too, as discovery reads files that only `.git/info/exclude` or a global
     // excludes file ignores; `--directory` names an untracked folder once, not its files
     // (a build's thousands). `:/` lists the whole work tree from any subfolder.
+    let removed_at_head = at_head(&relative.removed)?;
     let untracked = run_git(&[
         "ls-files",
         "--others",
@@ -122,6 +126,7 @@ pub fn staged() -> Result<Staged, String> {
             .collect(),
         changed: relative.changed.iter().map(|p| top.join(p)).collect(),
         removed: relative.removed.iter().map(|p| top.join(p)).collect(),
+        removed_at_head,
         not_utf8: relative.not_utf8.iter().map(|p| top.join(p)).collect(),
         // A name that is not UTF-8 is no record or page, whose names are text.
         untracked: names(&untracked)
@@ -146,6 +151,79 @@ fn run_git(args: &[&str]) -> Result<Vec<u8>, String> {
         ));
     }
     Ok(output.stdout)
+}
+
+/// The texts at `HEAD` of `paths`, relative to the top, asked of one `git cat-file --batch`
+/// (a process per file would cost a commit removing thousands). A path git does not have,
+/// or that holds a line break (the batch's separator), has none.
+fn at_head(paths: &[PathBuf]) -> Result<Vec<Option<Vec<u8>>>, String> {
+    use std::io::Write;
+    use std::process::Stdio;
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let asked: Vec<Option<String>> = paths
+        .iter()
+        .map(|p| p.to_str().filter(|p| !p.contains('\n')).map(str::to_string))
+        .collect();
+    let input: String = asked
+        .iter()
+        .flatten()
+        .map(|path| format!("HEAD:{path}\n"))
+        .collect();
+    let failed = |err: std::io::Error| format!("cannot run git cat-file: {err}");
+    let mut child = Command::new("git")
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(failed)?;
+    let mut stdin = child.stdin.take().ok_or("git cat-file took no input")?;
+    // Written from another thread: git answers as it reads, and a pipe it cannot write to
+    // while this one waits to write would stop both.
+    let output = std::thread::scope(|scope| {
+        scope.spawn(move || stdin.write_all(input.as_bytes()));
+        child.wait_with_output()
+    })
+    .map_err(failed)?;
+    if !output.status.success() {
+        return Err(format!(
+            "`git cat-file --batch` failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let mut answers = parse_batch(&output.stdout).into_iter();
+    Ok(asked
+        .iter()
+        .map(|path| path.as_ref().and_then(|_| answers.next().flatten()))
+        .collect())
+}
+
+/// Parses `git cat-file --batch`'s answers: `<oid> <type> <size>`, a line break, the
+/// contents and a line break, or one line (`<name> missing`) for an object it lacks.
+fn parse_batch(mut out: &[u8]) -> Vec<Option<Vec<u8>>> {
+    let mut answers = Vec::new();
+    while let Some(end) = out.iter().position(|&b| b == b'\n') {
+        let (header, rest) = out.split_at(end);
+        let rest = rest.get(1..).unwrap_or_default();
+        let size = std::str::from_utf8(header)
+            .ok()
+            .map(|h| h.split(' ').collect::<Vec<_>>())
+            .filter(|fields| fields.len() == 3 && fields.get(1) == Some(&"blob"))
+            .and_then(|fields| fields.get(2)?.parse::<usize>().ok());
+        match size.and_then(|size| Some((rest.get(..size)?, rest.get(size + 1..)?))) {
+            Some((contents, after)) => {
+                answers.push(Some(contents.to_vec()));
+                out = after;
+            }
+            None => {
+                answers.push(None);
+                out = rest;
+            }
+        }
+    }
+    answers
 }
 
 /// The NUL-separated fields of a `-z` listing, each as text, or as the bytes it holds when
@@ -241,6 +319,15 @@ mod tests {
         let from_top = staged.untracked_in(dir.path());
         assert!(from_top("kb/a.yaml"));
         assert!(!from_top("a.yaml"));
+    }
+
+    #[test]
+    fn batch_answers_hold_contents_or_nothing() {
+        let out = b"abc blob 5\nid: x\nHEAD:gone.yaml missing\nabd blob 0\n\n";
+        assert_eq!(
+            parse_batch(out),
+            [Some(b"id: x".to_vec()), None, Some(Vec::new())]
+        );
     }
 
     #[test]

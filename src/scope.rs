@@ -8,10 +8,11 @@
 //! - the named files themselves;
 //! - every file whose references or links resolve to a record or page defined in a named file
 //!   (or would, but for an ambiguity or a wrong collection);
-//! - every file with a reference that no longer resolves because it names the stem of a
-//!   removed file: one the git index deletes or renames away (`--staged`), or a named file
-//!   that no longer exists. Ids are file stems (`id-mismatch` enforces it), so the stem is
-//!   the id that went away.
+//! - every file with a reference that does not resolve (names nothing, a record of another
+//!   collection, or several) and names what a removed file defined: one the git index
+//!   deletes or renames away (`--staged`), or a named file that no longer exists. A record
+//!   file is known by the id (and collection) its text at `HEAD` gives, a prose page by its
+//!   stem; a file link by the file's stem, whatever the file.
 //!
 //! A named folder puts every file under it in scope, and the corpus root everything, as does
 //! a change to a file that decides what is reported anywhere: the config, the baseline, or
@@ -82,7 +83,7 @@ impl Scope {
             crate::source::display_path(&project.root, &project.root.join(&project.config.records));
         let mut scope = Scope::default();
         let mut targets: BTreeSet<usize> = BTreeSet::new();
-        let mut removed: BTreeSet<String> = BTreeSet::new();
+        let mut removed = Gone::default();
         let changed: Vec<&PathBuf> = named
             .iter()
             .chain(staged.into_iter().flat_map(|s| &s.changed))
@@ -131,7 +132,7 @@ impl Scope {
                         "{display} does not exist: reporting the records that cite `{}`",
                         file_stem(&display)
                     ));
-                    removed.insert(display.clone());
+                    removed.add(project, &display, None);
                 }
             } else {
                 scope.ignore(path, &project.root);
@@ -142,11 +143,14 @@ impl Scope {
         }
         // A file the index removes is out of the corpus even when still in the work tree:
         // untracked, the load left it out.
-        for path in staged.into_iter().flat_map(|s| &s.removed) {
+        let gone = staged
+            .into_iter()
+            .flat_map(|s| s.removed.iter().zip(&s.removed_at_head));
+        for (path, head) in gone {
             if wide.covers(path) {
                 scope.all = true;
             } else if let Some(display) = display_name(&root, path) {
-                removed.insert(display);
+                removed.add(project, &display, head.as_deref());
             }
         }
         if !corpus.left_out.is_empty() {
@@ -161,7 +165,7 @@ impl Scope {
         for &file in &targets {
             scope.files.insert(corpus.files[file].display.clone());
         }
-        scope.add_referrers(corpus, resolved, &targets, &removed);
+        scope.add_referrers(corpus, resolved, &targets, &removed, &project.schemas);
         scope
     }
 
@@ -241,7 +245,7 @@ impl Scope {
         self.notes.push(note);
     }
 
-    /// Adds the files citing a record or page of `targets`, or a removed file's stem.
+    /// Adds the files citing a record or page of `targets`, or what a removed file defined.
     // Record, doc, file and collection indices come from the corpus and schemas they index.
     #[allow(clippy::indexing_slicing)]
     fn add_referrers<F>(
@@ -249,12 +253,12 @@ impl Scope {
         corpus: &Corpus<F>,
         resolved: &Resolved,
         targets: &BTreeSet<usize>,
-        removed: &BTreeSet<String>,
+        removed: &Gone,
+        schemas: &crate::schema::Schemas,
     ) {
         if targets.is_empty() && removed.is_empty() {
             return;
         }
-        let removed_stems: BTreeSet<&str> = removed.iter().map(|d| file_stem(d)).collect();
         // Every resolved reference is tested, a million at 100,000 records: against a flag
         // per record and page, read where the reference names it, rather than a search of
         // the targets through the record, which lies elsewhere in memory.
@@ -276,12 +280,13 @@ impl Scope {
             .map(|edge| edge.source.file(corpus))
             .collect();
         for reference in &resolved.unresolved {
-            let cites = match &reference.problem {
-                Problem::Unresolved => removed_stems.contains(cited_stem(reference)),
-                Problem::WrongTarget(records) | Problem::Ambiguous(records) => {
-                    records.iter().any(|&r| record_targeted[r])
-                }
-            };
+            let cites = removed.named_by(reference, schemas)
+                || match &reference.problem {
+                    Problem::Unresolved => false,
+                    Problem::WrongTarget(records) | Problem::Ambiguous(records) => {
+                        records.iter().any(|&r| record_targeted[r])
+                    }
+                };
             if cites {
                 referrers.push(reference.source.file(corpus));
             }
@@ -343,20 +348,86 @@ fn files_named<F>(corpus: &Corpus<F>, displays: &[Option<String>]) -> Vec<Option
     found
 }
 
-/// The file stem a reference names: the id of `engines/nixl` or `nixl`, the file stem of a
-/// Markdown link to `../docs/guide.md`.
-fn cited_stem(reference: &Unresolved) -> &str {
-    let text = reference.text.as_str();
-    match reference.source {
-        Source::Link {
+/// What removed files defined, for the references that named it to be found.
+#[derive(Debug, Default)]
+struct Gone {
+    /// Removed records: collection and id.
+    records: Vec<(usize, String)>,
+    /// Removed prose pages' stems, as wiki-links name them.
+    pages: BTreeSet<String>,
+    /// Every removed file's stem, as a file link names it.
+    stems: BTreeSet<String>,
+}
+
+impl Gone {
+    /// Adds the file displayed as `display`, whose text was `head` at `HEAD` if known. A
+    /// record's id is its `id` field there, else its stem, as loading names it; a file
+    /// that is neither record nor page is only a file links may name.
+    // Collection indices come from the schemas.
+    #[allow(clippy::indexing_slicing)]
+    fn add(&mut self, project: &Project, display: &str, head: Option<&[u8]>) {
+        let stem = file_stem(display);
+        self.stems.insert(stem.to_string());
+        let path = project.root.join(display);
+        let records = &project.config.records;
+        if let Some(candidate) =
+            crate::discover::candidate(&project.root, records, &path, &project.schemas)
+        {
+            let context = crate::load::LoadContext {
+                text_fields: &project.schemas.collections[candidate.collection].text_fields,
+                max_file_size: project.config.max_file_size,
+            };
+            let written = head.and_then(|bytes| {
+                let loaded = crate::load::load_bytes(
+                    &path,
+                    display.to_string(),
+                    bytes.to_vec(),
+                    candidate.format,
+                    &context,
+                );
+                let id = loaded.record?.value.get("id")?.as_str()?.to_string();
+                Some(id)
+            });
+            let id = written.unwrap_or_else(|| stem.to_string());
+            self.records.push((candidate.collection, id));
+        } else if project
+            .config
+            .docs_matcher()
+            .is_some_and(|docs| docs.is_match(display))
+        {
+            self.pages.insert(stem.to_string());
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.stems.is_empty()
+    }
+
+    /// Whether `reference` names what a removed file defined: a file link the file's stem;
+    /// an id, bare or qualified (`engines/nixl`), a removed record's; a wiki-link's bare
+    /// target a removed page's stem too.
+    fn named_by(&self, reference: &Unresolved, schemas: &crate::schema::Schemas) -> bool {
+        let text = reference.text.as_str();
+        if let Source::Link {
             kind: LinkKind::File,
             ..
         }
         | Source::FieldLink {
             kind: LinkKind::File,
             ..
-        } => file_stem(text),
-        _ => text.rsplit('/').next().unwrap_or(text),
+        } = reference.source
+        {
+            return self.stems.contains(file_stem(text));
+        }
+        match text.split_once('/') {
+            Some((folder, id)) => {
+                let collection = schemas.by_folder(folder);
+                self.records
+                    .iter()
+                    .any(|(c, gone)| Some(*c) == collection && gone == id)
+            }
+            None => self.pages.contains(text) || self.records.iter().any(|(_, gone)| gone == text),
+        }
     }
 }
 

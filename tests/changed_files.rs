@@ -640,3 +640,84 @@ fn a_staged_baseline_change_puts_everything_in_scope() {
     let removed = check_in(dir.path(), &["--staged"]);
     assert_eq!(reported(&removed), reported(&edited));
 }
+
+/// A removed record whose id another collection still holds leaves its citations naming
+/// a record of the wrong collection, not nothing: those are reported too.
+#[test]
+fn staged_deletion_reports_citations_left_naming_another_collection() {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("records/gotchas/mooncake.yaml"),
+        "id: mooncake\ntype: gotcha\nname: Also mooncake\nseverity: minor\n",
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "a gotcha sharing the engine's id"],
+    );
+    git(dir.path(), &["rm", "-q", "records/engines/mooncake.yaml"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "wrong-target")])
+    );
+}
+
+/// A record's id is what its text says, not its file name, where `id-mismatch` is allowed.
+#[test]
+fn staged_deletion_is_known_by_the_id_it_defined() {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[rules]\nid-mismatch = \"allow\"\n",
+    )
+    .unwrap();
+    git(
+        dir.path(),
+        &[
+            "mv",
+            "records/engines/mooncake.yaml",
+            "records/engines/mooncake-2025.yaml",
+        ],
+    );
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "a file name that is not the id"],
+    );
+    git(
+        dir.path(),
+        &["rm", "-q", "records/engines/mooncake-2025.yaml"],
+    );
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+}
+
+/// Deleting a file that is no record says nothing of the references that were already
+/// broken and happen to name its stem: the commit did not break them.
+#[test]
+fn staged_deletion_of_a_file_that_is_no_record_reports_nothing() {
+    let dir = repository();
+    edit(
+        &dir.path().join("records/gotchas/warned.md"),
+        "affects: [mooncake]",
+        "affects: [mooncake, build]",
+    );
+    std::fs::create_dir(dir.path().join("scripts")).unwrap();
+    std::fs::write(dir.path().join("scripts/build.py"), "print(1)\n").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "an old broken reference, and a script"],
+    );
+    git(dir.path(), &["rm", "-q", "scripts/build.py"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(reported(&run).is_empty(), "{}", run.stdout);
+}

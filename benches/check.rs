@@ -98,7 +98,7 @@ fn stages(c: &mut Criterion) {
             group.bench_function(format!("load_for_check_{name}/{format}"), |b| {
                 b.iter(|| {
                     let recaller = Recaller::new(&cached, &project.schemas);
-                    black_box(project.load_for_check_recalling(Some(&recaller)))
+                    black_box(project.load_for_check_recalling(Some(&recaller), None))
                 })
             });
         }
@@ -108,11 +108,13 @@ fn stages(c: &mut Criterion) {
         // A pre-commit hook's check: one record named, the report narrowed to it and the
         // records citing it.
         let named = [root.join(&drawn.files[0].display)];
+        let baseline = root.join(gotchas::baseline::DEFAULT_FILE);
         group.bench_function(format!("check_changed/{format}"), |b| {
             b.iter(|| {
                 let changes = Changes {
                     named: &named,
                     staged: None,
+                    baseline: &baseline,
                 };
                 black_box(project.check_observed(&drawn, Some(changes), &mut |_| {}))
             })

@@ -37,6 +37,9 @@ pub struct Corpus<F = Value> {
     pub records: Vec<Record<F>>,
     /// Problems found while discovering and loading.
     pub diagnostics: Vec<Diagnostic>,
+    /// The record and prose files the load was told to leave out ([`LeaveOut`]), as
+    /// displayed, in path order.
+    pub left_out: Vec<String>,
 }
 
 impl<F> Default for Corpus<F> {
@@ -47,9 +50,15 @@ impl<F> Default for Corpus<F> {
             docs: Vec::new(),
             records: Vec::new(),
             diagnostics: Vec::new(),
+            left_out: Vec::new(),
         }
     }
 }
+
+/// Which files, by displayed path, a load leaves out as if they were not there: a
+/// pre-commit check's corpus is what the commit will hold, not the files git does not
+/// track. Their discovery problems (a stray) go with them.
+pub type LeaveOut<'a> = &'a (dyn Fn(&str) -> bool + Sync);
 
 /// Which record files keep their text once their records are drawn.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -429,6 +438,7 @@ impl Corpus {
             None,
             texts,
             None,
+            None,
         )
     }
 }
@@ -454,12 +464,22 @@ impl<F: Send + Renumber> Corpus<F> {
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
     {
-        Corpus::load_chunks(root, config, schemas, draw, recall, Texts::LetGo, None)
+        Corpus::load_chunks(
+            root,
+            config,
+            schemas,
+            draw,
+            recall,
+            Texts::LetGo,
+            None,
+            None,
+        )
     }
 
     /// [`Corpus::load_with`] for a check whose report quotes the files it names: a record
     /// file keeps its text when a problem was found loading it, or when `quoted` says its
-    /// record, as drawn, has findings; the others are let go as they are parsed.
+    /// record, as drawn, has findings; the others are let go as they are parsed. Files
+    /// `leave_out` names are not loaded.
     pub fn load_for_report<D>(
         root: &Path,
         config: &Config,
@@ -467,6 +487,7 @@ impl<F: Send + Renumber> Corpus<F> {
         draw: D,
         recall: Option<&dyn Recall<F>>,
         quoted: fn(&F) -> bool,
+        leave_out: Option<LeaveOut<'_>>,
     ) -> Corpus<F>
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
@@ -479,12 +500,15 @@ impl<F: Send + Renumber> Corpus<F> {
             recall,
             Texts::LetGo,
             Some(quoted),
+            leave_out,
         )
     }
 
     /// Loads files a chunk at a time, in parallel, and puts them in path order: a record's
     /// fields (and with [`Texts::LetGo`], its file's text) are let go as soon as it is drawn
     /// from.
+    // Each loader above passes its own choice of each.
+    #[allow(clippy::too_many_arguments)]
     fn load_chunks<D>(
         root: &Path,
         config: &Config,
@@ -493,18 +517,40 @@ impl<F: Send + Renumber> Corpus<F> {
         recall: Option<&dyn Recall<F>>,
         texts: Texts,
         quoted: Option<fn(&F) -> bool>,
+        leave_out: Option<LeaveOut<'_>>,
     ) -> Corpus<F>
     where
         D: Fn(Record, usize, &SourceFile) -> Record<F> + Sync,
     {
-        let discovered = discover::discover(root, &config.records, schemas);
+        let mut discovered = discover::discover(root, &config.records, schemas);
+        let mut docs = find_docs(root, config);
+        let mut left_out = Vec::new();
+        if let Some(leave_out) = leave_out {
+            discovered.candidates.retain(|c| {
+                let kept = !leave_out(&c.display);
+                if !kept {
+                    left_out.push(c.display.clone());
+                }
+                kept
+            });
+            docs.paths.retain(|path| {
+                let display = crate::source::relative_display(root, path);
+                let kept = !leave_out(&display);
+                if !kept {
+                    left_out.push(display.into_owned());
+                }
+                kept
+            });
+            left_out.sort_unstable();
+            discovered.diagnostics.retain(|d| !leave_out(&d.file));
+        }
         let mut corpus = Corpus {
             diagnostics: discovered.diagnostics,
+            left_out,
             ..Corpus::default()
         };
         // Sized once: growing a vector of a hundred thousand records copies it, each time
         // into memory the kernel must first zero.
-        let docs = find_docs(root, config);
         let count = discovered.candidates.len() + docs.paths.len();
         corpus.files.reserve(count);
         corpus.file_collections.reserve(count);

@@ -3,8 +3,10 @@
 //! Reports for other tools name files relative to the repository root, since that is what
 //! GitHub resolves annotation and code-scanning paths against; the corpus root may be a
 //! folder inside the repository. A pre-commit run asks which files the index deletes or
-//! renames, since a deleted record is passed to no hook, yet breaks every record citing it.
+//! renames, since a deleted record is passed to no hook, yet breaks every record citing it,
+//! and which files git does not track, since the commit will not hold them.
 
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,25 +39,83 @@ pub struct Staged {
     pub changed: Vec<PathBuf>,
     /// Files the index deletes, or renames away.
     pub removed: Vec<PathBuf>,
+    /// Of each removed file, its text at `HEAD` (`None` where git could not give it): what
+    /// it defined, for the references that named that to be found.
+    pub removed_at_head: Vec<Option<Vec<u8>>>,
     /// Of the changed files, those the work tree changes again, unstaged: what a check
     /// reads is the work tree, not what the commit will hold. The `pre-commit` tool stashes
     /// such changes before running hooks; a plain git hook does not.
     pub unstaged: Vec<PathBuf>,
+    /// Files the index changes whose names are not UTF-8, with each such byte replaced:
+    /// no record, page, schema or config, but worth a word when in the corpus.
+    pub not_utf8: Vec<PathBuf>,
+    /// What the work tree holds that the index does not, so neither will the commit: files,
+    /// and folders with nothing tracked in them (ending in `/`), relative to the top. A
+    /// record whose `git add` was forgotten, or that git is told to ignore.
+    pub untracked: BTreeSet<String>,
+}
+
+impl Staged {
+    /// Whether the file displayed as `display` in the corpus at `root` is untracked, so not
+    /// in the commit. The corpus root's place in the work tree is worked out once.
+    pub fn untracked_in(&self, root: &Path) -> impl Fn(&str) -> bool + Sync + '_ {
+        let top = crate::write::resolved(&self.top);
+        let prefix = crate::write::resolved(root)
+            .strip_prefix(&top)
+            .map(|inside| crate::source::display_path(Path::new(""), inside))
+            .unwrap_or_default();
+        let prefix = if prefix.is_empty() {
+            prefix
+        } else {
+            format!("{prefix}/")
+        };
+        move |display| {
+            let path = format!("{prefix}{display}");
+            self.untracked.contains(&path)
+                || path
+                    .match_indices('/')
+                    .filter_map(|(at, _)| path.get(..=at))
+                    .any(|folder| self.untracked.contains(folder))
+        }
+    }
 }
 
 /// Asks git what the index of the repository around the current folder changes.
 ///
 /// Git runs in the current folder, not in the corpus root: during a commit git hands hooks a
 /// `GIT_INDEX_FILE` that may be relative to the work tree's top, which a `git -C <root>`
-/// would resolve against the wrong folder.
+/// would resolve against the wrong folder. `--no-relative` keeps the listing relative to the
+/// top, where it is joined, even with `diff.relative` set and run from a subfolder.
 pub fn staged() -> Result<Staged, String> {
     let top = run_git(&["rev-parse", "--show-toplevel"])?;
+    let top = String::from_utf8(top)
+        .map_err(|_| "the repository's path is not valid UTF-8".to_string())?;
     let top = PathBuf::from(top.trim_end_matches(['\n', '\r']));
-    let listing = run_git(&["diff", "--cached", "--name-status", "-M", "-z"])?;
+    let listing = run_git(&[
+        "diff",
+        "--cached",
+        "--no-relative",
+        "--name-status",
+        "-M",
+        "-z",
+    ])?;
     let relative = parse_name_status(&listing);
-    let unstaged = run_git(&["diff", "--name-only", "-z"])?;
-    let unstaged: std::collections::HashSet<&str> =
-        unstaged.split('\0').filter(|p| !p.is_empty()).collect();
+    let unstaged = run_git(&["diff", "--no-relative", "--name-only", "-z"])?;
+    let unstaged: HashSet<&str> = names(&unstaged).filter_map(|p| p.ok()).collect();
+    // Ignored files too, as discovery reads files that only `.git/info/exclude` or a global
+    // excludes file ignores; `--directory` names an untracked folder once, not its files
+    // (a build's thousands). `:/` lists the whole work tree from any subfolder.
+    let removed_at_head = at_head(&relative.removed)?;
+    let untracked = run_git(&[
+        "ls-files",
+        "--others",
+        "--directory",
+        "--no-empty-directory",
+        "--full-name",
+        "-z",
+        "--",
+        ":/",
+    ])?;
     Ok(Staged {
         top: top.clone(),
         unstaged: relative
@@ -66,10 +126,19 @@ pub fn staged() -> Result<Staged, String> {
             .collect(),
         changed: relative.changed.iter().map(|p| top.join(p)).collect(),
         removed: relative.removed.iter().map(|p| top.join(p)).collect(),
+        removed_at_head,
+        not_utf8: relative.not_utf8.iter().map(|p| top.join(p)).collect(),
+        // A name that is not UTF-8 is no record or page, whose names are text.
+        untracked: names(&untracked)
+            .filter_map(|p| p.ok())
+            .map(str::to_string)
+            .collect(),
     })
 }
 
-fn run_git(args: &[&str]) -> Result<String, String> {
+/// Runs git in the current folder and returns what it printed, which is bytes: git prints
+/// file names as the file system holds them, UTF-8 or not.
+fn run_git(args: &[&str]) -> Result<Vec<u8>, String> {
     let output = Command::new("git")
         .args(args)
         .output()
@@ -81,28 +150,127 @@ fn run_git(args: &[&str]) -> Result<String, String> {
             String::from_utf8_lossy(&output.stderr).trim()
         ));
     }
-    String::from_utf8(output.stdout)
-        .map_err(|_| format!("`git {}` printed non-UTF-8 paths", args.join(" ")))
+    Ok(output.stdout)
+}
+
+/// The texts at `HEAD` of `paths`, relative to the top, asked of one `git cat-file --batch`
+/// (a process per file would cost a commit removing thousands). A path git does not have,
+/// or that holds a line break (the batch's separator), has none.
+fn at_head(paths: &[PathBuf]) -> Result<Vec<Option<Vec<u8>>>, String> {
+    use std::io::Write;
+    use std::process::Stdio;
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let asked: Vec<Option<String>> = paths
+        .iter()
+        .map(|p| p.to_str().filter(|p| !p.contains('\n')).map(str::to_string))
+        .collect();
+    let input: String = asked
+        .iter()
+        .flatten()
+        .map(|path| format!("HEAD:{path}\n"))
+        .collect();
+    let failed = |err: std::io::Error| format!("cannot run git cat-file: {err}");
+    let mut child = Command::new("git")
+        .args(["cat-file", "--batch"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(failed)?;
+    let mut stdin = child.stdin.take().ok_or("git cat-file took no input")?;
+    // Written from another thread: git answers as it reads, and a pipe it cannot write to
+    // while this one waits to write would stop both.
+    let output = std::thread::scope(|scope| {
+        scope.spawn(move || stdin.write_all(input.as_bytes()));
+        child.wait_with_output()
+    })
+    .map_err(failed)?;
+    if !output.status.success() {
+        return Err(format!(
+            "`git cat-file --batch` failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let mut answers = parse_batch(&output.stdout).into_iter();
+    Ok(asked
+        .iter()
+        .map(|path| path.as_ref().and_then(|_| answers.next().flatten()))
+        .collect())
+}
+
+/// Parses `git cat-file --batch`'s answers: `<oid> <type> <size>`, a line break, the
+/// contents and a line break, or one line (`<name> missing`) for an object it lacks.
+fn parse_batch(mut out: &[u8]) -> Vec<Option<Vec<u8>>> {
+    let mut answers = Vec::new();
+    while let Some(end) = out.iter().position(|&b| b == b'\n') {
+        let (header, rest) = out.split_at(end);
+        let rest = rest.get(1..).unwrap_or_default();
+        let size = std::str::from_utf8(header)
+            .ok()
+            .map(|h| h.split(' ').collect::<Vec<_>>())
+            .filter(|fields| fields.len() == 3 && fields.get(1) == Some(&"blob"))
+            .and_then(|fields| fields.get(2)?.parse::<usize>().ok());
+        match size.and_then(|size| Some((rest.get(..size)?, rest.get(size + 1..)?))) {
+            Some((contents, after)) => {
+                answers.push(Some(contents.to_vec()));
+                out = after;
+            }
+            None => {
+                answers.push(None);
+                out = rest;
+            }
+        }
+    }
+    answers
+}
+
+/// The NUL-separated fields of a `-z` listing, each as text, or as the bytes it holds when
+/// they are not UTF-8.
+fn names(listing: &[u8]) -> impl Iterator<Item = Result<&str, &[u8]>> {
+    listing
+        .split(|&b| b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| std::str::from_utf8(f).map_err(|_| f))
 }
 
 /// Parses `git diff --name-status -M -z`: a status, then one path, or two for a rename or
-/// copy (`R100 old new`).
-fn parse_name_status(listing: &str) -> Staged {
+/// copy (`R100 old new`). A path that is not UTF-8 is kept apart: it cannot be a record,
+/// prose page, schema or config, whose names are text, yet one in the corpus is said.
+fn parse_name_status(listing: &[u8]) -> Staged {
     let mut staged = Staged::default();
-    let mut fields = listing.split('\0').filter(|f| !f.is_empty());
+    let mut fields = names(listing);
     while let Some(status) = fields.next() {
         let Some(path) = fields.next() else { break };
-        match status.as_bytes().first() {
-            Some(b'D') => staged.removed.push(PathBuf::from(path)),
+        match status.unwrap_or_default().as_bytes().first() {
+            Some(b'D') => staged.removed.extend(text_path(path, &mut staged.not_utf8)),
             Some(b'R') => {
-                staged.removed.push(PathBuf::from(path));
-                staged.changed.extend(fields.next().map(PathBuf::from));
+                staged.removed.extend(text_path(path, &mut staged.not_utf8));
+                if let Some(to) = fields.next() {
+                    staged.changed.extend(text_path(to, &mut staged.not_utf8));
+                }
             }
-            Some(b'C') => staged.changed.extend(fields.next().map(PathBuf::from)),
-            _ => staged.changed.push(PathBuf::from(path)),
+            Some(b'C') => {
+                if let Some(to) = fields.next() {
+                    staged.changed.extend(text_path(to, &mut staged.not_utf8));
+                }
+            }
+            _ => staged.changed.extend(text_path(path, &mut staged.not_utf8)),
         }
     }
     staged
+}
+
+/// A listed path that is text, or `None` with the path, made text, put in `not_utf8`.
+fn text_path(field: Result<&str, &[u8]>, not_utf8: &mut Vec<PathBuf>) -> Option<PathBuf> {
+    match field {
+        Ok(path) => Some(PathBuf::from(path)),
+        Err(bytes) => {
+            not_utf8.push(PathBuf::from(String::from_utf8_lossy(bytes).into_owned()));
+            None
+        }
+    }
 }
 
 #[cfg(test)]
@@ -111,16 +279,55 @@ mod tests {
 
     #[test]
     fn name_status_sorts_deletions_and_renames_from_changes() {
-        let listing = "M\0records/a.yaml\0D\0records/b.yaml\0R097\0records/c.md\0records/d.md\0C100\0x.md\0y.md\0A\0new file.json\0";
+        let listing = b"M\0records/a.yaml\0D\0records/b.yaml\0R097\0records/c.md\0records/d.md\0C100\0x.md\0y.md\0A\0new file.json\0M\0caf\xe9.png\0R100\0caf\xe9.md\0cafe.md\0";
         let staged = parse_name_status(listing);
         let paths = |list: &[PathBuf]| -> Vec<String> {
             list.iter().map(|p| p.display().to_string()).collect()
         };
         assert_eq!(
             paths(&staged.changed),
-            ["records/a.yaml", "records/d.md", "y.md", "new file.json"]
+            [
+                "records/a.yaml",
+                "records/d.md",
+                "y.md",
+                "new file.json",
+                "cafe.md"
+            ]
         );
         assert_eq!(paths(&staged.removed), ["records/b.yaml", "records/c.md"]);
+        assert_eq!(
+            paths(&staged.not_utf8),
+            ["caf\u{FFFD}.png", "caf\u{FFFD}.md"]
+        );
+    }
+
+    #[test]
+    fn untracked_files_and_folders_are_found_from_the_corpus_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let kb = dir.path().join("kb");
+        std::fs::create_dir(&kb).unwrap();
+        let staged = Staged {
+            top: dir.path().to_path_buf(),
+            untracked: ["kb/records/new/".to_string(), "kb/a.yaml".to_string()].into(),
+            ..Staged::default()
+        };
+        let untracked = staged.untracked_in(&kb);
+        assert!(untracked("a.yaml"));
+        assert!(untracked("records/new/x.yaml"));
+        assert!(!untracked("records/newer/x.yaml"));
+        assert!(!untracked("b.yaml"));
+        let from_top = staged.untracked_in(dir.path());
+        assert!(from_top("kb/a.yaml"));
+        assert!(!from_top("a.yaml"));
+    }
+
+    #[test]
+    fn batch_answers_hold_contents_or_nothing() {
+        let out = b"abc blob 5\nid: x\nHEAD:gone.yaml missing\nabd blob 0\n\n";
+        assert_eq!(
+            parse_batch(out),
+            [Some(b"id: x".to_vec()), None, Some(Vec::new())]
+        );
     }
 
     #[test]

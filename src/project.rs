@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::check;
 use crate::config::{self, Config, Level};
-use crate::corpus::{Corpus, Recall, Renumber};
+use crate::corpus::{Corpus, LeaveOut, Recall, Renumber};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::fix;
 use crate::graph::Linked;
@@ -149,16 +149,17 @@ impl Project {
     /// Discovers and loads every record for [`Project::check`] alone: the rules that look at
     /// one record run as it is loaded, and its fields are not kept (see [`check::draw`]).
     pub fn load_for_check(&self) -> Corpus<check::Drawn> {
-        self.load_for_check_recalling(None)
+        self.load_for_check_recalling(None, None)
     }
 
     /// [`Project::load_for_check`], recalling from `recall` what an earlier run drew from
-    /// record files whose text is unchanged (see [`crate::cache`]). The files of records
-    /// with findings keep their texts, for the report to quote (see
-    /// [`Corpus::load_for_report`]).
+    /// record files whose text is unchanged (see [`crate::cache`]), and leaving out the
+    /// files `leave_out` names. The files of records with findings keep their texts, for
+    /// the report to quote (see [`Corpus::load_for_report`]).
     pub fn load_for_check_recalling(
         &self,
         recall: Option<&dyn Recall<check::Drawn>>,
+        leave_out: Option<LeaveOut<'_>>,
     ) -> Corpus<check::Drawn> {
         Corpus::load_for_report(
             &self.root,
@@ -167,6 +168,7 @@ impl Project {
             self.draw_for_check(),
             recall,
             check::Drawn::has_findings,
+            leave_out,
         )
     }
 

@@ -8,13 +8,15 @@
 //! - the named files themselves;
 //! - every file whose references or links resolve to a record or page defined in a named file
 //!   (or would, but for an ambiguity or a wrong collection);
-//! - every file with a reference that no longer resolves because it names the stem of a
-//!   removed file: one the git index deletes or renames away (`--staged`), or a named file
-//!   that no longer exists. Ids are file stems (`id-mismatch` enforces it), so the stem is
-//!   the id that went away.
+//! - every file with a reference that does not resolve (names nothing, a record of another
+//!   collection, or several) and names what a removed file defined: one the git index
+//!   deletes or renames away (`--staged`), or a named file that no longer exists. A record
+//!   file is known by the id (and collection) its text at `HEAD` gives, a prose page by its
+//!   stem; a file link by the file's stem, whatever the file.
 //!
-//! A named folder puts every file under it in scope, a named schema every record of its
-//! collection, and the corpus root or the config file everything. Names that are none of
+//! A named folder puts every file under it in scope, and the corpus root everything, as does
+//! a change to a file that decides what is reported anywhere: the config, the baseline, or
+//! anything in the schema folder, named, changed or removed. Names that are none of
 //! these are not part of the corpus: they are ignored, with a note, because a hook passes
 //! every file its pattern matches (a `README.md` too).
 
@@ -37,6 +39,8 @@ pub struct Changes<'a> {
     pub named: &'a [PathBuf],
     /// The git index's changes, with `--staged`.
     pub staged: Option<&'a Staged>,
+    /// The baseline file the report goes through, which decides what is reported anywhere.
+    pub baseline: &'a Path,
 }
 
 /// The files a changed-files run reports on.
@@ -65,37 +69,41 @@ impl Scope {
         changes: Changes<'_>,
         resolved: &Resolved,
     ) -> Scope {
-        let Changes { named, staged } = changes;
+        let Changes {
+            named,
+            staged,
+            baseline,
+        } = changes;
         let root = project
             .root
             .canonicalize()
             .unwrap_or_else(|_| project.root.clone());
+        let wide = Wide::new(project, baseline);
         let records =
             crate::source::display_path(&project.root, &project.root.join(&project.config.records));
         let mut scope = Scope::default();
         let mut targets: BTreeSet<usize> = BTreeSet::new();
-        let mut removed: BTreeSet<String> = BTreeSet::new();
+        let mut removed = Gone::default();
         let changed: Vec<&PathBuf> = named
             .iter()
             .chain(staged.into_iter().flat_map(|s| &s.changed))
             .collect();
-        let gone = staged.into_iter().flat_map(|s| &s.removed);
-        let displays: Vec<Option<String>> = changed
+        let changed_displays: Vec<Option<String>> = changed
             .iter()
-            .copied()
-            .chain(gone)
             .map(|path| display_name(&root, path))
             .collect();
-        let files = files_named(corpus, &displays);
-        let (changed_displays, gone_displays) = displays.split_at(changed.len());
-        let (changed_files, gone_files) = files.split_at(changed.len());
+        let changed_files = files_named(corpus, &changed_displays);
         // Said of the corpus's files only: a README changed twice is no concern of a check.
         let unstaged: BTreeSet<String> = staged
             .into_iter()
             .flat_map(|s| &s.unstaged)
             .filter_map(|path| display_name(&root, path))
             .collect();
-        for ((path, display), &file) in changed.iter().zip(changed_displays).zip(changed_files) {
+        for ((path, display), file) in changed.iter().zip(&changed_displays).zip(changed_files) {
+            if wide.covers(path) {
+                scope.all = true;
+                continue;
+            }
             let Some(display) = display.clone() else {
                 scope.ignore_outside(path, &root, &project.root);
                 continue;
@@ -107,19 +115,7 @@ impl Scope {
                     ));
                 }
                 targets.insert(file);
-            } else if let Some(collection) = project
-                .schemas
-                .collections
-                .iter()
-                .position(|c| c.schema_display == display)
-            {
-                let members = corpus.file_collections.iter().enumerate();
-                targets.extend(
-                    members
-                        .filter(|(_, c)| **c == Some(collection))
-                        .map(|(file, _)| file),
-                );
-            } else if display.is_empty() || is_config(project, &root, &display) {
+            } else if display.is_empty() {
                 scope.all = true;
             } else if root.join(&display).is_dir() {
                 let inside = format!("{display}/");
@@ -136,7 +132,7 @@ impl Scope {
                         "{display} does not exist: reporting the records that cite `{}`",
                         file_stem(&display)
                     ));
-                    removed.insert(display.clone());
+                    removed.add(project, &display, None);
                 }
             } else {
                 scope.ignore(path, &project.root);
@@ -145,26 +141,31 @@ impl Scope {
             scope.named.insert(display.clone());
             scope.files.insert(display);
         }
-        for (display, &file) in gone_displays.iter().zip(gone_files) {
-            let Some(display) = display.clone() else {
-                continue;
-            };
-            match file {
-                Some(file) => {
-                    scope.notes.push(format!(
-                        "{display} is removed from the git index but still in the working tree: records citing it are checked against the working tree"
-                    ));
-                    targets.insert(file);
-                }
-                None => {
-                    removed.insert(display);
-                }
+        // A file the index removes is out of the corpus even when still in the work tree:
+        // untracked, the load left it out.
+        let gone = staged
+            .into_iter()
+            .flat_map(|s| s.removed.iter().zip(&s.removed_at_head));
+        for (path, head) in gone {
+            if wide.covers(path) {
+                scope.all = true;
+            } else if let Some(display) = display_name(&root, path) {
+                removed.add(project, &display, head.as_deref());
             }
         }
+        if !corpus.left_out.is_empty() {
+            scope.notes.push(left_out_note(&corpus.left_out));
+        }
+        // A name that is not UTF-8 is no record, but discovery reports one under the
+        // records folder, under the name it displays (each such byte replaced, as here).
+        let not_utf8 = staged.into_iter().flat_map(|s| &s.not_utf8);
+        scope
+            .files
+            .extend(not_utf8.filter_map(|path| display_name(&root, path)));
         for &file in &targets {
             scope.files.insert(corpus.files[file].display.clone());
         }
-        scope.add_referrers(corpus, resolved, &targets, &removed);
+        scope.add_referrers(corpus, resolved, &targets, &removed, &project.schemas);
         scope
     }
 
@@ -244,7 +245,7 @@ impl Scope {
         self.notes.push(note);
     }
 
-    /// Adds the files citing a record or page of `targets`, or a removed file's stem.
+    /// Adds the files citing a record or page of `targets`, or what a removed file defined.
     // Record, doc, file and collection indices come from the corpus and schemas they index.
     #[allow(clippy::indexing_slicing)]
     fn add_referrers<F>(
@@ -252,12 +253,12 @@ impl Scope {
         corpus: &Corpus<F>,
         resolved: &Resolved,
         targets: &BTreeSet<usize>,
-        removed: &BTreeSet<String>,
+        removed: &Gone,
+        schemas: &crate::schema::Schemas,
     ) {
         if targets.is_empty() && removed.is_empty() {
             return;
         }
-        let removed_stems: BTreeSet<&str> = removed.iter().map(|d| file_stem(d)).collect();
         // Every resolved reference is tested, a million at 100,000 records: against a flag
         // per record and page, read where the reference names it, rather than a search of
         // the targets through the record, which lies elsewhere in memory.
@@ -279,12 +280,13 @@ impl Scope {
             .map(|edge| edge.source.file(corpus))
             .collect();
         for reference in &resolved.unresolved {
-            let cites = match &reference.problem {
-                Problem::Unresolved => removed_stems.contains(cited_stem(reference)),
-                Problem::WrongTarget(records) | Problem::Ambiguous(records) => {
-                    records.iter().any(|&r| record_targeted[r])
-                }
-            };
+            let cites = removed.named_by(reference, schemas)
+                || match &reference.problem {
+                    Problem::Unresolved => false,
+                    Problem::WrongTarget(records) | Problem::Ambiguous(records) => {
+                        records.iter().any(|&r| record_targeted[r])
+                    }
+                };
             if cites {
                 referrers.push(reference.source.file(corpus));
             }
@@ -293,6 +295,30 @@ impl Scope {
             self.files.insert(corpus.files[file].display.clone());
         }
     }
+}
+
+/// The most untracked files a note names; the rest are counted.
+const LEFT_OUT_NAMED: usize = 5;
+
+/// Says which files the check left out as untracked: a commit citing a record whose
+/// `git add` was forgotten fails here for a reason the work tree does not show.
+fn left_out_note(left_out: &[String]) -> String {
+    let mut named = left_out
+        .iter()
+        .take(LEFT_OUT_NAMED)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if left_out.len() > LEFT_OUT_NAMED {
+        named.push_str(&format!(" and {} more", left_out.len() - LEFT_OUT_NAMED));
+    }
+    let (count, them) = match left_out.len() {
+        1 => ("a file".to_string(), "it"),
+        n => (format!("{n} files"), "them"),
+    };
+    format!(
+        "left out {count} that git does not track, as the commit would not hold {them}: {named} (`git add` what belongs to the commit)"
+    )
 }
 
 /// The corpus file displayed as each of `displays`, if one is. One pass over the corpus's
@@ -322,25 +348,114 @@ fn files_named<F>(corpus: &Corpus<F>, displays: &[Option<String>]) -> Vec<Option
     found
 }
 
-/// The file stem a reference names: the id of `engines/nixl` or `nixl`, the file stem of a
-/// Markdown link to `../docs/guide.md`.
-fn cited_stem(reference: &Unresolved) -> &str {
-    let text = reference.text.as_str();
-    match reference.source {
-        Source::Link {
+/// What removed files defined, for the references that named it to be found.
+#[derive(Debug, Default)]
+struct Gone {
+    /// Removed records: collection and id.
+    records: Vec<(usize, String)>,
+    /// Removed prose pages' stems, as wiki-links name them.
+    pages: BTreeSet<String>,
+    /// Every removed file's stem, as a file link names it.
+    stems: BTreeSet<String>,
+}
+
+impl Gone {
+    /// Adds the file displayed as `display`, whose text was `head` at `HEAD` if known. A
+    /// record's id is its `id` field there, else its stem, as loading names it; a file
+    /// that is neither record nor page is only a file links may name.
+    // Collection indices come from the schemas.
+    #[allow(clippy::indexing_slicing)]
+    fn add(&mut self, project: &Project, display: &str, head: Option<&[u8]>) {
+        let stem = file_stem(display);
+        self.stems.insert(stem.to_string());
+        let path = project.root.join(display);
+        let records = &project.config.records;
+        if let Some(candidate) =
+            crate::discover::candidate(&project.root, records, &path, &project.schemas)
+        {
+            let context = crate::load::LoadContext {
+                text_fields: &project.schemas.collections[candidate.collection].text_fields,
+                max_file_size: project.config.max_file_size,
+            };
+            let written = head.and_then(|bytes| {
+                let loaded = crate::load::load_bytes(
+                    &path,
+                    display.to_string(),
+                    bytes.to_vec(),
+                    candidate.format,
+                    &context,
+                );
+                let id = loaded.record?.value.get("id")?.as_str()?.to_string();
+                Some(id)
+            });
+            let id = written.unwrap_or_else(|| stem.to_string());
+            self.records.push((candidate.collection, id));
+        } else if project
+            .config
+            .docs_matcher()
+            .is_some_and(|docs| docs.is_match(display))
+        {
+            self.pages.insert(stem.to_string());
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.stems.is_empty()
+    }
+
+    /// Whether `reference` names what a removed file defined: a file link the file's stem;
+    /// an id, bare or qualified (`engines/nixl`), a removed record's; a wiki-link's bare
+    /// target a removed page's stem too.
+    fn named_by(&self, reference: &Unresolved, schemas: &crate::schema::Schemas) -> bool {
+        let text = reference.text.as_str();
+        if let Source::Link {
             kind: LinkKind::File,
             ..
         }
         | Source::FieldLink {
             kind: LinkKind::File,
             ..
-        } => file_stem(text),
-        _ => text.rsplit('/').next().unwrap_or(text),
+        } = reference.source
+        {
+            return self.stems.contains(file_stem(text));
+        }
+        match text.split_once('/') {
+            Some((folder, id)) => {
+                let collection = schemas.by_folder(folder);
+                self.records
+                    .iter()
+                    .any(|(c, gone)| Some(*c) == collection && gone == id)
+            }
+            None => self.pages.contains(text) || self.records.iter().any(|(_, gone)| gone == text),
+        }
     }
 }
 
-fn is_config(project: &Project, root: &Path, display: &str) -> bool {
-    display_name(root, &project.config.path(&project.root)).is_some_and(|c| c == display)
+/// The files whose change can change what is reported anywhere: the config, the baseline,
+/// and everything in the schema folder (a collection schema's change can rename its
+/// collection's folder, and a shared document that schemas `$ref` is no collection's).
+/// Kept resolved, as any of them may lie outside the corpus root.
+struct Wide {
+    config: PathBuf,
+    baseline: PathBuf,
+    schemas: PathBuf,
+}
+
+impl Wide {
+    fn new(project: &Project, baseline: &Path) -> Wide {
+        let resolved = crate::write::resolved;
+        Wide {
+            config: resolved(&project.config.path(&project.root)),
+            baseline: resolved(baseline),
+            schemas: resolved(&project.root.join(&project.config.schemas)),
+        }
+    }
+
+    /// Whether a change to `path`, changed or removed, puts everything in scope.
+    fn covers(&self, path: &Path) -> bool {
+        let path = crate::write::resolved(path);
+        path == self.config || path == self.baseline || path.starts_with(&self.schemas)
+    }
 }
 
 /// A path as the corpus displays it (relative to the canonical `root`, `/`-separated; empty

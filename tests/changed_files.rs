@@ -337,18 +337,102 @@ fn a_staged_record_changed_again_since_is_noted() {
     assert!(!staged.stderr.contains("not staged"), "{}", staged.stderr);
 }
 
+/// A record the index removes is out of the commit even though the work tree still holds
+/// it: the records citing it are reported, and the note says it was left out.
 #[test]
-fn staged_removal_still_in_the_working_tree_is_noted() {
+fn staged_removal_still_in_the_working_tree_is_left_out() {
     let dir = repository();
     git(
         dir.path(),
         &["rm", "-q", "--cached", "records/engines/mooncake.yaml"],
     );
     let run = check_in(dir.path(), &["--staged"]);
-    assert_eq!(run.code, 0);
-    assert!(run.stderr.contains(
-        "note: records/engines/mooncake.yaml is removed from the git index but still in the working tree"
-    ));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+    assert!(
+        run.stderr.contains(
+            "note: left out a file that git does not track, as the commit would not hold it: \
+             records/engines/mooncake.yaml"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The repository, with the gotcha staged citing `sglang`, an engine in the work tree that
+/// is not staged.
+fn citing_an_untracked_record() -> tempfile::TempDir {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("records/engines/sglang.yaml"),
+        "id: sglang\ntype: engine\nname: SGLang\n",
+    )
+    .unwrap();
+    edit(
+        &dir.path().join("records/gotchas/warned.md"),
+        "affects: [mooncake]",
+        "affects: [mooncake, sglang]",
+    );
+    git(dir.path(), &["add", "records/gotchas/warned.md"]);
+    dir
+}
+
+/// A commit citing a record whose `git add` was forgotten would fail in a fresh clone: the
+/// check sees what the commit holds, not the work tree.
+#[test]
+fn staged_leaves_out_records_git_does_not_track() {
+    let dir = citing_an_untracked_record();
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+    assert!(
+        run.stderr.contains(
+            "note: left out a file that git does not track, as the commit would not hold it: \
+             records/engines/sglang.yaml (`git add` what belongs to the commit)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let plain = check_in(dir.path(), &[]);
+    assert_eq!(
+        plain.code, 0,
+        "a check of the work tree reads it: {}",
+        plain.stdout
+    );
+
+    git(dir.path(), &["add", "records/engines/sglang.yaml"]);
+    let added = check_in(dir.path(), &["--staged"]);
+    assert_eq!(added.code, 0, "{}", added.stdout);
+    assert!(!added.stderr.contains("left out"), "{}", added.stderr);
+}
+
+/// A record only this clone's `.git/info/exclude` ignores is in no commit either, though
+/// discovery reads it (what one machine's git excludes is checked all the same).
+#[test]
+fn staged_leaves_out_records_the_clone_excludes() {
+    let dir = citing_an_untracked_record();
+    std::fs::write(
+        dir.path().join(".git/info/exclude"),
+        "records/engines/sglang.yaml\n",
+    )
+    .unwrap();
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+    assert!(
+        run.stderr.contains("records/engines/sglang.yaml"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -376,4 +460,264 @@ fn staged_from_another_repository_cannot_run() {
         "{}",
         run.stderr
     );
+}
+
+/// With `diff.relative` set, git lists the changes under the current folder only, relative
+/// to it; the check asks for the whole index, from wherever it runs.
+#[test]
+fn staged_from_a_subfolder_sees_the_whole_index_despite_diff_relative() {
+    let dir = repository();
+    git(dir.path(), &["config", "diff.relative", "true"]);
+    git(dir.path(), &["rm", "-q", "records/engines/mooncake.yaml"]);
+    let run = check_in(&dir.path().join("records/gotchas"), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+}
+
+/// A file name that is not UTF-8, anywhere in the repository, staged or not, does not stop
+/// the check; one staged under the records folder gets discovery's diagnostic.
+#[cfg(unix)]
+#[test]
+fn staged_survives_file_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = repository();
+    let asset = dir
+        .path()
+        .join("assets")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9.png"));
+    std::fs::create_dir(dir.path().join("assets")).unwrap();
+    std::fs::write(&asset, "x").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "an asset"]);
+    std::fs::write(&asset, "y").unwrap();
+    let record = dir
+        .path()
+        .join("records/engines")
+        .join(std::ffi::OsStr::from_bytes(b"caf\xe9.yaml"));
+    std::fs::write(&record, "id: cafe\n").unwrap();
+    git(dir.path(), &["add", "records"]);
+    git(dir.path(), &["rm", "-q", "records/engines/mooncake.yaml"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/caf\u{FFFD}.yaml", "io-error"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+}
+
+/// Replaces `from` by `to` in the file at `path`, which must hold it.
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from} in {}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+/// A schema document that collection schemas `$ref` is no collection's schema, yet a change
+/// to it changes what every record citing it is checked against.
+#[test]
+fn a_staged_shared_schema_puts_everything_in_scope() {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("schema/common.json"),
+        r#"{ "$id": "common.json", "$defs": { "severity": { "enum": ["minor", "major"] } } }"#,
+    )
+    .unwrap();
+    edit(
+        &dir.path().join("schema/gotcha.schema.json"),
+        r#""severity": { "enum": ["minor", "major"] }"#,
+        r#""severity": { "$ref": "common.json#/$defs/severity" }"#,
+    );
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "a shared schema"]);
+    edit(&dir.path().join("schema/common.json"), r#""minor", "#, "");
+    git(dir.path(), &["add", "-A"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/gotchas/warned.md", "invalid-value"),
+        ])
+    );
+    assert!(!run.stderr.contains("ignoring"), "{}", run.stderr);
+}
+
+/// A collection schema's change can move its collection to another folder: its records,
+/// and the records citing them, are then checked as they now are.
+#[test]
+fn a_staged_schema_that_renames_its_folder_puts_everything_in_scope() {
+    let dir = repository();
+    edit(
+        &dir.path().join("schema/engine.schema.json"),
+        r#""title": "engine","#,
+        r#""title": "engine", "x-collection": "runtimes","#,
+    );
+    git(dir.path(), &["add", "-A"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "stray-file"),
+            ("records/engines/vllm.yaml", "stray-file"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+}
+
+/// The repository, with the gotcha citing an engine that does not exist.
+fn repository_citing_nothing() -> tempfile::TempDir {
+    let dir = repository();
+    edit(
+        &dir.path().join("records/gotchas/warned.md"),
+        "affects: [mooncake]",
+        "affects: [nope]",
+    );
+    dir
+}
+
+/// Deleting the config changes every rule's level back to its default.
+#[test]
+fn a_staged_config_removal_puts_everything_in_scope() {
+    let dir = repository_citing_nothing();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[rules]\nunresolved-ref = \"allow\"\n",
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "unresolved references allowed"],
+    );
+    git(dir.path(), &["rm", "-q", "gotchas.toml"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "orphan"),
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+}
+
+/// The baseline decides what is reported: a problem it stops accepting is reported wherever
+/// it is, whether the baseline is edited or removed.
+#[test]
+fn a_staged_baseline_change_puts_everything_in_scope() {
+    let dir = repository_citing_nothing();
+    assert_eq!(
+        gotchas_in(dir.path(), &["check", "--write-baseline"]).code,
+        0
+    );
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "a known problem"]);
+    let baseline = dir.path().join("gotchas-baseline.json");
+    let accepted = std::fs::read_to_string(&baseline).unwrap();
+    assert!(accepted.contains("unresolved-ref"), "{accepted}");
+    std::fs::write(&baseline, r#"{"version":1,"entries":[]}"#).unwrap();
+    git(dir.path(), &["add", "-A"]);
+    let edited = check_in(dir.path(), &["--staged"]);
+    assert_eq!(edited.code, 1, "{}", edited.stderr);
+    assert_eq!(
+        reported(&edited),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "orphan"),
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/gotchas/warned.md", "unresolved-ref"),
+        ])
+    );
+    git(dir.path(), &["rm", "-q", "-f", "gotchas-baseline.json"]);
+    let removed = check_in(dir.path(), &["--staged"]);
+    assert_eq!(reported(&removed), reported(&edited));
+}
+
+/// A removed record whose id another collection still holds leaves its citations naming
+/// a record of the wrong collection, not nothing: those are reported too.
+#[test]
+fn staged_deletion_reports_citations_left_naming_another_collection() {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("records/gotchas/mooncake.yaml"),
+        "id: mooncake\ntype: gotcha\nname: Also mooncake\nseverity: minor\n",
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "a gotcha sharing the engine's id"],
+    );
+    git(dir.path(), &["rm", "-q", "records/engines/mooncake.yaml"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "wrong-target")])
+    );
+}
+
+/// A record's id is what its text says, not its file name, where `id-mismatch` is allowed.
+#[test]
+fn staged_deletion_is_known_by_the_id_it_defined() {
+    let dir = repository();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[rules]\nid-mismatch = \"allow\"\n",
+    )
+    .unwrap();
+    git(
+        dir.path(),
+        &[
+            "mv",
+            "records/engines/mooncake.yaml",
+            "records/engines/mooncake-2025.yaml",
+        ],
+    );
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "a file name that is not the id"],
+    );
+    git(
+        dir.path(),
+        &["rm", "-q", "records/engines/mooncake-2025.yaml"],
+    );
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(
+        reported(&run),
+        pairs(&[("records/gotchas/warned.md", "unresolved-ref")])
+    );
+}
+
+/// Deleting a file that is no record says nothing of the references that were already
+/// broken and happen to name its stem: the commit did not break them.
+#[test]
+fn staged_deletion_of_a_file_that_is_no_record_reports_nothing() {
+    let dir = repository();
+    edit(
+        &dir.path().join("records/gotchas/warned.md"),
+        "affects: [mooncake]",
+        "affects: [mooncake, build]",
+    );
+    std::fs::create_dir(dir.path().join("scripts")).unwrap();
+    std::fs::write(dir.path().join("scripts/build.py"), "print(1)\n").unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(
+        dir.path(),
+        &["commit", "-qm", "an old broken reference, and a script"],
+    );
+    git(dir.path(), &["rm", "-q", "scripts/build.py"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(reported(&run).is_empty(), "{}", run.stdout);
 }

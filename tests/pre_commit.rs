@@ -185,3 +185,45 @@ fn the_hook_rejects_broken_commits_and_passes_clean_ones() {
         "rename nixl's display name"
     );
 }
+
+/// pre-commit splits a long list of file names into several runs of a hook; `--staged` asks
+/// git for the changes itself, so the hook takes no names and runs once, however large the
+/// commit, rather than once per part, each repeating the whole report.
+#[test]
+fn a_large_commit_is_checked_once() {
+    let sandbox = Sandbox::new();
+    let repo = sandbox.corpus_repository();
+    // pre-commit passes at most 128 KiB of names to one run: 700 names of 200 bytes are
+    // more than that.
+    let source =
+        std::fs::read_to_string(repo.join("records/sources/engine-vllm-github.yaml")).unwrap();
+    for n in 0..700 {
+        let id = format!("source-{n:03}-{}", "x".repeat(180));
+        std::fs::write(
+            repo.join(format!("records/sources/{id}.yaml")),
+            source.replace("id: engine-vllm-github", &format!("id: {id}")),
+        )
+        .unwrap();
+    }
+    edit(
+        &repo.join("records/engines/nixl.yaml"),
+        "confidence: 0.85",
+        "confidence: high",
+    );
+    sandbox.git(&repo, &["add", "-A"]);
+    let commit = sandbox.run(&repo, "git", &["commit", "-qm", "many sources"]);
+    let output = text(&commit);
+    assert!(!commit.status.success(), "{output}");
+    // Seven hundred warnings (the new sources are cited by nothing) would drown a failure.
+    let gist: Vec<&str> = output
+        .lines()
+        .filter(|l| l.starts_with("error") || l.starts_with("checked "))
+        .collect();
+    assert_eq!(
+        output.matches("--> records/engines/nixl.yaml:").count(),
+        1,
+        "{gist:#?}"
+    );
+    let summaries = gist.iter().filter(|l| l.starts_with("checked ")).count();
+    assert_eq!(summaries, 1, "{gist:#?}");
+}

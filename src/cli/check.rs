@@ -14,7 +14,7 @@ use crate::baseline::{self, Baseline};
 use crate::cache::{self, Memo};
 use crate::check::memo::{self, Recalled, Recaller};
 use crate::check::{Checkable, Drawn};
-use crate::corpus::{Corpus, Recall};
+use crate::corpus::{Corpus, LeaveOut, Recall};
 use crate::diagnostic::Diagnostic;
 use crate::fix;
 use crate::git::Staged;
@@ -164,6 +164,12 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     if staged.is_some() {
         stages.done("git index");
     }
+    // The commit holds what git tracks: a record whose `git add` was forgotten would
+    // otherwise answer the references to it here, and fail in a fresh clone.
+    let untracked = staged
+        .as_ref()
+        .map(|staged| staged.untracked_in(&project.root));
+    let leave_out = untracked.as_ref().map(|f| f as LeaveOut<'_>);
     let scoped = Scoping {
         project: &project,
         args,
@@ -181,8 +187,10 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
             .as_ref()
             .map(|(_, memo, _)| Recaller::new(memo, &project.schemas));
         let started = SystemTime::now();
-        let corpus =
-            project.load_for_check_recalling(recaller.as_ref().map(|r| r as &dyn Recall<Drawn>));
+        let corpus = project.load_for_check_recalling(
+            recaller.as_ref().map(|r| r as &dyn Recall<Drawn>),
+            leave_out,
+        );
         let recalled = recaller.map_or_else(Recalled::default, |recaller| recaller.recalled());
         // Past loading the cache is only counted: its bytes are freed for the check to reuse.
         let cache = cache.map(|(fingerprint, memo, folder)| (fingerprint, memo.len(), folder));
@@ -224,7 +232,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     // The corpus is loaded as for a plain check: the few files a fix edits are read and
     // parsed again (`fix::settle`). Not through the cache, which does not read the files it
     // recalls unread, so whether one starts with a byte-order mark would not be known.
-    let mut corpus = project.load_for_check();
+    let mut corpus = project.load_for_check_recalling(None, leave_out);
     stages.done("load");
     let mut found = scoped.check(&corpus, &mut stages);
     let mut text = String::new();
@@ -249,7 +257,7 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
     // corpus fixed in memory goes first, so that two are never held at once.
     if !settled.files.is_empty() && (args.diff || !outcome.failures.is_empty()) {
         drop(std::mem::take(&mut corpus));
-        corpus = project.load_for_check();
+        corpus = project.load_for_check_recalling(None, leave_out);
         found = scoped.check(&corpus, &mut stages);
     }
     found.diagnostics.extend(outcome.failures);
@@ -281,9 +289,11 @@ impl Scoping<'_> {
     /// their scope.
     fn check<F: Checkable>(&self, corpus: &Corpus<F>, stages: &mut Stages) -> Found {
         let mut stage_done = |stage| stages.done_within("check", stage);
+        let baseline = baseline_path(self.project, self.args);
         let changes = (!self.args.files.is_empty() || self.staged.is_some()).then_some(Changes {
             named: &self.args.files,
             staged: self.staged,
+            baseline: &baseline,
         });
         if self.args.counts_only() {
             self.project

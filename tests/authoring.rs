@@ -1028,3 +1028,60 @@ fn commands_say_when_records_did_not_load() {
         );
     }
 }
+
+/// A record kept as `.yml` is overwritten in place by `--force --format yaml`, which is what
+/// the refusal of another format tells the author to run; never joined by a `.yaml` twin.
+#[test]
+fn new_force_overwrites_a_yml_record_where_it_is() {
+    let dir = bundled_copy();
+    let yml = dir.path().join("records/gotchas/foo.yml");
+    std::fs::write(
+        &yml,
+        "id: foo\ntype: gotcha\nname: Foo\nseverity: minor\nsymptom: x\n",
+    )
+    .unwrap();
+    let new = |format: &str| {
+        run(
+            dir.path(),
+            &[
+                "new",
+                "gotcha",
+                "--name",
+                "Foo",
+                "--force",
+                "--format",
+                format,
+                "--source",
+                "engine-vllm-github",
+            ],
+        )
+    };
+    let refused = new("md");
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("records/gotchas/foo.yml\nhelp: pass --format yaml to overwrite it"),
+        "{}",
+        refused.stderr
+    );
+    let forced = new("yaml");
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert!(
+        forced.stdout.contains("created records/gotchas/foo.yml"),
+        "{}",
+        forced.stdout
+    );
+    assert!(!dir.path().join("records/gotchas/foo.yaml").exists());
+    let written = std::fs::read_to_string(&yml).unwrap();
+    assert!(written.contains("status: draft"), "{written}");
+    // With both spellings there, no `--format` names the other file.
+    std::fs::copy(&yml, dir.path().join("records/gotchas/foo.yaml")).unwrap();
+    let both = new("yaml");
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    assert!(
+        both.stderr.contains("help: delete one of the two first"),
+        "{}",
+        both.stderr
+    );
+}

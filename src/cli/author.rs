@@ -174,12 +174,18 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
         .root
         .join(&project.config.records)
         .join(&collection.folder);
-    let path = dir.join(format!("{id}.{}", convert::extension(format)));
     let existing: Vec<std::path::PathBuf> = ["json", "yaml", "yml", "md"]
         .iter()
         .map(|ext| dir.join(format!("{id}.{ext}")))
         .filter(|p| p.exists())
         .collect();
+    // A record already in this format is overwritten where it is: a `.yml` file stays
+    // `.yml`, as `--format yaml` is all there is to ask for it.
+    let path = existing
+        .iter()
+        .find(|p| Format::of_path(p) == Some(format))
+        .cloned()
+        .unwrap_or_else(|| dir.join(format!("{id}.{}", convert::extension(format))));
     if !args.force
         && let Some(first) = existing.first()
     {
@@ -192,14 +198,17 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
     // Overwriting is replacing the file; a file of another format would be left beside the
     // new one, two records with one id.
     if let Some(other) = existing.iter().find(|p| **p != path) {
-        let written = other
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default();
+        let shown = crate::source::display_path(&project.root, other);
+        // Both `.yaml` and `.yml` there: no `--format` names the other one.
+        let help = match Format::of_path(other) {
+            Some(written) if written != format => format!(
+                "pass --format {} to overwrite it, or delete it first",
+                convert::extension(written)
+            ),
+            _ => "delete one of the two first".to_string(),
+        };
         say!(
-            "error: a record with the id `{id}` already exists in another format: {}\nhelp: pass --format {} to overwrite it, or delete it first",
-            crate::source::display_path(&project.root, other),
-            if written == "yml" { "yaml" } else { written }
+            "error: a record with the id `{id}` already exists in another file: {shown}\nhelp: {help}"
         );
         return ExitCode::from(2);
     }

@@ -1085,3 +1085,53 @@ fn new_force_overwrites_a_yml_record_where_it_is() {
         both.stderr
     );
 }
+
+/// A fresh project in a temporary folder: the given schema files, and a config that lets a
+/// lone record be (a new record cites nothing yet).
+fn project_with_schemas(schemas: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[rules]\norphan = \"allow\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("schema")).unwrap();
+    for (name, text) in schemas {
+        std::fs::write(dir.path().join("schema").join(name), text).unwrap();
+    }
+    dir
+}
+
+/// A text field whose `## Heading` would read back as another field name (camelCase,
+/// capitals, dashes, doubled underscores) is written in the front matter of a Markdown
+/// skeleton, so the record checks clean as its YAML twin does.
+#[test]
+fn new_markdown_keeps_fields_a_heading_cannot_name_in_the_front_matter() {
+    let dir = project_with_schemas(&[(
+        "note.schema.json",
+        r#"{"title": "note", "type": "object",
+            "required": ["id", "type", "name", "rootCause", "Summary", "side-effect", "a__b", "api_URL", "plain_text"],
+            "properties": {"id": {"type": "string"}, "type": {"const": "note"}, "name": {"type": "string"},
+              "rootCause": {"type": "string"}, "Summary": {"type": "string"},
+              "side-effect": {"type": "string"}, "a__b": {"type": "string"},
+              "api_URL": {"type": "string"}, "plain_text": {"type": "string"}},
+            "additionalProperties": false}"#,
+    )]);
+    let created = run(dir.path(), &["new", "note", "--name", "One"]);
+    assert_eq!(created.code, 0, "{}", created.stderr);
+    let text = std::fs::read_to_string(dir.path().join("records/notes/one.md")).unwrap();
+    for field in ["rootCause", "Summary", "side-effect", "a__b", "api_URL"] {
+        assert!(
+            text.contains(&format!("{field}: \"\"\n")),
+            "{field}: {text}"
+        );
+    }
+    assert!(text.ends_with("---\n\n## Plain text\n\n"), "{text}");
+    let checked = check(dir.path(), &[]);
+    assert_eq!(checked.code, 0, "{}{}", checked.stdout, checked.stderr);
+    assert!(
+        checked.stdout.contains("0 errors, 0 warnings"),
+        "{}",
+        checked.stdout
+    );
+}

@@ -684,6 +684,39 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 mod tests {
     use super::*;
 
+    /// The number `number` makes for a property schema.
+    fn least(schema: serde_json::Value, integer: bool) -> Value {
+        let documents = crate::schema::Documents::of(vec![("/s.json", schema)]);
+        number(&[documents.root(0).unwrap()], integer)
+    }
+
+    #[test]
+    fn numbers_meet_their_bounds() {
+        use serde_json::json;
+        assert_eq!(least(json!({}), true), json!(0));
+        assert_eq!(least(json!({"minimum": 0.5}), true), json!(1));
+        assert_eq!(least(json!({"minimum": 0.5}), false), json!(0.5));
+        assert_eq!(least(json!({"exclusiveMinimum": 0}), true), json!(1));
+        assert_eq!(
+            least(json!({"exclusiveMinimum": 0.5, "multipleOf": 0.25}), false),
+            json!(0.75)
+        );
+        assert_eq!(
+            least(json!({"minimum": 2, "exclusiveMinimum": true}), true),
+            json!(3)
+        );
+        assert_eq!(
+            least(json!({"minimum": 7, "multipleOf": 5}), true),
+            json!(10)
+        );
+        assert_eq!(least(json!({"maximum": -3}), true), json!(-3));
+        assert_eq!(least(json!({"exclusiveMaximum": 0}), true), json!(-1));
+        assert_eq!(
+            least(json!({"exclusiveMinimum": 0, "maximum": 0.5}), false),
+            json!(0.25)
+        );
+    }
+
     #[test]
     fn dates_from_days() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));

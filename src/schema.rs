@@ -55,6 +55,16 @@ pub struct Collection {
 }
 
 impl Collection {
+    /// The schema folder's files, through which its `$ref`s are followed.
+    pub fn documents(&self) -> &Documents {
+        &self.documents
+    }
+
+    /// Its schema, as a node of [`Collection::documents`].
+    pub fn schema_node(&self) -> Option<Node<'_>> {
+        self.documents.root(self.file)
+    }
+
     /// Whether the schema declares the field at `path` (object keys from the record's top,
     /// arrays on the way looked through, as a reference's path is read): `Err` with the
     /// index of the first key it does not declare and the names declared where it was
@@ -995,7 +1005,7 @@ impl Draft {
 pub const REF_KEYWORDS: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
 
 /// The keywords whose schemas a value must match as well as the one holding them.
-const CONJUNCTS: &[&str] = &["allOf"];
+pub const CONJUNCTS: &[&str] = &["allOf"];
 
 /// The keywords whose schemas a value may be evaluated against besides the one holding
 /// them: the fields they declare are fields of the same object.
@@ -1215,7 +1225,7 @@ impl Documents {
     /// `node` and every schema reached from it through its references and the `keywords`
     /// (`allOf` ...), each once, so that a recursive schema ends: in document order, the
     /// node first.
-    fn gather<'n>(&'n self, node: Node<'n>, keywords: &[&str]) -> Vec<Node<'n>> {
+    pub fn gather<'n>(&'n self, node: Node<'n>, keywords: &[&str]) -> Vec<Node<'n>> {
         let mut out: Vec<Node<'n>> = Vec::new();
         let mut pending = vec![node];
         while let Some(node) = pending.pop() {

@@ -228,15 +228,19 @@ fn render_markdown(map: &Map<String, Value>, as_section: &[&str]) -> String {
     out
 }
 
-/// Markdown for a new record: every text field becomes a section to write in, empty ones too.
+/// Markdown for a new record: every empty text field becomes a section to write in, unless
+/// its heading would read back as another field (`rootCause` is headed `RootCause`, which
+/// reads as `rootcause`): such a field stays in the front matter, as [`to_markdown`] keeps it.
 pub fn to_markdown_skeleton(value: &Value, text_fields: &HashSet<String>) -> String {
     let Value::Object(map) = value else {
         return to_yaml(value);
     };
-    let (sections, front): (Map<String, Value>, Map<String, Value>) = map
-        .clone()
-        .into_iter()
-        .partition(|(key, field)| text_fields.contains(key) && field.as_str() == Some(""));
+    let (sections, front): (Map<String, Value>, Map<String, Value>) =
+        map.clone().into_iter().partition(|(key, field)| {
+            text_fields.contains(key)
+                && field.as_str() == Some("")
+                && section_round_trips(key, "", text_fields)
+        });
     let mut out = String::from("---\n");
     if !front.is_empty() {
         mapping(&mut out, &front, 0);

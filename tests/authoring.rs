@@ -1028,3 +1028,213 @@ fn commands_say_when_records_did_not_load() {
         );
     }
 }
+
+/// A record kept as `.yml` is overwritten in place by `--force --format yaml`, which is what
+/// the refusal of another format tells the author to run; never joined by a `.yaml` twin.
+#[test]
+fn new_force_overwrites_a_yml_record_where_it_is() {
+    let dir = bundled_copy();
+    let yml = dir.path().join("records/gotchas/foo.yml");
+    std::fs::write(
+        &yml,
+        "id: foo\ntype: gotcha\nname: Foo\nseverity: minor\nsymptom: x\n",
+    )
+    .unwrap();
+    let new = |format: &str| {
+        run(
+            dir.path(),
+            &[
+                "new",
+                "gotcha",
+                "--name",
+                "Foo",
+                "--force",
+                "--format",
+                format,
+                "--source",
+                "engine-vllm-github",
+            ],
+        )
+    };
+    let refused = new("md");
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("records/gotchas/foo.yml\nhelp: pass --format yaml to overwrite it"),
+        "{}",
+        refused.stderr
+    );
+    let forced = new("yaml");
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    assert!(
+        forced.stdout.contains("created records/gotchas/foo.yml"),
+        "{}",
+        forced.stdout
+    );
+    assert!(!dir.path().join("records/gotchas/foo.yaml").exists());
+    let written = std::fs::read_to_string(&yml).unwrap();
+    assert!(written.contains("status: draft"), "{written}");
+    // With both spellings there, no `--format` names the other file.
+    std::fs::copy(&yml, dir.path().join("records/gotchas/foo.yaml")).unwrap();
+    let both = new("yaml");
+    assert_eq!(both.code, 2, "{}", both.stderr);
+    assert!(
+        both.stderr.contains("help: delete one of the two first"),
+        "{}",
+        both.stderr
+    );
+}
+
+/// A fresh project in a temporary folder: the given schema files, and a config that lets a
+/// lone record be (a new record cites nothing yet).
+fn project_with_schemas(schemas: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "[rules]\norphan = \"allow\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("schema")).unwrap();
+    for (name, text) in schemas {
+        std::fs::write(dir.path().join("schema").join(name), text).unwrap();
+    }
+    dir
+}
+
+/// A text field whose `## Heading` would read back as another field name (camelCase,
+/// capitals, dashes, doubled underscores) is written in the front matter of a Markdown
+/// skeleton, so the record checks clean as its YAML twin does.
+#[test]
+fn new_markdown_keeps_fields_a_heading_cannot_name_in_the_front_matter() {
+    let dir = project_with_schemas(&[(
+        "note.schema.json",
+        r#"{"title": "note", "type": "object",
+            "required": ["id", "type", "name", "rootCause", "Summary", "side-effect", "a__b", "api_URL", "plain_text"],
+            "properties": {"id": {"type": "string"}, "type": {"const": "note"}, "name": {"type": "string"},
+              "rootCause": {"type": "string"}, "Summary": {"type": "string"},
+              "side-effect": {"type": "string"}, "a__b": {"type": "string"},
+              "api_URL": {"type": "string"}, "plain_text": {"type": "string"}},
+            "additionalProperties": false}"#,
+    )]);
+    let created = run(dir.path(), &["new", "note", "--name", "One"]);
+    assert_eq!(created.code, 0, "{}", created.stderr);
+    let text = std::fs::read_to_string(dir.path().join("records/notes/one.md")).unwrap();
+    for field in ["rootCause", "Summary", "side-effect", "a__b", "api_URL"] {
+        assert!(
+            text.contains(&format!("{field}: \"\"\n")),
+            "{field}: {text}"
+        );
+    }
+    assert!(text.ends_with("---\n\n## Plain text\n\n"), "{text}");
+    let checked = check(dir.path(), &[]);
+    assert_eq!(checked.code, 0, "{}{}", checked.stdout, checked.stderr);
+    assert!(
+        checked.stdout.contains("0 errors, 0 warnings"),
+        "{}",
+        checked.stdout
+    );
+}
+
+/// `new` follows what the checker follows (`$ref` into `$defs` and other files, `allOf`
+/// bases, `oneOf`/`anyOf` branches) and meets `minItems`, nested required objects, number
+/// bounds, formats, `minLength`, `default` and `examples`; what no placeholder can meet (a
+/// `pattern`, a reference with no record to point at) is written anyway and listed on
+/// stderr, each field with why, and `check` reports exactly those.
+#[test]
+fn new_skeletons_meet_the_schema_and_list_what_they_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&common::fixture("authoring/skeleton"), dir.path());
+    let new = |args: &[&str]| {
+        let output = assert_cmd::Command::cargo_bin("gotchas")
+            .unwrap()
+            .args(["--root", dir.path().to_str().unwrap(), "new"])
+            .args(args)
+            .env("SOURCE_DATE_EPOCH", "86400")
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = new(&["memo", "--name", "M one"]);
+    assert_eq!((code, stderr.as_str()), (Some(0), ""));
+    let memo = std::fs::read_to_string(dir.path().join("records/memos/m-one.md")).unwrap();
+    for line in [
+        "name: M one\n",
+        "status: draft\n",
+        "updated: 1970-01-02\n",
+        "body: TODO TODO TODO\n",
+    ] {
+        assert!(memo.contains(line), "{line}: {memo}");
+    }
+    for format in ["yaml", "md"] {
+        let id = format!("thing-{format}");
+        let (code, stderr) = new(&[
+            "thing", "--name", "A thing", "--id", &id, "--format", format,
+        ]);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert_eq!(
+            stderr,
+            "warning: the new record does not validate until these are filled in (`gotchas check` reports them):\n  \
+             `code`: `\"\"` does not match \"^[A-Z]{3}$\" [schema-violation]\n  \
+             `team`: a reference to a `team` record, and there is none to point it at yet [unresolved-ref]\n"
+        );
+    }
+    let thing = std::fs::read_to_string(dir.path().join("records/things/thing-yaml.yaml")).unwrap();
+    assert_eq!(
+        thing,
+        "id: thing-yaml\ntype: thing\nname: A thing\ntags:\n  - TODO\n  - TODO\nowner:\n  \
+         group: \"\"\n  contact: name@example.com\nlink: \"https://example.com/\"\ncount: 1\n\
+         ratio: 0.75\nseen: \"1970-01-02T00:00:00Z\"\nlevel: 3\nshade: \"#00aaff\"\nsize: 1\n\
+         kind: \"https://example.com/\"\ncode: \"\"\nteam: \"\"\n"
+    );
+    let checked = check(dir.path(), &["--format", "json"]);
+    let mut found: Vec<(String, String)> = common::json_report(&checked)
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    let expected: Vec<(String, String)> = [
+        ("schema-violation", "records/things/thing-md.md"),
+        ("schema-violation", "records/things/thing-yaml.yaml"),
+        ("unresolved-ref", "records/things/thing-md.md"),
+        ("unresolved-ref", "records/things/thing-yaml.yaml"),
+    ]
+    .iter()
+    .map(|(code, path)| (code.to_string(), path.to_string()))
+    .collect();
+    assert_eq!(found, expected, "{}", checked.stdout);
+}
+
+/// A schema no skeleton can meet (a tree that requires itself on both sides, arrays asking
+/// for a billion items) is built within bounds: the record is written, and the list of what
+/// is unmet is cut short with a pointer to `check`.
+#[test]
+fn new_skeletons_of_endless_schemas_stay_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&common::fixture("authoring/skeleton"), dir.path());
+    let started = std::time::Instant::now();
+    let created = run(
+        dir.path(),
+        &["new", "knot", "--name", "K", "--format", "json"],
+    );
+    assert_eq!(created.code, 0, "{}", created.stderr);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(created.stderr.lines().count(), 22, "{}", created.stderr);
+    assert!(
+        created
+            .stderr
+            .contains(" more, which `gotchas check` lists\n"),
+        "{}",
+        created.stderr
+    );
+    let written = std::fs::metadata(dir.path().join("records/knots/k.json")).unwrap();
+    assert!(written.len() < 1 << 20, "{}", written.len());
+}

@@ -6,11 +6,15 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 
 use super::Cli;
+use crate::check;
 use crate::convert;
 use crate::corpus::Corpus;
+use crate::diagnostic::{Anchor, Diagnostic, pointer_segments};
 use crate::discover::Candidate;
-use crate::index::IdIndex;
+use crate::graph::Linked;
+use crate::index::{self, IdIndex, Source};
 use crate::project::Project;
+use crate::rules;
 use crate::serialize;
 use crate::skeleton;
 use crate::source::Format;
@@ -54,7 +58,8 @@ pub(crate) struct NewArgs {
     /// The file format.
     #[arg(long, value_enum, default_value_t = RecordFormat::Md)]
     format: RecordFormat,
-    /// Overwrite an existing record.
+    /// Overwrite an existing record of the same format, in its file (a `.yml` one stays
+    /// `.yml`).
     #[arg(long)]
     force: bool,
 }
@@ -174,12 +179,18 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
         .root
         .join(&project.config.records)
         .join(&collection.folder);
-    let path = dir.join(format!("{id}.{}", convert::extension(format)));
     let existing: Vec<std::path::PathBuf> = ["json", "yaml", "yml", "md"]
         .iter()
         .map(|ext| dir.join(format!("{id}.{ext}")))
         .filter(|p| p.exists())
         .collect();
+    // A record already in this format is overwritten where it is: a `.yml` file stays
+    // `.yml`, as `--format yaml` is all there is to ask for it.
+    let path = existing
+        .iter()
+        .find(|p| Format::of_path(p) == Some(format))
+        .cloned()
+        .unwrap_or_else(|| dir.join(format!("{id}.{}", convert::extension(format))));
     if !args.force
         && let Some(first) = existing.first()
     {
@@ -192,17 +203,27 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
     // Overwriting is replacing the file; a file of another format would be left beside the
     // new one, two records with one id.
     if let Some(other) = existing.iter().find(|p| **p != path) {
-        let written = other
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default();
+        let shown = crate::source::display_path(&project.root, other);
+        // Both `.yaml` and `.yml` there: no `--format` names the other one.
+        let help = match Format::of_path(other) {
+            Some(written) if written != format => format!(
+                "pass --format {} to overwrite it, or delete it first",
+                convert::extension(written)
+            ),
+            _ => "delete one of the two first".to_string(),
+        };
         say!(
-            "error: a record with the id `{id}` already exists in another format: {}\nhelp: pass --format {} to overwrite it, or delete it first",
-            crate::source::display_path(&project.root, other),
-            if written == "yml" { "yaml" } else { written }
+            "error: a record with the id `{id}` already exists in another file: {shown}\nhelp: {help}"
         );
         return ExitCode::from(2);
     }
+    let candidate = Candidate {
+        path: path.clone(),
+        display: crate::source::display_path(&project.root, &path),
+        collection: collection_index,
+        format,
+    };
+    let unmet = project.apply_levels(unmet(&project, candidate, &text, &index));
     if let Err(err) =
         std::fs::create_dir_all(&dir).and_then(|()| write_atomic(&path, text.as_bytes()))
     {
@@ -217,8 +238,29 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
     for placeholder in placeholders {
         say!(
             "note: the required reference `{}` was set to `{}` so the record validates; point it at the right record",
-            placeholder.field,
+            pointer_segments(&placeholder.field).join("/"),
             placeholder.id
+        );
+    }
+    if !unmet.is_empty() {
+        let mut listed = String::new();
+        for diagnostic in unmet.iter().take(MAX_LISTED) {
+            listed.push_str(&format!("\n  {} [{}]", placed(diagnostic), diagnostic.code));
+        }
+        if unmet.len() > MAX_LISTED {
+            listed.push_str(&format!(
+                "\n  and {} more, which `gotchas check` lists",
+                unmet.len() - MAX_LISTED
+            ));
+        }
+        say!(
+            "warning: the new record does not validate until {} filled in (`gotchas check` reports {}):{listed}",
+            if unmet.len() == 1 {
+                "this is"
+            } else {
+                "these are"
+            },
+            if unmet.len() == 1 { "it" } else { "them" },
         );
     }
     if value.get("name").is_none() {
@@ -415,6 +457,90 @@ pub(super) fn named_records(
         .filter_map(|record| distinct.binary_search(record).ok())
         .collect();
     Ok((named, order))
+}
+
+/// The most unmet fields `new` lists: a schema a skeleton cannot meet at all (one that
+/// requires itself, without end) would list thousands.
+const MAX_LISTED: usize = 20;
+
+/// What `check` would find wrong with the new record `text`, to be written as `candidate`:
+/// the rules that look at a record alone, its load problems (a Markdown section read as
+/// no field), and each reference in it that names no record of `index`, the corpus's.
+fn unmet(
+    project: &Project,
+    candidate: Candidate,
+    text: &str,
+    index: &IdIndex<'_, Linked>,
+) -> Vec<Diagnostic> {
+    let display = candidate.display.clone();
+    let mut alone = Corpus::default();
+    alone.insert_file(
+        candidate,
+        text.to_string(),
+        &project.schemas,
+        &project.config,
+    );
+    let mut found = std::mem::take(&mut alone.diagnostics);
+    let Some(record) = alone.records.first() else {
+        if found.is_empty() {
+            found.push(Diagnostic::new(
+                rules::SYNTAX_ERROR,
+                &display,
+                "the skeleton does not read back as a record",
+            ));
+        }
+        return found;
+    };
+    found.extend(check::check_record(&alone, record, &project.schemas));
+    for written in index::written_in_record(&alone, &project.schemas, 0) {
+        let Source::Field { pointer, .. } = written.source else {
+            continue;
+        };
+        if index.resolve(&written.text, written.allowed).is_ok() {
+            continue;
+        }
+        let targets: Vec<String> = written
+            .allowed
+            .iter()
+            .filter_map(|&target| project.schemas.collections.get(target))
+            .map(|target| format!("`{}`", target.name))
+            .collect();
+        found.push(
+            Diagnostic::new(
+                rules::UNRESOLVED_REF,
+                &display,
+                if written.text.is_empty() {
+                    format!(
+                        "a reference to a {} record, and there is none to point it at yet",
+                        targets.join(" or ")
+                    )
+                } else {
+                    format!(
+                        "`{}` names no {} record",
+                        written.text,
+                        targets.join(" or ")
+                    )
+                },
+            )
+            .at(Anchor::Value(pointer.to_string())),
+        );
+    }
+    found
+}
+
+/// A diagnostic's message, led by the field it is about (`owner/team`) unless it leads with
+/// it already, as check's messages about a value do.
+fn placed(diagnostic: &Diagnostic) -> String {
+    let pointer = match &diagnostic.anchor {
+        Anchor::Value(pointer) | Anchor::Key(pointer) | Anchor::Within { pointer, .. } => pointer,
+        Anchor::File | Anchor::Span(_) => return diagnostic.message.clone(),
+    };
+    let field = format!("`{}`", pointer_segments(pointer).join("/"));
+    if pointer.is_empty() || diagnostic.message.starts_with(&field) {
+        diagnostic.message.clone()
+    } else {
+        format!("{field}: {}", diagnostic.message)
+    }
 }
 
 /// Why `id` cannot be the name of a record file in its collection's folder, if it cannot.

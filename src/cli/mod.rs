@@ -71,7 +71,13 @@ enum Command {
     Build(site::BuildArgs),
     /// Build the site, serve it on 127.0.0.1, and rebuild and reload on every change.
     Serve(site::ServeArgs),
-    /// Create a record skeleton that already validates.
+    /// Create a record skeleton; fields it cannot fill validly are listed.
+    ///
+    /// Each required field gets the plainest value its schema accepts, and a required
+    /// reference the first record it may name. What no placeholder can meet (a `pattern`,
+    /// a reference with no record to point at) is written empty and listed on stderr as a
+    /// warning, each field with why; `check` reports them until they are filled in. Exit 0
+    /// when the record is written, with warnings or not; 2 when nothing is written.
     New(author::NewArgs),
     /// Rewrite records in another format, losslessly.
     Convert(author::ConvertArgs),

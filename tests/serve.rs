@@ -91,3 +91,127 @@ fn a_server_started_in_its_corpus_rebuilds_on_change() {
         "built with the new config"
     );
 }
+
+/// A fresh corpus from `gotchas init`, at `kb/` in a temporary folder.
+fn initialised() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("kb");
+    let run = common::gotchas(&["init", root.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    (dir, root)
+}
+
+/// Waits (at most a minute) until `path` answers with `status` and a body holding
+/// `text`, and gives the body.
+fn wait_for_page(server: &Served, path: &str, status: u16, text: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (got, _, body) = server.get(path);
+        if got == status && body.contains(text) {
+            return body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{path} never answered {status} with {text:?}; last {got}: {body}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits (at most a minute) for a build newer than `version`, and gives its version.
+fn wait_past(server: &Served, version: u64) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let now: u64 = server.get("/__gotchas/version").2.parse().unwrap_or(0);
+        if now > version {
+            return now;
+        }
+        assert!(Instant::now() < deadline, "no rebuild past {version}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_folder_made_after_startup_is_watched_from_then_on() {
+    let (_dir, root) = initialised();
+    let server = Served::start(&root);
+    std::fs::create_dir(root.join("templates")).unwrap();
+    // The folder's making rebuilds; the file, written after, must be seen on its own.
+    wait_past(&server, 1);
+    std::fs::write(root.join("templates/style.css"), "/*MARK*/\n").unwrap();
+    wait_for_page(&server, "/assets/style.css", 200, "/*MARK*/");
+}
+
+#[test]
+fn a_folder_removed_and_made_again_is_watched_again() {
+    let (dir, root) = initialised();
+    let saved = dir.path().join("saved");
+    common::copy_dir(&root.join("records"), &saved);
+    let server = Served::start(&root);
+    let page = "/gotchas/example-gotcha/";
+    std::fs::remove_dir_all(root.join("records")).unwrap();
+    wait_for_page(&server, page, 404, "");
+    common::copy_dir(&saved, &root.join("records"));
+    wait_for_page(&server, page, 200, "An example to copy");
+    let record = root.join("records/gotchas/example-gotcha.md");
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(
+        &record,
+        text.replace("name: An example to copy", "name: Edited after restore"),
+    )
+    .unwrap();
+    wait_for_page(&server, page, 200, "Edited after restore");
+
+    std::fs::remove_dir_all(root.join("docs")).unwrap();
+    wait_for_page(&server, "/docs/index/", 404, "");
+    std::fs::create_dir(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/fresh.md"), "# Fresh page\n").unwrap();
+    wait_for_page(&server, "/docs/fresh/", 200, "Fresh page");
+}
+
+#[test]
+fn a_folder_the_config_names_anew_is_watched() {
+    let (_dir, root) = initialised();
+    std::fs::create_dir(root.join("guides")).unwrap();
+    std::fs::write(root.join("guides/first.md"), "# First guide\n").unwrap();
+    let server = Served::start(&root);
+    let config = root.join("gotchas.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("docs = [\"docs/*.md\"]", "docs = [\"guides/*.md\"]"),
+    )
+    .unwrap();
+    wait_for_page(&server, "/guides/first/", 200, "First guide");
+    std::fs::write(root.join("guides/second.md"), "# Second guide\n").unwrap();
+    wait_for_page(&server, "/guides/second/", 200, "Second guide");
+}
+
+#[test]
+fn a_server_keeps_its_corpus_when_its_config_is_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let outer = dir.path().join("outer");
+    let inner = outer.join("inner");
+    for root in [&outer, &inner] {
+        let run = common::gotchas(&["init", root.to_str().unwrap()]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    let record = outer.join("records/gotchas/example-gotcha.md");
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(
+        &record,
+        text.replace("name: An example to copy", "name: The outer record"),
+    )
+    .unwrap();
+    let server = Served::start_in(&inner);
+    let page = "/gotchas/example-gotcha/";
+    assert!(server.get(page).2.contains("<h1>An example to copy</h1>"));
+    std::fs::remove_file(inner.join("gotchas.toml")).unwrap();
+    wait_past(&server, 1);
+    let (status, _, body) = server.get(page);
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("<h1>An example to copy</h1>"),
+        "still the corpus it was started in: {body}"
+    );
+}

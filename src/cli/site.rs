@@ -157,7 +157,10 @@ fn content_report(
 }
 
 pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match cli.open_project() {
+    // Found once: were it looked for again at each rebuild, removing the corpus's
+    // `gotchas.toml` would switch to a corpus above it, while this one is watched.
+    let root = cli.root();
+    let project = match open_at(cli, &root) {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -170,7 +173,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
     };
     let url = server.url();
     let watching = serve::Watching::start(&project);
-    let files = match build_in_memory(cli, &url, styled, out) {
+    let files = match build_in_memory(cli, &project, &url, styled, out) {
         Ok(files) => files,
         Err(code) => return code,
     };
@@ -184,7 +187,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
         "serving the site at {url} (rebuilt on every change; Ctrl-C stops)"
     );
     let _ = out.flush();
-    let watching = match watching {
+    let mut watching = match watching {
         Ok(watching) => watching,
         Err(err) => {
             say!("warning: cannot watch for changes ({err}); serving the site as built");
@@ -193,13 +196,24 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
             }
         }
     };
-    watching.run(|changed| {
+    while let Some(changed) = watching.next_change() {
         let first = changed
             .first()
             .map(|p| crate::source::display_path(&project.root, p))
             .unwrap_or_default();
         let _ = writeln!(out, "{first} changed, rebuilding");
-        match build_in_memory(cli, &url, styled, out) {
+        let _ = out.flush();
+        let rebuilt = open_at(cli, &root).and_then(|project| {
+            // Before the build reads the corpus, so that a change made while it does is seen.
+            if let Err(err) = watching.follow(&project) {
+                say!(
+                    "warning: cannot watch for changes ({err}); changes there go unnoticed \
+                     until a change elsewhere rebuilds the site"
+                );
+            }
+            build_in_memory(cli, &project, &url, styled, out)
+        });
+        match rebuilt {
             Ok(files) => server.publish(files),
             Err(_) => {
                 let _ = writeln!(
@@ -209,7 +223,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
             }
         }
         let _ = out.flush();
-    });
+    }
     // The watcher stopped: what is served stays as it was last built.
     say!("warning: stopped watching for changes; serving the site as last built");
     loop {
@@ -217,18 +231,24 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
     }
 }
 
+/// Opens the corpus at `root`, as [`Cli::open_project`] opens the one it finds.
+fn open_at(cli: &Cli, root: &std::path::Path) -> Result<Project, ExitCode> {
+    Project::open(root, cli.config.as_deref())
+        .map_err(|errors| fatal(root, &errors, cli.stderr_styled()))
+}
+
 /// One build for `serve`: the whole site in memory, built for the server's address. Problems
 /// are printed; a rebuild that fails keeps the previous site served.
 fn build_in_memory(
     cli: &Cli,
+    project: &Project,
     url: &str,
     styled: bool,
     out: &mut impl Write,
 ) -> Result<BTreeMap<String, Vec<u8>>, ExitCode> {
     let started = Instant::now();
-    let project = cli.open_project()?;
     let corpus = project.load_for_site();
-    let site = Site::new(&project, &corpus, Some(url))
+    let site = Site::new(project, &corpus, Some(url))
         .map_err(|errors| fatal(&project.root, &errors, cli.stderr_styled()))?;
     let memory = Memory::default();
     if let Err(err) = site.write(&memory, &|| {}) {
@@ -236,7 +256,7 @@ fn build_in_memory(
         say!("error: {message}");
         return Err(code);
     }
-    let mut text = content_report(&project, &corpus, &site, styled);
+    let mut text = content_report(project, &corpus, &site, styled);
     text.push_str(&format!(
         "built {} in {:.2}s\n",
         plural(site.pages(), "page"),

@@ -259,10 +259,15 @@ fn content_type(file: &str) -> &'static str {
 /// The project's inputs, watched: changes are noticed from [`Watching::start`] on, so a
 /// server starts watching before it builds, and a change made while it builds, or before
 /// it says where it serves, is not missed.
+///
+/// What is watched follows the project: [`Watching::follow`] watches again what a rebuild
+/// is about to read, since a folder removed and made again, one that did not exist, or one
+/// the config names anew is not what the watches were set on.
 pub struct Watching {
-    /// Kept for its watches: dropped, it stops.
-    _watcher: notify::RecommendedWatcher,
+    watcher: notify::RecommendedWatcher,
     events: mpsc::Receiver<notify::Result<notify::Event>>,
+    /// The paths watched now, [`resolved`], and how.
+    watched: BTreeMap<PathBuf, RecursiveMode>,
     inputs: Inputs,
 }
 
@@ -270,26 +275,52 @@ impl Watching {
     /// Starts watching the project's inputs.
     pub fn start(project: &Project) -> notify::Result<Watching> {
         let (sender, events) = mpsc::channel();
-        let mut watcher = notify::recommended_watcher(sender)?;
-        for (path, mode) in watched(project) {
-            if path.exists() {
-                watcher.watch(&resolved(&path), mode)?;
-            }
-        }
-        Ok(Watching {
-            _watcher: watcher,
+        let watcher = notify::recommended_watcher(sender)?;
+        let mut watching = Watching {
+            watcher,
             events,
+            watched: BTreeMap::new(),
             inputs: Inputs::of(project),
-        })
+        };
+        watching.follow(project)?;
+        Ok(watching)
     }
 
-    /// Calls `on_change` with the changed paths (under the project's root, as it names it)
-    /// after each burst of changes, for as long as the watcher works.
+    /// Watches what `project` reads, in place of what was watched: to be called before
+    /// each rebuild reads it, so that nothing changed from then on goes unnoticed.
+    ///
+    /// Every watch is set again, not only the new ones: a folder removed and made again
+    /// under the same name is another folder, which the old watch does not see (inotify
+    /// drops it with the folder). A folder that does not exist is noticed as it is made
+    /// through the nearest folder above it that does. Returns the first watch that could
+    /// not be set, after setting all the others.
+    pub fn follow(&mut self, project: &Project) -> notify::Result<()> {
+        self.inputs = Inputs::of(project);
+        for path in std::mem::take(&mut self.watched).into_keys() {
+            // A watch on a folder since removed went with it: there is nothing to undo.
+            let _ = self.watcher.unwatch(&path);
+        }
+        let mut failed = None;
+        for (path, mode) in watched(project) {
+            match watch_nearest(&mut self.watcher, &path, mode) {
+                Ok((path, mode)) => {
+                    self.watched.insert(path, mode);
+                }
+                Err(err) => {
+                    failed.get_or_insert(err);
+                }
+            }
+        }
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// Waits for the next burst of changes to end and gives the changed paths (under the
+    /// project's root, as it names it), sorted; `None` once the watcher stopped working.
     ///
     /// A change is a file made, written, renamed or removed: reading one is not, though the
     /// watcher reports it (inotify's open and close), or every build, reading the corpus,
     /// would start the next, and open pages would reload for ever.
-    pub fn run(self, mut on_change: impl FnMut(Vec<PathBuf>)) {
+    pub fn next_change(&self) -> Option<Vec<PathBuf>> {
         let relevant = |event: notify::Result<notify::Event>| -> Vec<PathBuf> {
             match event {
                 Ok(event) if is_change(&event.kind) => event
@@ -300,8 +331,8 @@ impl Watching {
                 _ => Vec::new(),
             }
         };
-        while let Ok(event) = self.events.recv() {
-            let mut changed = relevant(event);
+        loop {
+            let mut changed = relevant(self.events.recv().ok()?);
             if changed.is_empty() {
                 continue;
             }
@@ -310,7 +341,38 @@ impl Watching {
             }
             changed.sort();
             changed.dedup();
-            on_change(changed);
+            return Some(changed);
+        }
+    }
+}
+
+/// Watches `path`, or when it is not there (not yet, or no longer), the nearest folder
+/// above it that is, alone: its making is what is then waited for. Gives what is watched.
+fn watch_nearest(
+    watcher: &mut notify::RecommendedWatcher,
+    path: &Path,
+    mode: RecursiveMode,
+) -> notify::Result<(PathBuf, RecursiveMode)> {
+    let (mut path, mut mode) = (path.to_path_buf(), mode);
+    loop {
+        // Removed after it was looked for, as a `git checkout` may: its folder is watched.
+        let gone = |err: &notify::Error| {
+            matches!(&err.kind, notify::ErrorKind::PathNotFound)
+                || matches!(&err.kind, notify::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::NotFound)
+        };
+        if path.exists() {
+            match watcher.watch(&path, mode) {
+                Ok(()) => return Ok((path, mode)),
+                Err(err) if !gone(&err) => return Err(err),
+                Err(_) => {}
+            }
+        }
+        match path.parent() {
+            Some(parent) if parent != path => {
+                path = parent.to_path_buf();
+                mode = RecursiveMode::NonRecursive;
+            }
+            _ => return Err(notify::Error::path_not_found().add_path(path)),
         }
     }
 }
@@ -334,6 +396,8 @@ struct Inputs {
     resolved_root: PathBuf,
     /// The records, schema and templates folders.
     folders: Vec<PathBuf>,
+    /// Every folder read: those, and those the docs patterns start in.
+    reached: Vec<PathBuf>,
     /// The config file, wherever it is, and `gotchas.toml` at the root.
     configs: Vec<PathBuf>,
     docs: Option<globset::GlobSet>,
@@ -343,56 +407,91 @@ impl Inputs {
     fn of(project: &Project) -> Inputs {
         let mut configs = vec![resolved(&project.root.join(crate::config::FILE_NAME))];
         configs.extend(project.config.file.as_deref().map(resolved));
+        let folders: Vec<PathBuf> = protected_folders(project)
+            .iter()
+            .map(|(folder, _)| resolved(folder))
+            .collect();
+        let reached = folders
+            .iter()
+            .cloned()
+            .chain(
+                docs_folders(project)
+                    .into_iter()
+                    .map(|(folder, _)| resolved(&folder)),
+            )
+            .collect();
         Inputs {
             root: project.root.clone(),
             resolved_root: resolved(&project.root),
-            folders: protected_folders(project)
-                .iter()
-                .map(|(folder, _)| resolved(folder))
-                .collect(),
+            folders,
+            reached,
             configs,
             docs: project.config.docs_matcher(),
         }
     }
 
-    /// A changed path the site is built from, under the root as the project names it.
+    /// A changed path the site is built from, under the root as the project names it: an
+    /// input, or a folder on the way to one (made, it is where the input will be; removed,
+    /// the input went with it).
     fn named(&self, path: &Path) -> Option<PathBuf> {
         let relative = path.strip_prefix(&self.resolved_root).ok();
         let input = self.folders.iter().any(|folder| path.starts_with(folder))
             || self.configs.iter().any(|config| path == config)
             || relative
-                .is_some_and(|relative| self.docs.as_ref().is_some_and(|d| d.is_match(relative)));
+                .is_some_and(|relative| self.docs.as_ref().is_some_and(|d| d.is_match(relative)))
+            // The root itself, and the folders above it, are on the way to everything.
+            || (!self.resolved_root.starts_with(path)
+                && self.reached.iter().any(|folder| folder.starts_with(path)));
         input.then(|| relative.map_or_else(|| path.to_path_buf(), |r| self.root.join(r)))
     }
 }
 
-/// The folders to watch: the corpus's own folders and the folders the docs globs start in,
-/// recursively; the root and the config file's folder, for the config file alone.
-fn watched(project: &Project) -> Vec<(PathBuf, RecursiveMode)> {
-    let mut paths: Vec<(PathBuf, RecursiveMode)> = protected_folders(project)
+/// The folders the docs patterns reach, and how: below the folder a pattern's first
+/// wildcard is in, recursively, since `*` matches across `/` as the docs are found; a
+/// pattern naming one file (`README.md`), only the folder it is in, alone, as watching the
+/// root whole would watch every folder of the repository (`node_modules`, `.git`).
+fn docs_folders(project: &Project) -> Vec<(PathBuf, RecursiveMode)> {
+    project
+        .config
+        .docs
+        .iter()
+        .map(|pattern| {
+            let folder = project.root.join(crate::corpus::literal_folder(pattern));
+            let mode = if pattern.contains(['*', '?', '[', '{', '\\']) {
+                RecursiveMode::Recursive
+            } else {
+                RecursiveMode::NonRecursive
+            };
+            (folder, mode)
+        })
+        .collect()
+}
+
+/// The paths to watch, [`resolved`]: the corpus's own folders, recursively, and the
+/// folders the docs patterns reach (see [`docs_folders`]); the root and the config file's
+/// folder, for the config file alone. A path watched two ways is watched recursively.
+fn watched(project: &Project) -> BTreeMap<PathBuf, RecursiveMode> {
+    let mut paths: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
+    let folders = protected_folders(project)
         .into_iter()
         .map(|(folder, _)| (folder, RecursiveMode::Recursive))
-        .collect();
-    for pattern in &project.config.docs {
-        let literal: PathBuf = Path::new(pattern)
-            .components()
-            .take_while(|c| {
-                !c.as_os_str()
-                    .to_string_lossy()
-                    .contains(['*', '?', '[', '{'])
-            })
-            .collect();
-        let base = project.root.join(literal);
-        let base = if base.is_file() {
-            base.parent().map(Path::to_path_buf).unwrap_or(base)
-        } else {
-            base
-        };
-        paths.push((base, RecursiveMode::Recursive));
-    }
-    paths.push((project.root.clone(), RecursiveMode::NonRecursive));
-    if let Some(parent) = project.config.file.as_deref().and_then(Path::parent) {
-        paths.push((parent.to_path_buf(), RecursiveMode::NonRecursive));
+        .chain(docs_folders(project))
+        .chain([(project.root.clone(), RecursiveMode::NonRecursive)])
+        .chain(
+            // Resolved first: `--config gotchas.toml` has no folder named.
+            project
+                .config
+                .file
+                .as_deref()
+                .map(resolved)
+                .and_then(|file| file.parent().map(Path::to_path_buf))
+                .map(|parent| (parent, RecursiveMode::NonRecursive)),
+        );
+    for (folder, mode) in folders {
+        let watched = paths.entry(resolved(&folder)).or_insert(mode);
+        if mode == RecursiveMode::Recursive {
+            *watched = mode;
+        }
     }
     paths
 }

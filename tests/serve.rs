@@ -215,3 +215,46 @@ fn a_server_keeps_its_corpus_when_its_config_is_removed() {
         "still the corpus it was started in: {body}"
     );
 }
+
+/// The inotify watches a process holds, from its open files' descriptions.
+#[cfg(target_os = "linux")]
+fn inotify_watches(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fdinfo"))
+        .unwrap()
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path()).ok())
+        .map(|info| {
+            info.lines()
+                .filter(|l| l.starts_with("inotify wd:"))
+                .count()
+        })
+        .sum()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_docs_file_at_the_root_does_not_watch_the_whole_root() {
+    let (_dir, root) = initialised();
+    for n in 0..40 {
+        std::fs::create_dir_all(root.join(format!("node_modules/package-{n}/lib"))).unwrap();
+    }
+    std::fs::write(root.join("README.md"), "# Read me\n").unwrap();
+    let config = root.join("gotchas.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace(
+            "docs = [\"docs/*.md\"]",
+            "docs = [\"docs/*.md\", \"README.md\"]",
+        ),
+    )
+    .unwrap();
+    let server = Served::start(&root);
+    wait_for_page(&server, "/README/", 200, "Read me");
+    let watches = inotify_watches(server.pid());
+    assert!(
+        watches < 40,
+        "{watches} watches: the folders beside README.md are not watched"
+    );
+    std::fs::write(root.join("README.md"), "# Read me again\n").unwrap();
+    wait_for_page(&server, "/README/", 200, "Read me again");
+}

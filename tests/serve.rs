@@ -258,3 +258,61 @@ fn a_docs_file_at_the_root_does_not_watch_the_whole_root() {
     std::fs::write(root.join("README.md"), "# Read me again\n").unwrap();
     wait_for_page(&server, "/README/", 200, "Read me again");
 }
+
+#[test]
+fn a_folder_redirect_keeps_the_query_and_encodes_the_path() {
+    let (_dir, root) = initialised();
+    let config = root.join("gotchas.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[collections.gotcha]\nid_pattern = \"^.+$\"\n");
+    std::fs::write(&config, text).unwrap();
+    let ids = [
+        ("what?yes", "what%3Fyes"),
+        ("100%", "100%25"),
+        ("a b", "a%20b"),
+        ("café", "caf%C3%A9"),
+        ("x#y", "x%23y"),
+    ];
+    for (id, _) in ids {
+        let run = common::gotchas(&[
+            "new",
+            "--root",
+            root.to_str().unwrap(),
+            "gotcha",
+            "--name",
+            &format!("Named {id}"),
+            "--id",
+            id,
+        ]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    let server = Served::start(&root);
+    for (asked, location) in [
+        ("/search?q=example", "/search/?q=example"),
+        (
+            "/graph?focus=gotchas/example-gotcha",
+            "/graph/?focus=gotchas/example-gotcha",
+        ),
+        ("/search?q=caf%C3%A9", "/search/?q=caf%C3%A9"),
+        ("/search?q=café", "/search/?q=caf%C3%A9"),
+    ] {
+        let (status, head, _) = server.get(asked);
+        assert_eq!(status, 301, "{asked}");
+        assert!(
+            head.lines().any(|l| l == format!("Location: {location}")),
+            "{asked}: {head}"
+        );
+    }
+    for (id, encoded) in ids {
+        let (status, head, _) = server.get(&format!("/gotchas/{encoded}"));
+        assert_eq!(status, 301, "{id}");
+        let location = format!("/gotchas/{encoded}/");
+        assert!(
+            head.lines().any(|l| l == format!("Location: {location}")),
+            "{id}: {head}"
+        );
+        let (status, _, page) = server.get(&location);
+        assert_eq!(status, 200, "{id}");
+        assert!(page.contains(&format!("Named {id}")), "{id}: {page}");
+    }
+}

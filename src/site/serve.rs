@@ -176,7 +176,12 @@ fn answer(site: &Published, method: &str, url: &str) -> Answer {
     if !matches!(method, "GET" | "HEAD") {
         return text(405, "only GET and HEAD\n");
     }
-    let path = url.split(['?', '#']).next().unwrap_or_default();
+    // A fragment is never sent, but a request may have one all the same.
+    let url = url.split('#').next().unwrap_or_default();
+    let (path, query) = match url.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (url, None),
+    };
     let path = percent_encoding::percent_decode_str(path.trim_start_matches('/'))
         .decode_utf8_lossy()
         .into_owned();
@@ -210,7 +215,7 @@ fn answer(site: &Published, method: &str, url: &str) -> Answer {
             status: 301,
             content_type: "text/plain; charset=utf-8",
             body: Vec::new(),
-            location: Some(format!("/{path}/")),
+            location: Some(folder_location(&path, query)),
         };
     }
     match site.files.get("404.html") {
@@ -222,6 +227,24 @@ fn answer(site: &Published, method: &str, url: &str) -> Answer {
         },
         None => text(404, "not found\n"),
     }
+}
+
+/// Where a folder asked for without its final `/` is: its path encoded again as the site's
+/// links encode it (an id may hold `?`, `#`, `%`, spaces or any letter, which the decoded
+/// path would give raw), and the query kept, since `search?q=` and `graph?focus=` are what
+/// the pages read.
+fn folder_location(path: &str, query: Option<&str>) -> String {
+    let mut location = format!("/{}/", super::urls::encode_segments(path));
+    if let Some(query) = query {
+        // A header is ASCII: bytes beyond it, and controls, are escaped; the rest of the
+        // query is passed on as the browser wrote it.
+        location.push('?');
+        location.extend(percent_encoding::utf8_percent_encode(
+            query,
+            percent_encoding::CONTROLS,
+        ));
+    }
+    location
 }
 
 fn with_reload(file: &str, bytes: &[u8], version: u64) -> Vec<u8> {

@@ -316,3 +316,25 @@ fn a_folder_redirect_keeps_the_query_and_encodes_the_path() {
         assert!(page.contains(&format!("Named {id}")), "{id}: {page}");
     }
 }
+
+#[test]
+fn a_record_broken_while_serving_is_reported_in_full() {
+    let (_dir, root) = initialised();
+    let server = Served::start(&root);
+    let record = root.join("records/gotchas/example-gotcha.md");
+    let text = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(
+        &record,
+        text.replace("name: An example to copy", "name: [unclosed"),
+    )
+    .unwrap();
+    let minute = Duration::from_secs(60);
+    server
+        .wait_for("error[syntax-error]", minute)
+        .expect("the syntax error is printed");
+    let place = server.wait_for("-->", minute).expect("and placed");
+    assert!(
+        place.ends_with("--> records/gotchas/example-gotcha.md:5:9"),
+        "{place}"
+    );
+}

@@ -122,21 +122,31 @@ fn progress_bar(files: usize) -> ProgressBar {
     bar
 }
 
-/// What the content does wrong that the pages show: broken prose links in full, unresolved
-/// reference fields counted. Neither fails the build: `check` is where they fail.
+/// What the content does wrong that the pages show: the problems met loading it (a record
+/// that did not parse has no page, and its error is the one thing that says why) and broken
+/// prose links in full, each where `check` places it; unresolved reference fields counted.
+/// None fails the build: `check` is where they fail.
 fn content_report(
     project: &Project,
     corpus: &crate::corpus::Corpus<Kept>,
     site: &Site<'_>,
     styled: bool,
 ) -> String {
-    let diagnostics = site.diagnostics(project);
-    let sources = Sources::collect(&project.root, Some(corpus), &diagnostics);
+    let loading = project.apply_levels(corpus.diagnostics.clone());
+    let links = site.diagnostics(project);
+    let (loaded, broken) = (loading.len(), links.len());
+    let mut diagnostics = loading;
+    diagnostics.extend(links);
+    // The site let the records' texts go: placing a link found in a field reads its file
+    // again, as check's report does, or it would be shown with no line and column.
+    let read_again = crate::project::locate(&mut diagnostics, corpus, &project.schemas);
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let sources = Sources::collect_with(&project.root, Some(corpus), &diagnostics, read_again);
     let mut text = report::human::render(&diagnostics, &sources, styled, 0);
-    if !diagnostics.is_empty() {
+    if broken > 0 {
         text.push_str(&format!(
             "note: {} marked on the pages\n",
-            plural(diagnostics.len(), "broken link")
+            plural(broken, "broken link")
         ));
     }
     let unresolved = site.unresolved_fields();
@@ -147,10 +157,10 @@ fn content_report(
             plural(unresolved, "reference")
         ));
     }
-    if !corpus.diagnostics.is_empty() {
+    if loaded > 0 {
         text.push_str(&format!(
             "note: {} while loading; the site shows what loaded (run `gotchas check`)\n",
-            plural(corpus.diagnostics.len(), "problem")
+            plural(loaded, "problem")
         ));
     }
     text

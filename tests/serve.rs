@@ -338,3 +338,71 @@ fn a_record_broken_while_serving_is_reported_in_full() {
         "{place}"
     );
 }
+
+/// Sends `bytes` as they are, and gives the answer's status (0 for none) and head.
+fn raw(server: &Served, bytes: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let address = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    stream.write_all(bytes).expect("request");
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let head = response.split("\r\n\r\n").next().unwrap_or_default();
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_string())
+}
+
+#[test]
+fn requests_a_browser_would_not_send_are_answered() {
+    let (_dir, root) = initialised();
+    let server = Served::start(&root);
+    let (status, head) = raw(&server, b"POST / HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc");
+    assert_eq!(status, 405, "{head}");
+    assert!(head.lines().any(|l| l == "Allow: GET, HEAD"), "{head}");
+    for malformed in [
+        &b"\r\n\r\n"[..],
+        b"\x00\x01\x02\xff garbage\r\n\r\n",
+        b"GET\r\n\r\n",
+        b"GET / HTTP/1.1 extra\r\n\r\n",
+        b"GET nowhere HTTP/1.1\r\n\r\n",
+        // A TLS ClientHello's first bytes, with no blank line to wait for.
+        b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",
+    ] {
+        assert_eq!(raw(&server, malformed).0, 400, "{malformed:?}");
+    }
+    let (status, head) = raw(&server, b"GET /gotchas/ HTTP/1.1\nHost: x\n\n");
+    assert_eq!(status, 200, "a head with bare LF line ends: {head}");
+    let mut long = b"GET / HTTP/1.1\r\nX-Long: ".to_vec();
+    long.extend(std::iter::repeat_n(b'a', 20 * 1024));
+    long.extend_from_slice(b"\r\n\r\n");
+    assert_eq!(raw(&server, &long).0, 431);
+    let address = server.url.trim_end_matches('/');
+    let absolute = format!("GET {address}/gotchas/example-gotcha/ HTTP/1.1\r\n\r\n");
+    let (status, head) = raw(&server, absolute.as_bytes());
+    assert_eq!(status, 200, "{head}");
+    let (status, head) = raw(
+        &server,
+        format!("GET {address}/search?q=x HTTP/1.1\r\n\r\n").as_bytes(),
+    );
+    assert_eq!(status, 301, "{head}");
+    assert!(
+        head.lines().any(|l| l == "Location: /search/?q=x"),
+        "{head}"
+    );
+    let (status, head) = raw(
+        &server,
+        format!("GET {address} HTTP/1.1\r\n\r\n").as_bytes(),
+    );
+    assert_eq!(status, 200, "the root, with no path: {head}");
+}

@@ -113,32 +113,25 @@ impl Server {
 fn serve_connection(mut stream: TcpStream, site: &RwLock<Published>) {
     let _ = stream.set_read_timeout(Some(IO_TIMEOUT));
     let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
-    let mut head = Vec::new();
-    let mut buffer = [0u8; 4096];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => head.extend_from_slice(buffer.get(..n).unwrap_or_default()),
-        }
-        if head.len() > MAX_REQUEST {
-            return;
-        }
-    }
-    let head = String::from_utf8_lossy(&head);
-    let mut words = head.lines().next().unwrap_or_default().split_whitespace();
-    let (method, target) = (
-        words.next().unwrap_or_default(),
-        words.next().unwrap_or("/"),
-    );
-    let answer = {
-        let site = site.read().unwrap_or_else(|e| e.into_inner());
-        answer(&site, method, target)
+    let (answer, head_only) = match read_head(&mut stream) {
+        Head::Complete(head) => match request(&head) {
+            Ok((method, target)) => {
+                let site = site.read().unwrap_or_else(|e| e.into_inner());
+                (answer(&site, &method, &target), method == "HEAD")
+            }
+            Err(()) => (Answer::text(400, "not an HTTP request\n"), false),
+        },
+        Head::Malformed => (Answer::text(400, "not an HTTP request\n"), false),
+        Head::TooLarge => (Answer::text(431, "request head too large\n"), false),
+        Head::Gone => return,
     };
     let reason = match answer.status {
         200 => "OK",
         301 => "Moved Permanently",
+        400 => "Bad Request",
         404 => "Not Found",
-        _ => "Method Not Allowed",
+        405 => "Method Not Allowed",
+        _ => "Request Header Fields Too Large",
     };
     let mut response = format!(
         "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n",
@@ -146,16 +139,133 @@ fn serve_connection(mut stream: TcpStream, site: &RwLock<Published>) {
         answer.content_type,
         answer.body.len()
     );
-    if let Some(location) = &answer.location {
-        response.push_str(&format!("Location: {location}\r\n"));
+    for (name, value) in &answer.headers {
+        response.push_str(&format!("{name}: {value}\r\n"));
     }
     response.push_str("\r\n");
     let mut bytes = response.into_bytes();
-    if method != "HEAD" {
+    if !head_only {
         bytes.extend_from_slice(&answer.body);
     }
     let _ = stream.write_all(&bytes);
     let _ = stream.flush();
+    linger(&mut stream);
+}
+
+/// How long, at most, a connection is read from after its answer (see [`linger`]).
+const LINGER: Duration = Duration::from_secs(2);
+
+/// Reads, and drops, what the client still sends, until it closes or for [`LINGER`] (and
+/// at most 64 KiB), after saying no more will be written. A connection closed with bytes
+/// unread, as a head cut short at 431 or a body sent with a POST leaves, is reset by the
+/// system, and the client may lose the answer before it reads it.
+fn linger(stream: &mut TcpStream) {
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let deadline = std::time::Instant::now() + LINGER;
+    let mut buffer = [0u8; 4096];
+    let mut left = 64 * 1024usize;
+    while left > 0 {
+        let Some(wait) = deadline.checked_duration_since(std::time::Instant::now()) else {
+            return;
+        };
+        if wait.is_zero() || stream.set_read_timeout(Some(wait)).is_err() {
+            return;
+        }
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => left = left.saturating_sub(n),
+        }
+    }
+}
+
+/// What a connection sent before its request's blank line.
+enum Head {
+    /// The request line and headers, the blank line left off.
+    Complete(Vec<u8>),
+    /// Bytes no request line holds (binary, a TLS handshake), or an end before the blank
+    /// line: answered at once, not waited on.
+    Malformed,
+    /// More than [`MAX_REQUEST`] bytes with no end.
+    TooLarge,
+    /// Nothing came, or not in time.
+    Gone,
+}
+
+/// Reads a request head. Lines may end in a bare LF, as most servers accept.
+fn read_head(stream: &mut impl Read) -> Head {
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        if let Some(end) = head_end(&head).filter(|&end| end <= MAX_REQUEST) {
+            head.truncate(end);
+            return Head::Complete(head);
+        }
+        if !could_be_request_line(&head) {
+            return Head::Malformed;
+        }
+        if head.len() > MAX_REQUEST {
+            return Head::TooLarge;
+        }
+        match stream.read(&mut buffer) {
+            Ok(0) if head.is_empty() => return Head::Gone,
+            Ok(0) => return Head::Malformed,
+            Ok(n) => head.extend_from_slice(buffer.get(..n).unwrap_or_default()),
+            Err(_) => return Head::Gone,
+        }
+    }
+}
+
+/// Where the blank line that ends a head starts: after a line's `\n`, a `\n` or `\r\n`.
+fn head_end(head: &[u8]) -> Option<usize> {
+    head.iter().enumerate().find_map(|(at, &byte)| {
+        let rest = head.get(at + 1..)?;
+        (byte == b'\n' && (rest.starts_with(b"\n") || rest.starts_with(b"\r\n"))).then_some(at)
+    })
+}
+
+/// Whether the first line so far is free of the control bytes no request line has; bytes
+/// past ASCII are let through, as some clients send a path's letters unencoded.
+fn could_be_request_line(head: &[u8]) -> bool {
+    head.iter()
+        .take_while(|&&byte| byte != b'\n')
+        .all(|&byte| !(byte.is_ascii_control() && byte != b'\r' && byte != b'\t'))
+}
+
+/// The method and target of a request head's first line, `METHOD TARGET HTTP/x`: the target
+/// in origin form (`/path?query`), or the path and query of one in absolute form
+/// (`http://host/path`), which a client talking to a proxy sends.
+fn request(head: &[u8]) -> Result<(String, String), ()> {
+    let line = head.split(|&byte| byte == b'\n').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line.strip_suffix(b"\r").unwrap_or(line));
+    let words: Vec<&str> = line.split_ascii_whitespace().collect();
+    let [method, target, version] = words.as_slice() else {
+        return Err(());
+    };
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if !method.chars().all(token) || !version.starts_with("HTTP/") {
+        return Err(());
+    }
+    let scheme = target.split_once("://").filter(|(scheme, _)| {
+        ["http", "https"]
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(scheme))
+    });
+    let target = match scheme {
+        Some((_, rest)) => {
+            let after_host = rest
+                .find(['/', '?'])
+                .and_then(|at| rest.get(at..))
+                .unwrap_or_default();
+            if after_host.starts_with('/') {
+                after_host.to_string()
+            } else {
+                format!("/{after_host}")
+            }
+        }
+        None if target.starts_with('/') || *target == "*" => (*target).to_string(),
+        None => return Err(()),
+    };
+    Ok(((*method).to_string(), target))
 }
 
 /// What to send back.
@@ -163,18 +273,28 @@ struct Answer {
     status: u16,
     content_type: &'static str,
     body: Vec<u8>,
-    location: Option<String>,
+    /// Headers besides those every answer has.
+    headers: Vec<(&'static str, String)>,
+}
+
+impl Answer {
+    /// A plain-text answer.
+    fn text(status: u16, body: &str) -> Answer {
+        Answer {
+            status,
+            content_type: "text/plain; charset=utf-8",
+            body: body.as_bytes().to_vec(),
+            headers: Vec::new(),
+        }
+    }
 }
 
 fn answer(site: &Published, method: &str, url: &str) -> Answer {
-    let text = |status, body: &str| Answer {
-        status,
-        content_type: "text/plain; charset=utf-8",
-        body: body.as_bytes().to_vec(),
-        location: None,
-    };
+    let text = Answer::text;
     if !matches!(method, "GET" | "HEAD") {
-        return text(405, "only GET and HEAD\n");
+        let mut answer = text(405, "only GET and HEAD\n");
+        answer.headers.push(("Allow", "GET, HEAD".to_string()));
+        return answer;
     }
     // A fragment is never sent, but a request may have one all the same.
     let url = url.split('#').next().unwrap_or_default();
@@ -192,7 +312,7 @@ fn answer(site: &Published, method: &str, url: &str) -> Answer {
                 status: 200,
                 content_type: "text/javascript; charset=utf-8",
                 body: RELOAD_SCRIPT.as_bytes().to_vec(),
-                location: None,
+                headers: Vec::new(),
             };
         }
         _ => {}
@@ -207,7 +327,7 @@ fn answer(site: &Published, method: &str, url: &str) -> Answer {
             status: 200,
             content_type: content_type(&file),
             body: with_reload(&file, bytes, site.version),
-            location: None,
+            headers: Vec::new(),
         };
     }
     if site.files.contains_key(&format!("{path}/index.html")) {
@@ -215,7 +335,7 @@ fn answer(site: &Published, method: &str, url: &str) -> Answer {
             status: 301,
             content_type: "text/plain; charset=utf-8",
             body: Vec::new(),
-            location: Some(folder_location(&path, query)),
+            headers: vec![("Location", folder_location(&path, query))],
         };
     }
     match site.files.get("404.html") {
@@ -223,7 +343,7 @@ fn answer(site: &Published, method: &str, url: &str) -> Answer {
             status: 404,
             content_type: content_type("404.html"),
             body: with_reload("404.html", bytes, site.version),
-            location: None,
+            headers: Vec::new(),
         },
         None => text(404, "not found\n"),
     }
@@ -557,8 +677,8 @@ mod tests {
         let site = site();
         let folder = answer(&site, "GET", "/engines/vllm");
         assert_eq!(
-            (folder.status, folder.location.as_deref()),
-            (301, Some("/engines/vllm/"))
+            (folder.status, folder.headers),
+            (301, vec![("Location", "/engines/vllm/".to_string())])
         );
         let missing = answer(&site, "GET", "/nope/");
         assert_eq!(missing.status, 404);

@@ -406,3 +406,37 @@ fn requests_a_browser_would_not_send_are_answered() {
     );
     assert_eq!(status, 200, "the root, with no path: {head}");
 }
+
+#[test]
+fn extra_template_assets_are_served_as_what_they_are() {
+    let (_dir, root) = initialised();
+    let types = [
+        ("a.gif", "image/gif"),
+        ("a.webp", "image/webp"),
+        ("a.avif", "image/avif"),
+        ("a.ico", "image/x-icon"),
+        ("a.txt", "text/plain; charset=utf-8"),
+        ("a.webmanifest", "application/manifest+json"),
+        ("a.wasm", "application/wasm"),
+        ("a.woff", "font/woff"),
+        ("a.woff2", "font/woff2"),
+        ("a.json", "application/json"),
+        ("a.xml", "application/xml"),
+        ("a.pdf", "application/pdf"),
+        ("LOGO.PNG", "image/png"),
+        ("a.unknown", "application/octet-stream"),
+    ];
+    std::fs::create_dir(root.join("templates")).unwrap();
+    for (file, _) in types {
+        std::fs::write(root.join("templates").join(file), "x").unwrap();
+    }
+    let server = Served::start(&root);
+    for (file, media) in types {
+        let (status, head, _) = server.get(&format!("/assets/{file}"));
+        assert_eq!(status, 200, "{file}");
+        assert!(
+            head.lines().any(|l| l == format!("Content-Type: {media}")),
+            "{file}: {head}"
+        );
+    }
+}

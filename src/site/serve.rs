@@ -382,19 +382,38 @@ fn with_reload(file: &str, bytes: &[u8], version: u64) -> Vec<u8> {
     }
 }
 
+/// The media type a file is served as, by its extension (in any case): those of the
+/// site's own files and of what a templates folder commonly adds to them; any other is
+/// bytes.
 fn content_type(file: &str) -> &'static str {
-    match file.rsplit('.').next().unwrap_or_default() {
-        "html" => "text/html; charset=utf-8",
+    let extension = file.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match extension.as_deref().unwrap_or_default() {
+        "html" | "htm" => "text/html; charset=utf-8",
         "css" => "text/css; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
-        "json" => "application/json",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "txt" => "text/plain; charset=utf-8",
+        "md" => "text/markdown; charset=utf-8",
+        "csv" => "text/csv; charset=utf-8",
+        "json" | "map" => "application/json",
+        "webmanifest" => "application/manifest+json",
         "xml" if file == "feed.xml" => "application/atom+xml",
         "xml" => "application/xml",
+        "wasm" => "application/wasm",
+        "pdf" => "application/pdf",
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        "avif" => "image/avif",
         "ico" => "image/x-icon",
+        "woff" => "font/woff",
         "woff2" => "font/woff2",
+        "ttf" => "font/ttf",
+        "otf" => "font/otf",
+        "mp4" => "video/mp4",
+        "webm" => "video/webm",
+        "mp3" => "audio/mpeg",
         _ => "application/octet-stream",
     }
 }

@@ -304,7 +304,7 @@ impl<F> Unordered<F> {
 
 /// The folder part of a glob pattern before its first wildcard, with its final `/`:
 /// `docs/` for `docs/**/*.md`, nothing for `**/*.md`.
-fn literal_folder(pattern: &str) -> &str {
+pub(crate) fn literal_folder(pattern: &str) -> &str {
     let literal = pattern
         .find(['*', '?', '[', '{', '\\'])
         .map_or(pattern, |at| pattern.get(..at).unwrap_or_default());

@@ -986,3 +986,93 @@ fn the_feed_orders_records_by_moment_not_by_text() {
         "{feed}"
     );
 }
+
+/// The `(file, line, column)` of each `code` diagnostic `check` gives the corpus at `root`.
+fn checked_at(root: &Path, code: &str) -> Vec<String> {
+    let run = gotchas(&[
+        "check",
+        "--root",
+        root.to_str().unwrap(),
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
+    json_diagnostics(&run)
+        .into_iter()
+        .filter(|d| d.0 == code)
+        .map(|(_, file, line, column)| format!("{file}:{}:{}", line.unwrap(), column.unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_broken_link_in_a_record_field_is_reported_at_its_line_and_column() {
+    let corpus = bundled_copy();
+    let engines = corpus.path().join("records/engines");
+    let vllm = engines.join("vllm.yaml");
+    let text = std::fs::read_to_string(&vllm).unwrap();
+    std::fs::write(
+        &vllm,
+        text.replace("name: vLLM", "name: \"vLLM see [[nope-a]]\""),
+    )
+    .unwrap();
+    let nixl = engines.join("nixl.yaml");
+    let text = std::fs::read_to_string(&nixl).unwrap();
+    std::fs::write(
+        &nixl,
+        text.replace("license: Apache-2.0", "license: \"as [[nope-b]]\""),
+    )
+    .unwrap();
+    let run = gotchas(&[
+        "convert",
+        "--root",
+        corpus.path().to_str().unwrap(),
+        "--to",
+        "json",
+        "nixl",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::remove_file(&nixl).unwrap();
+    std::fs::write(engines.join("nixl.json"), run.stdout).unwrap();
+    let places = checked_at(corpus.path(), "broken-link");
+    assert_eq!(places.len(), 2, "{places:?}");
+    assert!(
+        places
+            .iter()
+            .any(|p| p.starts_with("records/engines/nixl.json:"))
+    );
+    let run = build(corpus.path(), &corpus.path().join("site"), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for place in &places {
+        assert!(
+            run.stdout.contains(&format!("--> {place}\n")),
+            "{place}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn a_record_that_does_not_parse_is_reported_in_full() {
+    let corpus = bundled_copy();
+    let vllm = corpus.path().join("records/engines/vllm.yaml");
+    let text = std::fs::read_to_string(&vllm).unwrap();
+    std::fs::write(&vllm, text.replace("name: vLLM", "name: [unclosed")).unwrap();
+    let places = checked_at(corpus.path(), "syntax-error");
+    assert_eq!(places.len(), 1, "{places:?}");
+    let site = corpus.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("error[syntax-error]"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("--> {}\n", places[0])),
+        "{}: {}",
+        places[0],
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("note: 1 problem while loading"),
+        "{}",
+        run.stdout
+    );
+    assert!(!site.join("engines/vllm/index.html").exists());
+}

@@ -122,21 +122,31 @@ fn progress_bar(files: usize) -> ProgressBar {
     bar
 }
 
-/// What the content does wrong that the pages show: broken prose links in full, unresolved
-/// reference fields counted. Neither fails the build: `check` is where they fail.
+/// What the content does wrong that the pages show: the problems met loading it (a record
+/// that did not parse has no page, and its error is the one thing that says why) and broken
+/// prose links in full, each where `check` places it; unresolved reference fields counted.
+/// None fails the build: `check` is where they fail.
 fn content_report(
     project: &Project,
     corpus: &crate::corpus::Corpus<Kept>,
     site: &Site<'_>,
     styled: bool,
 ) -> String {
-    let diagnostics = site.diagnostics(project);
-    let sources = Sources::collect(&project.root, Some(corpus), &diagnostics);
+    let loading = project.apply_levels(corpus.diagnostics.clone());
+    let links = site.diagnostics(project);
+    let (loaded, broken) = (loading.len(), links.len());
+    let mut diagnostics = loading;
+    diagnostics.extend(links);
+    // The site let the records' texts go: placing a link found in a field reads its file
+    // again, as check's report does, or it would be shown with no line and column.
+    let read_again = crate::project::locate(&mut diagnostics, corpus, &project.schemas);
+    diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let sources = Sources::collect_with(&project.root, Some(corpus), &diagnostics, read_again);
     let mut text = report::human::render(&diagnostics, &sources, styled, 0);
-    if !diagnostics.is_empty() {
+    if broken > 0 {
         text.push_str(&format!(
             "note: {} marked on the pages\n",
-            plural(diagnostics.len(), "broken link")
+            plural(broken, "broken link")
         ));
     }
     let unresolved = site.unresolved_fields();
@@ -147,17 +157,20 @@ fn content_report(
             plural(unresolved, "reference")
         ));
     }
-    if !corpus.diagnostics.is_empty() {
+    if loaded > 0 {
         text.push_str(&format!(
             "note: {} while loading; the site shows what loaded (run `gotchas check`)\n",
-            plural(corpus.diagnostics.len(), "problem")
+            plural(loaded, "problem")
         ));
     }
     text
 }
 
 pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Write) -> ExitCode {
-    let project = match cli.open_project() {
+    // Found once: were it looked for again at each rebuild, removing the corpus's
+    // `gotchas.toml` would switch to a corpus above it, while this one is watched.
+    let root = cli.root();
+    let project = match open_at(cli, &root) {
         Ok(project) => project,
         Err(code) => return code,
     };
@@ -170,7 +183,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
     };
     let url = server.url();
     let watching = serve::Watching::start(&project);
-    let files = match build_in_memory(cli, &url, styled, out) {
+    let files = match build_in_memory(cli, &project, &url, styled, out) {
         Ok(files) => files,
         Err(code) => return code,
     };
@@ -184,7 +197,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
         "serving the site at {url} (rebuilt on every change; Ctrl-C stops)"
     );
     let _ = out.flush();
-    let watching = match watching {
+    let mut watching = match watching {
         Ok(watching) => watching,
         Err(err) => {
             say!("warning: cannot watch for changes ({err}); serving the site as built");
@@ -193,13 +206,24 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
             }
         }
     };
-    watching.run(|changed| {
+    while let Some(changed) = watching.next_change() {
         let first = changed
             .first()
             .map(|p| crate::source::display_path(&project.root, p))
             .unwrap_or_default();
         let _ = writeln!(out, "{first} changed, rebuilding");
-        match build_in_memory(cli, &url, styled, out) {
+        let _ = out.flush();
+        let rebuilt = open_at(cli, &root).and_then(|project| {
+            // Before the build reads the corpus, so that a change made while it does is seen.
+            if let Err(err) = watching.follow(&project) {
+                say!(
+                    "warning: cannot watch for changes ({err}); changes there go unnoticed \
+                     until a change elsewhere rebuilds the site"
+                );
+            }
+            build_in_memory(cli, &project, &url, styled, out)
+        });
+        match rebuilt {
             Ok(files) => server.publish(files),
             Err(_) => {
                 let _ = writeln!(
@@ -209,7 +233,7 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
             }
         }
         let _ = out.flush();
-    });
+    }
     // The watcher stopped: what is served stays as it was last built.
     say!("warning: stopped watching for changes; serving the site as last built");
     loop {
@@ -217,18 +241,24 @@ pub(crate) fn serve(cli: &Cli, args: &ServeArgs, styled: bool, out: &mut impl Wr
     }
 }
 
+/// Opens the corpus at `root`, as [`Cli::open_project`] opens the one it finds.
+fn open_at(cli: &Cli, root: &std::path::Path) -> Result<Project, ExitCode> {
+    Project::open(root, cli.config.as_deref())
+        .map_err(|errors| fatal(root, &errors, cli.stderr_styled()))
+}
+
 /// One build for `serve`: the whole site in memory, built for the server's address. Problems
 /// are printed; a rebuild that fails keeps the previous site served.
 fn build_in_memory(
     cli: &Cli,
+    project: &Project,
     url: &str,
     styled: bool,
     out: &mut impl Write,
 ) -> Result<BTreeMap<String, Vec<u8>>, ExitCode> {
     let started = Instant::now();
-    let project = cli.open_project()?;
     let corpus = project.load_for_site();
-    let site = Site::new(&project, &corpus, Some(url))
+    let site = Site::new(project, &corpus, Some(url))
         .map_err(|errors| fatal(&project.root, &errors, cli.stderr_styled()))?;
     let memory = Memory::default();
     if let Err(err) = site.write(&memory, &|| {}) {
@@ -236,7 +266,7 @@ fn build_in_memory(
         say!("error: {message}");
         return Err(code);
     }
-    let mut text = content_report(&project, &corpus, &site, styled);
+    let mut text = content_report(project, &corpus, &site, styled);
     text.push_str(&format!(
         "built {} in {:.2}s\n",
         plural(site.pages(), "page"),

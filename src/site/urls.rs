@@ -57,7 +57,7 @@ pub fn root_of(file: &str) -> String {
 
 /// A path with each segment percent-encoded. [`SEGMENT`] leaves `/` alone, so the path is
 /// encoded whole, and borrowed when nothing in it needs encoding, as in most site paths.
-fn encode_segments(path: &str) -> Cow<'_, str> {
+pub(super) fn encode_segments(path: &str) -> Cow<'_, str> {
     utf8_percent_encode(path, SEGMENT).into()
 }
 

@@ -234,6 +234,11 @@ impl Served {
         served
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Waits for an output line that contains `text`.
     pub fn wait_for(&self, text: &str, timeout: std::time::Duration) -> Option<String> {
         let deadline = std::time::Instant::now() + timeout;

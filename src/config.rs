@@ -308,7 +308,7 @@ impl Config {
     pub fn docs_matcher(&self) -> Option<globset::GlobSet> {
         let mut builder = globset::GlobSetBuilder::new();
         for pattern in &self.docs {
-            builder.add(globset::Glob::new(pattern).ok()?);
+            builder.add(docs_glob(pattern).ok()?);
         }
         builder.build().ok()
     }
@@ -341,6 +341,14 @@ impl Config {
             .or_else(|| rules::find(code).map(|rule| rule.default_level))
             .unwrap_or(Level::Error)
     }
+}
+
+/// A `docs` pattern as a glob, with `*` and `?` stopping at a `/`, as in a shell or a
+/// `.gitignore`: `docs/*.md` is the pages of `docs/`, `docs/**/*.md` those below it too.
+fn docs_glob(pattern: &str) -> Result<globset::Glob, globset::Error> {
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
 }
 
 /// How diagnostics name a config file at `path`: from the corpus root when it is inside it,
@@ -672,8 +680,14 @@ impl Reader<'_> {
         let patterns = self.spanned_strings(value);
         let mut globs = Vec::with_capacity(patterns.len());
         for (pattern, span) in patterns {
-            match globset::Glob::new(&pattern) {
-                Ok(_) => globs.push(pattern),
+            // Paths are matched relative to the root, where `./docs/*.md` would match
+            // nothing, and no page would be checked.
+            let mut pattern = pattern.as_str();
+            while let Some(rest) = pattern.strip_prefix("./") {
+                pattern = rest;
+            }
+            match docs_glob(pattern) {
+                Ok(_) => globs.push(pattern.to_string()),
                 Err(err) => {
                     let reason = err.kind().to_string();
                     let diagnostic = self

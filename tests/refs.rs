@@ -845,3 +845,36 @@ fn the_citing_record_is_never_suggested_for_its_own_reference() {
     );
     assert!(!run.stdout.contains("engines/mooncake)"), "{}", run.stdout);
 }
+
+/// A `docs` pattern matches as a shell does: `*` stays within a folder (`docs/**/*.md`
+/// reaches below it), and a leading `./` names the root, where paths are matched from.
+#[test]
+fn docs_patterns_match_as_a_shell_does() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    std::fs::create_dir(dir.path().join("docs/deeper")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/deeper/nested.md"),
+        "See [[nowhere-below]].\n",
+    )
+    .unwrap();
+    let broken = |patterns: &str| -> Vec<String> {
+        std::fs::write(
+            dir.path().join("gotchas.toml"),
+            format!("docs = {patterns}\n"),
+        )
+        .unwrap();
+        let run = check(dir.path(), &["--format", "json"]);
+        json_diagnostics(&run)
+            .into_iter()
+            .filter(|(code, file, ..)| code == "broken-link" && file.starts_with("docs/"))
+            .map(|(_, file, ..)| file)
+            .collect()
+    };
+    assert_eq!(broken(r#"["docs/*.md"]"#), ["docs/guide.md"]);
+    assert_eq!(broken(r#"["./docs/*.md"]"#), ["docs/guide.md"]);
+    assert_eq!(
+        broken(r#"["docs/**/*.md"]"#),
+        ["docs/deeper/nested.md", "docs/guide.md"]
+    );
+}

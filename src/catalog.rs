@@ -39,7 +39,12 @@ pub fn card(record: &Record, schemas: &Schemas, enums: &[Arc<str>]) -> Card {
         .and_then(Value::as_str)
         .filter(|name| !name.trim().is_empty())
         .unwrap_or(&record.id);
-    let mut line = format!("- **{}** (`{}`)", escape(name), record.id);
+    // Trimmed, as `** name **` is no emphasis in CommonMark.
+    let mut line = format!(
+        "- **{}** ({})",
+        escape(name.trim()),
+        code_span(&record.id, false)
+    );
     let tags: Vec<String> = enums
         .iter()
         .filter_map(|field| {
@@ -47,7 +52,7 @@ pub fn card(record: &Record, schemas: &Schemas, enums: &[Arc<str>]) -> Card {
                 .value
                 .get(&**field)
                 .and_then(Value::as_str)
-                .map(|v| format!("{field}: {v}"))
+                .map(|v| format!("{}: {}", escape(field), escape(v)))
         })
         .collect();
     if !tags.is_empty() {
@@ -110,7 +115,8 @@ pub fn render(corpus: &Corpus<Card>, schemas: &Schemas) -> String {
                 .filter(|&&i| corpus.records[i].value.filled.get(at) == Some(&true))
                 .count();
             out.push_str(&format!(
-                "| `{property}` | {filled} of {} |\n",
+                "| {} | {filled} of {} |\n",
+                code_span(property, true),
                 members.len()
             ));
         }
@@ -128,6 +134,32 @@ fn anchor(heading: &str) -> String {
         .collect()
 }
 
+/// `text` as a code span that shows it whole: fenced by more backticks than it holds in a
+/// row, with a space inside the fence when it starts or ends with one; a control character
+/// (a line break would end the line) as a space; in a table, `|` escaped, which would end
+/// the cell even inside a code span.
+fn code_span(text: &str, in_table: bool) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    let mut inside = String::with_capacity(text.len());
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+        match c {
+            c if c.is_control() => inside.push(' '),
+            '|' if in_table => inside.push_str("\\|"),
+            c => inside.push(c),
+        }
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{inside}{pad}{fence}")
+}
+
 /// Escapes the Markdown characters that would change a name's rendering.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -143,4 +175,17 @@ fn escape(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_span_shows_its_text_whole() {
+        assert_eq!(code_span("vllm", false), "`vllm`");
+        assert_eq!(code_span("a`b", false), "``a`b``");
+        assert_eq!(code_span("`x", false), "`` `x ``");
+        assert_eq!(code_span("a|b\nc", true), "`a\\|b c`");
+    }
 }

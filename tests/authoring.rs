@@ -900,6 +900,44 @@ fn index_escapes_folder_names_and_names_a_record_without_a_name_by_its_id() {
     );
 }
 
+/// What a record holds reaches the index as text, never as Markdown: a value with line
+/// breaks cannot open a heading or a list item, a property name with a `|` cannot end a
+/// table's cell, an id with a backtick stays in its code span, and a name with spaces at
+/// its ends is still bold.
+#[test]
+fn index_shows_record_values_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("schema")).unwrap();
+    std::fs::write(
+        dir.path().join("schema/note.schema.json"),
+        r#"{"type": "object", "properties": {"id": {}, "name": {}, "a|b": {},
+            "kind": {"enum": ["plain", "major\n## Injected heading\n- injected item"]}}}"#,
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join("records/notes")).unwrap();
+    std::fs::write(
+        dir.path().join("records/notes/odd.json"),
+        r#"{"id": "odd`one", "name": " padded ", "a|b": 1,
+            "kind": "major\n## Injected heading\n- injected item"}"#,
+    )
+    .unwrap();
+    let index = run(dir.path(), &["index"]);
+    assert_eq!(index.code, 0, "{}", index.stderr);
+    assert!(
+        index.stdout.contains(
+            "- **padded** (``odd`one``) — kind: major ## Injected heading - injected item\n"
+        ),
+        "{}",
+        index.stdout
+    );
+    assert!(!index.stdout.contains("\n## Injected"), "{}", index.stdout);
+    assert!(
+        index.stdout.contains("| `a\\|b` | 1 of 1 |\n"),
+        "{}",
+        index.stdout
+    );
+}
+
 #[test]
 fn index_is_deterministic_and_check_detects_a_stale_one() {
     let dir = bundled_copy();

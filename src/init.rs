@@ -58,13 +58,65 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
     if !existing.is_empty() {
         return Err(InitError::Exists(existing));
     }
+    let made_dir = !dir.exists();
+    std::fs::create_dir_all(dir).map_err(|err| InitError::Io(dir.to_path_buf(), err))?;
+    let result = stage_and_move(dir, &targets);
+    if result.is_err() && made_dir {
+        // Only if empty: nothing of anyone else's is removed.
+        let _ = std::fs::remove_dir(dir);
+    }
+    result
+}
+
+/// Writes the files into a hidden folder in `dir`, then moves each target into place: a
+/// full disk, or a run killed half-way, leaves none of them behind, so that the next run
+/// is not refused for a half-made corpus. A target that appears meanwhile is never
+/// replaced, and the targets already moved are taken back.
+fn stage_and_move(dir: &Path, targets: &[&str]) -> Result<Vec<PathBuf>, InitError> {
+    let staging = tempfile::Builder::new()
+        .prefix(".gotchas-init-")
+        .tempdir_in(dir)
+        .map_err(|err| InitError::Io(dir.to_path_buf(), err))?;
     let mut written = Vec::new();
     for (relative, content) in FILES {
-        let path = dir.join(relative);
-        create_new(&path, content).map_err(|err| InitError::Io(path.clone(), err))?;
-        written.push(path);
+        create_new(&staging.path().join(relative), content)
+            .map_err(|err| InitError::Io(dir.join(relative), err))?;
+        written.push(dir.join(relative));
+    }
+    let mut moved: Vec<PathBuf> = Vec::new();
+    for target in targets {
+        let (from, to) = (staging.path().join(target), dir.join(target));
+        if let Err(err) = move_new(&from, &to) {
+            for done in moved.iter().rev() {
+                let _ = remove(done);
+            }
+            return Err(InitError::Io(to, err));
+        }
+        moved.push(to);
     }
     Ok(written)
+}
+
+/// Moves `from` to `to`, which must not exist: a file is linked there first (which fails on
+/// an existing one, where a rename would replace it), or, on a file system without links,
+/// written there anew; a folder is renamed (which fails on a folder with anything in it).
+fn move_new(from: &Path, to: &Path) -> std::io::Result<()> {
+    if from.is_dir() {
+        return std::fs::rename(from, to);
+    }
+    match std::fs::hard_link(from, to) {
+        Ok(()) => std::fs::remove_file(from),
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => Err(err),
+        Err(_) => create_new(to, &std::fs::read_to_string(from)?),
+    }
+}
+
+fn remove(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    }
 }
 
 /// Creates a file that must not exist yet, with its folders.

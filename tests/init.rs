@@ -129,3 +129,44 @@ fn a_new_record_in_a_fresh_corpus_keeps_its_name() {
         "note: `gotcha` records have no `name` field: the name only made the id\n"
     );
 }
+
+/// The command `init` says to run next names the folder as a shell reads it back.
+#[test]
+fn the_next_command_quotes_the_folder_for_a_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let spaced = dir.path().join("my kb");
+    let run = gotchas(&["init", spaced.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.ends_with(&format!(
+            "next: edit the example, then run `gotchas check --root '{}'`\n",
+            spaced.display()
+        )),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A run stopped half-way (here by a file-size limit, as a full disk would stop it) leaves
+/// none of the corpus's files behind, so that running it again is not refused.
+#[cfg(unix)]
+#[test]
+fn an_init_stopped_half_way_leaves_nothing_to_refuse_the_next() {
+    let dir = tempfile::tempdir().unwrap();
+    let kb = dir.path().join("kb");
+    std::fs::create_dir(&kb).unwrap();
+    let stopped = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -f 1 && exec \"$0\" init \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_gotchas"))
+        .arg(&kb)
+        .output()
+        .unwrap();
+    assert!(!stopped.status.success(), "the limit stops it");
+    for target in ["gotchas.toml", "schema", "records", "docs"] {
+        assert!(!kb.join(target).exists(), "{target} was left behind");
+    }
+    let again = gotchas(&["init", kb.to_str().unwrap()]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(check(&kb, &[]).code, 0);
+}

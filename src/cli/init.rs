@@ -15,7 +15,7 @@ pub(crate) fn run(dir: &Path, out: &mut impl Write) -> ExitCode {
             }
             text.push_str(&format!(
                 "next: edit the example, then run `gotchas check --root {}`\n",
-                dir.display()
+                shell_word(&dir.display().to_string())
             ));
             super::emit(out, text.as_bytes())
         }
@@ -29,5 +29,39 @@ pub(crate) fn run(dir: &Path, out: &mut impl Write) -> ExitCode {
             say!("error: {err}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `word` as a POSIX shell reads it back as one argument: as it is when it holds only
+/// characters no shell treats apart, else in single quotes; one that starts with `-`
+/// after `./`, so that it is not taken for an option.
+fn shell_word(word: &str) -> String {
+    let word = if word.starts_with('-') {
+        format!("./{word}")
+    } else {
+        word.to_string()
+    };
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@%,".contains(c));
+    if plain {
+        word
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn a_path_is_quoted_only_where_a_shell_needs_it() {
+        assert_eq!(shell_word("kb/new"), "kb/new");
+        assert_eq!(shell_word("sp ace"), "'sp ace'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("-dash"), "./-dash");
+        assert_eq!(shell_word(""), "''");
     }
 }

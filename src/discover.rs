@@ -425,9 +425,18 @@ fn stray(display: String, why: Stray, schemas: &Schemas) -> Diagnostic {
                     .collect::<Vec<_>>()
                     .join(", ")
             ));
-            match suggest::did_you_mean(&suggestions) {
-                Some(help) => diagnostic.with_help(help),
-                None => diagnostic,
+            // A folder named after a collection's type (`interconnect/`, the records of
+            // `interconnect`, looked for in `interconnects/`) is most often where a corpus
+            // keeps them: the config can say so, where renaming the folder would not be
+            // wanted.
+            let named = schemas.collections.iter().find(|c| c.name == folder);
+            match (named, suggest::did_you_mean(&suggestions)) {
+                (Some(collection), _) => diagnostic.with_help(format!(
+                    "the `{}` records are looked for in `{}/`; to keep them in `{folder}/`, set `folder = \"{folder}\"` under `[collections.{}]` in the config",
+                    collection.name, collection.folder, collection.name
+                )),
+                (None, Some(help)) => diagnostic.with_help(help),
+                (None, None) => diagnostic,
             }
         }
         Stray::UnknownExtension => Diagnostic::new(

@@ -216,7 +216,9 @@ rules! {
     ///
     /// ## How to fix
     /// Move or rename the file (`.json`, `.yaml`, `.yml` or `.md` in a collection folder), or
-    /// delete it.
+    /// delete it. A whole folder of records kept under another name than the collection's
+    /// (its schema's `x-collection`, else its type + `s`) is named in the config:
+    /// `[collections.interconnect] folder = "interconnect"`.
     STRAY_FILE = "stray-file", Error, fatal = false, "a file under the records root is not a record";
 
     /// ## What it finds

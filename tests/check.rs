@@ -76,7 +76,7 @@ fn empty_file() {
 
 #[test]
 fn stray_file() {
-    rule_case("stray-file", "stray-file", 4);
+    rule_case("stray-file", "stray-file", 5);
 }
 
 #[test]

@@ -1076,3 +1076,26 @@ fn a_record_that_does_not_parse_is_reported_in_full() {
     );
     assert!(!site.join("engines/vllm/index.html").exists());
 }
+
+/// A reference in a field that does not resolve is shown unlinked, and the build says how
+/// many there are, in the singular for one.
+#[test]
+fn the_build_counts_references_shown_unlinked() {
+    let corpus = bundled_copy();
+    let gotcha = corpus
+        .path()
+        .join("records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md");
+    let text = std::fs::read_to_string(&gotcha).unwrap();
+    std::fs::write(&gotcha, text.replace("mooncake,", "mooncache,")).unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains(
+            "note: 1 reference in fields does not resolve (no record, one of the wrong \
+             collection, or several); it is shown unlinked (run `gotchas check`)\n"
+        ),
+        "{said}"
+    );
+}

@@ -151,9 +151,13 @@ fn content_report(
     }
     let unresolved = site.unresolved_fields();
     if unresolved > 0 {
+        let (resolve, they_are) = match unresolved {
+            1 => ("does not resolve", "it is"),
+            _ => ("do not resolve", "they are"),
+        };
         text.push_str(&format!(
-            "note: {} in fields do not resolve (no record, one of the wrong collection, or \
-             several); they are shown unlinked (run `gotchas check`)\n",
+            "note: {} in fields {resolve} (no record, one of the wrong collection, or \
+             several); {they_are} shown unlinked (run `gotchas check`)\n",
             plural(unresolved, "reference")
         ));
     }

@@ -1078,9 +1078,10 @@ fn a_record_that_does_not_parse_is_reported_in_full() {
 }
 
 /// A reference in a field that does not resolve is shown unlinked, and the build says how
-/// many there are, in the singular for one.
+/// many there are, in the singular for one; a base URL that is no full URL is said to make
+/// the feed and the sitemap relative.
 #[test]
-fn the_build_counts_references_shown_unlinked() {
+fn the_build_notes_unlinked_references_and_a_relative_base_url() {
     let corpus = bundled_copy();
     let gotcha = corpus
         .path()
@@ -1091,6 +1092,16 @@ fn the_build_counts_references_shown_unlinked() {
     let run = build(corpus.path(), &out, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let said = format!("{}{}", run.stdout, run.stderr);
+    assert!(
+        said.contains("note: the base URL `/` is no full URL, so feed.xml and sitemap.xml"),
+        "{said}"
+    );
+    let full = build(
+        corpus.path(),
+        &out,
+        &["--base-url", "https://kb.example.org/"],
+    );
+    assert!(!full.stdout.contains("no full URL"), "{}", full.stdout);
     assert!(
         said.contains(
             "note: 1 reference in fields does not resolve (no record, one of the wrong \

@@ -80,6 +80,17 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
         return err.1;
     }
     let mut text = content_report(&project, &corpus, &site, styled);
+    let base = (args.base_url.as_deref()).unwrap_or(&project.config.site.base_url);
+    if !base.contains("://") {
+        // The site itself links relatively and works anywhere; the feed's ids and the
+        // sitemap's URLs must be absolute for those who read them, which only a full URL
+        // can make them.
+        text.push_str(&format!(
+            "note: the base URL `{base}` is no full URL, so feed.xml and sitemap.xml hold \
+             relative URLs, which feed readers and search engines refuse (set `[site] \
+             base_url` or `--base-url` to the site's address, such as https://kb.example.org/)\n"
+        ));
+    }
     text.push_str(&format!(
         "built {} ({}) into {} in {:.2}s\n",
         plural(site.pages(), "page"),

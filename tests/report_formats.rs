@@ -9,7 +9,7 @@
 mod common;
 
 use common::{check, copy_dir, fixture};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// A copy of the `ci` fixture, plus a stray file whose name needs escaping in properties.
 fn corpus() -> tempfile::TempDir {
@@ -473,4 +473,69 @@ fn github_annotations_past_what_github_shows_end_in_a_notice() {
             .stdout
             .contains("::notice")
     );
+}
+
+/// A check stopped by its config still writes the machine formats' document, holding the
+/// config's diagnostics, so that `jq` or a code-scanning upload sees why; an `--output`
+/// file is replaced only when it holds such a report already.
+#[test]
+fn a_setup_error_reaches_the_machine_formats() {
+    let dir = corpus();
+    let config = dir.path().join("gotchas.toml");
+    let good = std::fs::read_to_string(&config).unwrap_or_default();
+    let sarif = dir.path().join("report.sarif");
+    assert_eq!(
+        check(
+            dir.path(),
+            &["--format", "sarif", "-o", sarif.to_str().unwrap()]
+        )
+        .code,
+        1
+    );
+    std::fs::write(&config, format!("docs = 5\n{good}")).unwrap();
+
+    let json = check(dir.path(), &["--format", "json"]);
+    assert_eq!(json.code, 2);
+    assert!(
+        json.stderr.contains("error[invalid-config]"),
+        "{}",
+        json.stderr
+    );
+    let report: Value = serde_json::from_str(&json.stdout).expect("a JSON document");
+    let first = &report["diagnostics"][0];
+    assert_eq!(
+        (&first["code"], &first["path"], &first["line"]),
+        (&json!("invalid-config"), &json!("gotchas.toml"), &json!(1))
+    );
+    let github = check(dir.path(), &["--format", "github"]);
+    assert!(
+        github
+            .stdout
+            .starts_with("::error file=gotchas.toml,line=1,"),
+        "{}",
+        github.stdout
+    );
+
+    let replaced = check(
+        dir.path(),
+        &["--format", "sarif", "-o", sarif.to_str().unwrap()],
+    );
+    assert_eq!(replaced.code, 2);
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(log["runs"][0]["results"][0]["ruleId"], "invalid-config");
+
+    let other = dir.path().join("notes.txt");
+    std::fs::write(&other, "mine\n").unwrap();
+    let kept = check(
+        dir.path(),
+        &["--format", "sarif", "-o", other.to_str().unwrap()],
+    );
+    assert_eq!(kept.code, 2);
+    assert!(
+        kept.stderr
+            .contains("is left as it is: it holds no sarif report to replace"),
+        "{}",
+        kept.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&other).unwrap(), "mine\n");
 }

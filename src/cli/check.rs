@@ -119,9 +119,13 @@ pub(crate) fn run(cli: &Cli, args: &CheckArgs, styled: bool, out: &mut impl Writ
         return ExitCode::from(2);
     }
     let mut stages = Stages::new(args.verbose);
-    let project = match cli.open_project() {
+    let root = cli.root();
+    let project = match Project::open(&root, cli.config.as_deref()) {
         Ok(project) => project,
-        Err(code) => return code,
+        Err(errors) => {
+            super::fatal(&root, &errors, cli.stderr_styled());
+            return setup_report(args, &root, &errors, out);
+        }
     };
     let written = (args.output.clone().into_iter())
         .chain(args.write_baseline.then(|| baseline_path(&project, args)));
@@ -591,10 +595,7 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>, out: &mut dyn Write) ->
         OutputFormat::Json if r.statistics => {
             report::statistics::write_json(out, r.diagnostics, r.summary)
         }
-        OutputFormat::Json => report::json::write(out, r.diagnostics, r.sources, r.summary),
-        OutputFormat::Sarif => report::sarif::write(out, r.diagnostics, r.sources, &prefix()),
-        OutputFormat::Github => report::github::write(out, r.diagnostics, r.sources, &prefix()),
-        OutputFormat::Junit => {
+        _ => {
             let records: Vec<&str> = r
                 .corpus
                 .records
@@ -602,8 +603,108 @@ fn render<F>(format: OutputFormat, r: &Rendering<'_, F>, out: &mut dyn Write) ->
                 .map(|record| r.corpus.file_of(record).display.as_str())
                 .filter(|file| r.scope.is_none_or(|scope| scope.contains(file)))
                 .collect();
-            report::junit::write(out, &records, r.diagnostics, r.sources, &prefix())
+            let machine = Machine {
+                diagnostics: r.diagnostics,
+                sources: r.sources,
+                summary: r.summary,
+                records: &records,
+                prefix: &prefix(),
+            };
+            machine.write(format, out)
         }
+    }
+}
+
+/// What a machine format's document is written from.
+struct Machine<'a> {
+    diagnostics: &'a [Diagnostic],
+    sources: &'a Sources,
+    summary: Summary,
+    /// The record files checked, a JUnit test case each.
+    records: &'a [&'a str],
+    /// The corpus root's folder in the repository ([`report::repository_path`]).
+    prefix: &'a str,
+}
+
+impl Machine<'_> {
+    fn write(&self, format: OutputFormat, out: &mut dyn Write) -> io::Result<()> {
+        let (diagnostics, sources, prefix) = (self.diagnostics, self.sources, self.prefix);
+        match format {
+            OutputFormat::Human => Ok(()),
+            OutputFormat::Json => report::json::write(out, diagnostics, sources, self.summary),
+            OutputFormat::Sarif => report::sarif::write(out, diagnostics, sources, prefix),
+            OutputFormat::Github => report::github::write(out, diagnostics, sources, prefix),
+            OutputFormat::Junit => {
+                report::junit::write(out, self.records, diagnostics, sources, prefix)
+            }
+        }
+    }
+}
+
+/// A check that cannot run for its config or schemas (said on standard error already) still
+/// gives a machine format its document, holding those diagnostics, so that what reads it (a
+/// code-scanning upload, `jq`) sees why rather than nothing, or the last run's report. An
+/// `--output` file is replaced only when it is missing or holds a report of that format:
+/// with the config unread, which files are the corpus's own is not known. Exit code 2.
+fn setup_report(
+    args: &CheckArgs,
+    root: &Path,
+    errors: &[Diagnostic],
+    out: &mut impl Write,
+) -> ExitCode {
+    let failed = ExitCode::from(2);
+    if args.format == OutputFormat::Human {
+        return failed;
+    }
+    let sources = Sources::collect::<serde_json::Value>(root, None, errors);
+    let machine = Machine {
+        diagnostics: errors,
+        sources: &sources,
+        summary: Summary::new(&Corpus::<serde_json::Value>::default(), errors),
+        records: &[],
+        prefix: &crate::git::worktree_prefix(root),
+    };
+    match &args.output {
+        Some(path) if !holds_a_report(path, args.format) => {
+            let format = args.format.to_possible_value();
+            say!(
+                "note: {} is left as it is: it holds no {} report to replace",
+                path.display(),
+                format.as_ref().map_or("", |f| f.get_name())
+            );
+        }
+        Some(path) => {
+            if let Err(err) =
+                crate::write::write_atomic_with(path, |file| machine.write(args.format, file))
+            {
+                say!("error: cannot write the report {}: {err}", path.display());
+            }
+        }
+        None => {
+            super::stream(out, |out| machine.write(args.format, out));
+        }
+    }
+    failed
+}
+
+/// Whether `path` is missing, or begins as a report in `format` does.
+fn holds_a_report(path: &Path, format: OutputFormat) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return !path.exists();
+    };
+    let mut start = String::new();
+    // A report's first lines say what it is; a file that is no text is none.
+    if file.take(4096).read_to_string(&mut start).is_err() && start.is_empty() {
+        return false;
+    }
+    let start = start.trim_start();
+    match format {
+        OutputFormat::Human => false,
+        OutputFormat::Json => start.starts_with("{\n  \"diagnostics\": ["),
+        OutputFormat::Sarif => start.contains(report::sarif::SCHEMA),
+        OutputFormat::Github => start.is_empty() || start.starts_with("::"),
+        OutputFormat::Junit => start.starts_with("<?xml") && start.contains("<testsuites"),
     }
 }
 

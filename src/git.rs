@@ -3,8 +3,9 @@
 //! Reports for other tools name files relative to the repository root, since that is what
 //! GitHub resolves annotation and code-scanning paths against; the corpus root may be a
 //! folder inside the repository. A pre-commit run asks which files the index deletes or
-//! renames, since a deleted record is passed to no hook, yet breaks every record citing it,
-//! and which files git does not track, since the commit will not hold them.
+//! renames, since a deleted record is passed to no hook, yet breaks every record citing it;
+//! what the changed and removed files held at `HEAD`, since a citation they dropped can leave
+//! a record uncited; and which files git does not track, since the commit will not hold them.
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -40,8 +41,12 @@ pub struct Staged {
     /// Files the index deletes, or renames away.
     pub removed: Vec<PathBuf>,
     /// Of each removed file, its text at `HEAD` (`None` where git could not give it): what
-    /// it defined, for the references that named that to be found.
+    /// it defined, for the references that named that to be found, and what it cited.
     pub removed_at_head: Vec<Option<Vec<u8>>>,
+    /// Of each changed file, its text at `HEAD` (`None` for one `HEAD` lacks: added, or the
+    /// new name of a rename, whose old text is the removed name's): what it cited there, as
+    /// a record it no longer cites may be left uncited.
+    pub changed_at_head: Vec<Option<Vec<u8>>>,
     /// Of the changed files, those the work tree changes again, unstaged: what a check
     /// reads is the work tree, not what the commit will hold. The `pre-commit` tool stashes
     /// such changes before running hooks; a plain git hook does not.
@@ -105,7 +110,8 @@ pub fn staged() -> Result<Staged, String> {
     // Ignored files too, as discovery reads files that only `.git/info/exclude` or a global
     // excludes file ignores; `--directory` names an untracked folder once, not its files
     // (a build's thousands). `:/` lists the whole work tree from any subfolder.
-    let removed_at_head = at_head(&relative.removed)?;
+    let mut removed_at_head = at_head(relative.removed.iter().chain(&relative.changed))?;
+    let changed_at_head = removed_at_head.split_off(relative.removed.len());
     let untracked = run_git(&[
         "ls-files",
         "--others",
@@ -127,6 +133,7 @@ pub fn staged() -> Result<Staged, String> {
         changed: relative.changed.iter().map(|p| top.join(p)).collect(),
         removed: relative.removed.iter().map(|p| top.join(p)).collect(),
         removed_at_head,
+        changed_at_head,
         not_utf8: relative.not_utf8.iter().map(|p| top.join(p)).collect(),
         // A name that is not UTF-8 is no record or page, whose names are text.
         untracked: names(&untracked)
@@ -154,18 +161,17 @@ fn run_git(args: &[&str]) -> Result<Vec<u8>, String> {
 }
 
 /// The texts at `HEAD` of `paths`, relative to the top, asked of one `git cat-file --batch`
-/// (a process per file would cost a commit removing thousands). A path git does not have,
+/// (a process per file would cost a commit changing thousands). A path git does not have,
 /// or that holds a line break (the batch's separator), has none.
-fn at_head(paths: &[PathBuf]) -> Result<Vec<Option<Vec<u8>>>, String> {
+fn at_head<'p>(paths: impl Iterator<Item = &'p PathBuf>) -> Result<Vec<Option<Vec<u8>>>, String> {
     use std::io::Write;
     use std::process::Stdio;
-    if paths.is_empty() {
+    let asked: Vec<Option<&str>> = paths
+        .map(|p| p.to_str().filter(|p| !p.contains('\n')))
+        .collect();
+    if asked.is_empty() {
         return Ok(Vec::new());
     }
-    let asked: Vec<Option<String>> = paths
-        .iter()
-        .map(|p| p.to_str().filter(|p| !p.contains('\n')).map(str::to_string))
-        .collect();
     let input: String = asked
         .iter()
         .flatten()

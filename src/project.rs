@@ -280,7 +280,13 @@ impl Project {
         let mut diagnostics = corpus.diagnostics.clone();
         let resolving = check::Resolving::new(corpus, &self.schemas, &self.config, stage_done);
         let scope = changes.map(|changes| {
-            let scope = Scope::new(self, corpus, changes, resolving.resolved());
+            let scope = Scope::new(
+                self,
+                corpus,
+                changes,
+                resolving.resolved(),
+                resolving.index(),
+            );
             stage_done("scope");
             scope
         });

@@ -12,7 +12,11 @@
 //!   collection, or several) and names what a removed file defined: one the git index
 //!   deletes or renames away (`--staged`), or a named file that no longer exists. A record
 //!   file is known by the id (and collection) its text at `HEAD` gives, a prose page by its
-//!   stem; a file link by the file's stem, whatever the file.
+//!   stem; a file link by the file's stem, whatever the file;
+//! - the `orphan` and `unreferenced` diagnostics of every record that a file the git index
+//!   changes or removes cited at `HEAD` (`--staged`), by a reference or a link: the change
+//!   may leave that record uncited, which those rules report on it, not on the change. Its
+//!   other diagnostics are no concern of the commit, which did not touch it.
 //!
 //! A named folder puts every file under it in scope, and the corpus root everything, as does
 //! a change to a file that decides what is reported anywhere: the config, the baseline, or
@@ -23,12 +27,15 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use crate::corpus::Corpus;
 use crate::diagnostic::Diagnostic;
 use crate::discover::file_stem;
 use crate::git::Staged;
-use crate::index::{Problem, Resolved, Source, Target, Unresolved};
+use crate::index::{Cites, IdIndex, Problem, Resolved, Source, Target, Unresolved};
 use crate::links::LinkKind;
+use crate::load::Record;
 use crate::project::Project;
 use crate::report::Summary;
 
@@ -53,6 +60,9 @@ pub struct Scope {
     /// Displayed paths named (or staged): a diagnostic elsewhere that points into one of
     /// them (`duplicate-id`'s "first used here") is reported too.
     named: BTreeSet<String>,
+    /// Displayed paths of the records that a changed or removed file cited at `HEAD`, whose
+    /// diagnostics of the [`CITATION_RULES`] are reported.
+    cited_before: BTreeSet<String>,
     /// What people should know about the names given: the ones ignored, and removed files
     /// still present in the working tree.
     pub notes: Vec<String>,
@@ -60,14 +70,15 @@ pub struct Scope {
 
 impl Scope {
     /// The scope of `changes` in a loaded corpus whose references resolved as `resolved`
-    /// says.
+    /// says, against `index`.
     // Record, file and collection indices come from the corpus and schemas they index.
     #[allow(clippy::indexing_slicing)]
-    pub fn new<F>(
+    pub fn new<F: Cites>(
         project: &Project,
         corpus: &Corpus<F>,
         changes: Changes<'_>,
         resolved: &Resolved,
+        index: &IdIndex<'_, F>,
     ) -> Scope {
         let Changes {
             named,
@@ -132,7 +143,7 @@ impl Scope {
                         "{display} does not exist: reporting the records that cite `{}`",
                         file_stem(&display)
                     ));
-                    removed.add(project, &display, None);
+                    removed.add(&display, &AtHead::read(project, &display, None));
                 }
             } else {
                 scope.ignore(path, &project.root);
@@ -143,6 +154,7 @@ impl Scope {
         }
         // A file the index removes is out of the corpus even when still in the work tree:
         // untracked, the load left it out.
+        let mut cited = CitedBefore::default();
         let gone = staged
             .into_iter()
             .flat_map(|s| s.removed.iter().zip(&s.removed_at_head));
@@ -150,7 +162,22 @@ impl Scope {
             if wide.covers(path) {
                 scope.all = true;
             } else if let Some(display) = display_name(&root, path) {
-                removed.add(project, &display, head.as_deref());
+                let before = AtHead::read(project, &display, head.as_deref());
+                removed.add(&display, &before);
+                cited.add(&root, &display, &before, &project.schemas);
+            }
+        }
+        // With everything in scope, what changed files cited need not be parsed.
+        let kept = staged
+            .filter(|_| !scope.all)
+            .into_iter()
+            .flat_map(|s| s.changed.iter().zip(&s.changed_at_head));
+        for (path, head) in kept {
+            // A file new at `HEAD` cited nothing there.
+            let Some(head) = head else { continue };
+            if let Some(display) = display_name(&root, path) {
+                let before = AtHead::read(project, &display, Some(head));
+                cited.add(&root, &display, &before, &project.schemas);
             }
         }
         if !corpus.left_out.is_empty() {
@@ -166,6 +193,13 @@ impl Scope {
             scope.files.insert(corpus.files[file].display.clone());
         }
         scope.add_referrers(corpus, resolved, &targets, &removed, &project.schemas);
+        if !scope.all {
+            scope.cited_before = cited
+                .records(corpus, index, &project.schemas)
+                .into_iter()
+                .map(|record| corpus.file_of(&corpus.records[record]).display.clone())
+                .collect();
+        }
         scope
     }
 
@@ -174,12 +208,15 @@ impl Scope {
         self.all || self.files.contains(display)
     }
 
-    /// The diagnostics in scope: in a file in scope, or pointing into a named file.
+    /// The diagnostics in scope: in a file in scope, of a rule that reports a citation
+    /// lost on a record the change cited at `HEAD`, or pointing into a named file.
     pub fn select(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         diagnostics
             .into_iter()
             .filter(|d| {
-                self.contains(&d.file) || d.labels.iter().any(|l| self.named.contains(&l.file))
+                self.contains(&d.file)
+                    || (CITATION_RULES.contains(&d.code) && self.cited_before.contains(&d.file))
+                    || d.labels.iter().any(|l| self.named.contains(&l.file))
             })
             .collect()
     }
@@ -360,42 +397,21 @@ struct Gone {
 }
 
 impl Gone {
-    /// Adds the file displayed as `display`, whose text was `head` at `HEAD` if known. A
-    /// record's id is its `id` field there, else its stem, as loading names it; a file
-    /// that is neither record nor page is only a file links may name.
-    // Collection indices come from the schemas.
-    #[allow(clippy::indexing_slicing)]
-    fn add(&mut self, project: &Project, display: &str, head: Option<&[u8]>) {
+    /// Adds the file displayed as `display`, `before` as it was at `HEAD`. A record's id is
+    /// the one its text gave there, else its stem, as loading names it; a file that is
+    /// neither record nor page is only a file links may name.
+    fn add(&mut self, display: &str, before: &AtHead) {
         let stem = file_stem(display);
         self.stems.insert(stem.to_string());
-        let path = project.root.join(display);
-        let records = &project.config.records;
-        if let Some(candidate) =
-            crate::discover::candidate(&project.root, records, &path, &project.schemas)
-        {
-            let context = crate::load::LoadContext {
-                text_fields: &project.schemas.collections[candidate.collection].text_fields,
-                max_file_size: project.config.max_file_size,
-            };
-            let written = head.and_then(|bytes| {
-                let loaded = crate::load::load_bytes(
-                    &path,
-                    display.to_string(),
-                    bytes.to_vec(),
-                    candidate.format,
-                    &context,
-                );
-                let id = loaded.record?.value.get("id")?.as_str()?.to_string();
-                Some(id)
-            });
-            let id = written.unwrap_or_else(|| stem.to_string());
-            self.records.push((candidate.collection, id));
-        } else if project
-            .config
-            .docs_matcher()
-            .is_some_and(|docs| docs.is_match(display))
-        {
-            self.pages.insert(stem.to_string());
+        match before {
+            AtHead::Record { collection, record } => {
+                let id = record.as_ref().map_or(stem, |record| record.id.as_str());
+                self.records.push((*collection, id.to_string()));
+            }
+            AtHead::Page(_) => {
+                self.pages.insert(stem.to_string());
+            }
+            AtHead::Other => {}
         }
     }
 
@@ -428,6 +444,152 @@ impl Gone {
             }
             None => self.pages.contains(text) || self.records.iter().any(|(_, gone)| gone == text),
         }
+    }
+}
+
+/// The rules that report a record no longer cited: what a change that removes a citation
+/// can break in the record it cited. Not `cycle`, as removing a citation closes no loop.
+const CITATION_RULES: [&str; 2] = [crate::rules::ORPHAN, crate::rules::UNREFERENCED];
+
+/// A file of the corpus as it was at `HEAD`, read as loading reads it.
+enum AtHead {
+    /// A record file, of the collection at `collection`, with the record its text held
+    /// when that was had and parsed.
+    Record {
+        collection: usize,
+        record: Option<Record>,
+    },
+    /// A prose page, with its text when that was had and is UTF-8.
+    Page(Option<String>),
+    /// Neither.
+    Other,
+}
+
+impl AtHead {
+    /// The file displayed as `display`, whose text was `head` at `HEAD` if known.
+    // Collection indices come from the schemas.
+    #[allow(clippy::indexing_slicing)]
+    fn read(project: &Project, display: &str, head: Option<&[u8]>) -> AtHead {
+        let path = project.root.join(display);
+        let records = &project.config.records;
+        if let Some(candidate) =
+            crate::discover::candidate(&project.root, records, &path, &project.schemas)
+        {
+            let context = crate::load::LoadContext {
+                text_fields: &project.schemas.collections[candidate.collection].text_fields,
+                max_file_size: project.config.max_file_size,
+            };
+            let record = head.and_then(|bytes| {
+                let loaded = crate::load::load_bytes(
+                    &path,
+                    display.to_string(),
+                    bytes.to_vec(),
+                    candidate.format,
+                    &context,
+                );
+                // The file index is the corpus's, which a file gone from it has none of;
+                // nothing read here looks at it.
+                let record =
+                    Record::new(loaded.record?, candidate.collection, file_stem(display), 0);
+                Some(record)
+            });
+            AtHead::Record {
+                collection: candidate.collection,
+                record,
+            }
+        } else if project
+            .config
+            .docs_matcher()
+            .is_some_and(|docs| docs.is_match(display))
+        {
+            let text = head.and_then(|bytes| String::from_utf8(bytes.to_vec()).ok());
+            AtHead::Page(text)
+        } else {
+            AtHead::Other
+        }
+    }
+}
+
+/// What changed and removed files cited at `HEAD`, as written, for the records it names in
+/// the corpus now to be found: those a change may have left uncited.
+#[derive(Debug, Default)]
+struct CitedBefore {
+    /// Ids of reference fields, with the collections each field allows.
+    ids: Vec<(String, &'static [usize])>,
+    /// Wiki-links' targets.
+    wiki: Vec<String>,
+    /// Displayed paths that file links named; `None` outside the corpus.
+    files: Vec<Option<String>>,
+}
+
+impl CitedBefore {
+    /// Adds what the file displayed as `display` cited, `before` as it was at `HEAD`, in
+    /// the corpus at the canonical `root`: a record's references and links, found as a
+    /// check finds them, or a page's links.
+    fn add(
+        &mut self,
+        root: &Path,
+        display: &str,
+        before: &AtHead,
+        schemas: &crate::schema::Schemas,
+    ) {
+        let mut link = |kind: LinkKind, target: String| match kind {
+            LinkKind::Wiki => self.wiki.push(target),
+            LinkKind::File => {
+                let path = crate::index::linked_path(&root.join(display), &target);
+                self.files.push(display_name(root, &path));
+            }
+        };
+        match before {
+            AtHead::Record {
+                record: Some(record),
+                ..
+            } => {
+                for written in Value::written(record, 0, schemas).into_owned() {
+                    match written.source {
+                        Source::Field { .. } => self.ids.push((written.text, written.allowed)),
+                        Source::FieldLink { kind, .. } | Source::Link { kind, .. } => {
+                            link(kind, written.text);
+                        }
+                    }
+                }
+            }
+            AtHead::Page(Some(text)) => {
+                for found in crate::links::extract(text, &(0..text.len())) {
+                    link(found.kind, found.target);
+                }
+            }
+            AtHead::Record { record: None, .. } | AtHead::Page(None) | AtHead::Other => {}
+        }
+    }
+
+    /// The records of `corpus` that what was cited names now, resolved as a check resolves
+    /// it: a bare wiki-link names a page of its stem before any record.
+    fn records<F: Cites>(
+        self,
+        corpus: &Corpus<F>,
+        index: &IdIndex<'_, F>,
+        schemas: &crate::schema::Schemas,
+    ) -> BTreeSet<usize> {
+        let mut records: BTreeSet<usize> = self
+            .ids
+            .iter()
+            .filter_map(|(id, allowed)| index.resolve(id, allowed).ok())
+            .collect();
+        if !self.wiki.is_empty() {
+            let pages: std::collections::HashSet<&str> =
+                corpus.docs.iter().map(|doc| doc.stem.as_str()).collect();
+            let all = schemas.every_collection();
+            records.extend(
+                self.wiki
+                    .iter()
+                    .filter(|target| target.contains('/') || !pages.contains(target.as_str()))
+                    .filter_map(|target| index.resolve(target, all).ok()),
+            );
+        }
+        let files = files_named(corpus, &self.files).into_iter().flatten();
+        records.extend(files.filter_map(|file| corpus.record_of_file(file)));
+        records
     }
 }
 

@@ -721,3 +721,106 @@ fn staged_deletion_of_a_file_that_is_no_record_reports_nothing() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert!(reported(&run).is_empty(), "{}", run.stdout);
 }
+
+/// The repository with every record required to be cited: `mooncake` by the gotcha, `vllm`
+/// by a prose page's wiki-link, the gotcha by the page's file link.
+fn repository_citing_every_record() -> tempfile::TempDir {
+    let dir = repository();
+    let config = dir.path().join("gotchas.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.insert_str(0, "docs = [\"docs/*.md\"]\n");
+    text.push_str("unreferenced = \"error\"\n[graph]\nmust_be_cited = [\"engine\", \"gotcha\"]\n");
+    std::fs::write(&config, text).unwrap();
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/serving.md"),
+        "# Serving\n\nSee [[engines/vllm]] and [its gotcha](../records/gotchas/warned.md).\n",
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-qm", "every engine cited"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(reported(&gotchas_in(dir.path(), &["check", "--format", "json"])).is_empty());
+    dir
+}
+
+/// A record that stops citing another leaves it uncited, which the graph rules report on
+/// the record that lost the citation, a file the commit does not touch.
+#[test]
+fn staged_change_reports_the_record_it_stopped_citing() {
+    let dir = repository_citing_every_record();
+    edit(
+        &dir.path().join("records/gotchas/warned.md"),
+        "affects: [mooncake]",
+        "affects: [vllm]",
+    );
+    git(dir.path(), &["add", "-A"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "orphan"),
+            ("records/engines/mooncake.yaml", "unreferenced"),
+        ])
+    );
+    assert_eq!(
+        reported(&run),
+        reported(&gotchas_in(dir.path(), &["check", "--format", "json"])),
+        "the commit fails as the full check after it would"
+    );
+}
+
+/// Deleting the only record or page citing a record that must be cited is caught.
+#[test]
+fn staged_deletion_reports_the_records_only_it_cited() {
+    let dir = repository_citing_every_record();
+    git(dir.path(), &["rm", "-q", "records/gotchas/warned.md"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("docs/serving.md", "broken-link"),
+            ("records/engines/mooncake.yaml", "orphan"),
+            ("records/engines/mooncake.yaml", "unreferenced"),
+        ]),
+        "the page links the gotcha"
+    );
+    git(dir.path(), &["rm", "-q", "docs/serving.md"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/mooncake.yaml", "orphan"),
+            ("records/engines/mooncake.yaml", "unreferenced"),
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/engines/vllm.yaml", "unreferenced"),
+        ]),
+        "the page's wiki-link cited vllm; the gotcha it linked is gone too"
+    );
+}
+
+/// A prose page that stops linking a record leaves it uncited too.
+#[test]
+fn staged_page_change_reports_the_record_it_stopped_linking() {
+    let dir = repository_citing_every_record();
+    edit(
+        &dir.path().join("docs/serving.md"),
+        "[[engines/vllm]] and [its gotcha](../records/gotchas/warned.md)",
+        "vLLM",
+    );
+    git(dir.path(), &["add", "-A"]);
+    let run = check_in(dir.path(), &["--staged"]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        reported(&run),
+        pairs(&[
+            ("records/engines/vllm.yaml", "orphan"),
+            ("records/engines/vllm.yaml", "unreferenced"),
+            ("records/gotchas/warned.md", "unreferenced"),
+        ]),
+        "a wiki-link and a file link"
+    );
+}

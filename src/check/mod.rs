@@ -169,6 +169,11 @@ impl<'c, F: Checkable> Resolving<'c, F> {
         &self.resolved
     }
 
+    /// The index the references were resolved against.
+    pub fn index(&self) -> &IdIndex<'c, F> {
+        &self.index
+    }
+
     /// Runs the reference and graph rules (`references and graph`) and returns every
     /// diagnostic. `reported`, when given, says by index in [`Corpus::files`] which files'
     /// diagnostics the caller reports: the references written elsewhere are not diagnosed

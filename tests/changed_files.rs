@@ -824,3 +824,22 @@ fn staged_page_change_reports_the_record_it_stopped_linking() {
         "a wiki-link and a file link"
     );
 }
+
+/// A loop is reported on its first record only; a check of a file that makes one of its
+/// other steps reports it too, as the diagnostic points at every step.
+#[test]
+fn a_loop_through_a_named_file_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("graph"), dir.path());
+    let run = check_in(dir.path(), &["records/gotchas/c.yaml"]);
+    let cycles: Vec<(String, String)> = reported(&run)
+        .into_iter()
+        .filter(|(_, code)| code == "cycle")
+        .collect();
+    assert_eq!(
+        cycles,
+        pairs(&[("records/gotchas/a.yaml", "cycle")]),
+        "{}",
+        run.stdout
+    );
+}

@@ -10,7 +10,7 @@ use petgraph::visit::EdgeRef;
 
 use crate::config::GraphConfig;
 use crate::corpus::Corpus;
-use crate::diagnostic::{Anchor, Diagnostic};
+use crate::diagnostic::{Anchor, Diagnostic, Label};
 use crate::graph::{CorpusGraph, LINK_FIELD, Named, NodeKind};
 use crate::index::{Edge, Edges, Resolved, Source, Target, Unresolved};
 use crate::rules;
@@ -226,6 +226,28 @@ fn cycles<F>(corpus: &Corpus<F>, config: &GraphConfig, graph: &CorpusGraph) -> V
         )
         .at(anchor)
         .with_label("the cycle starts here");
+        // Each further step of the loop is pointed at where it is written, so that a
+        // report shows the whole loop, and a check of changed files reports it when the
+        // change made any of its steps (it is reported on the first record only).
+        for pair in path.windows(2).skip(1).take(CYCLE_STEPS_SHOWN) {
+            let [from, to] = pair else { continue };
+            let (NodeKind::Record(record), Some(edge)) = (
+                acyclic.graph[*from].kind,
+                acyclic.graph.edges_connecting(*from, *to).next(),
+            ) else {
+                continue;
+            };
+            let Source::Field { pointer, .. } = &edge.weight().source else {
+                continue;
+            };
+            #[allow(clippy::indexing_slicing)]
+            let step_file = &corpus.files[corpus.records[record].file].display;
+            diagnostic = diagnostic.with_secondary(Label {
+                file: step_file.clone(),
+                anchor: Anchor::Value(pointer.to_string()),
+                message: format!("the cycle goes on to `{}`", acyclic.graph[*to].id),
+            });
+        }
         if component.len() + 1 > path.len() {
             diagnostic = diagnostic.with_note(format!(
                 "the loop is part of a tangle of {} records: {}",
@@ -243,6 +265,10 @@ fn cycles<F>(corpus: &Corpus<F>, config: &GraphConfig, graph: &CorpusGraph) -> V
     }
     diagnostics
 }
+
+/// The most steps of a loop a `cycle` diagnostic points at past its first: a loop of
+/// thousands of records is named whole in the message, but not quoted step by step.
+const CYCLE_STEPS_SHOWN: usize = 20;
 
 /// The shortest path from `start` back to itself within `members`, as a node list that ends
 /// where it starts.

@@ -520,3 +520,68 @@ fn a_long_chain_of_acyclic_references_is_checked_without_overflow() {
         .count();
     assert_eq!(cycles, 1, "the ring is one cycle");
 }
+
+/// A corpus of `count` records `things/t0`..: each cites the next, the last the first, and
+/// `name` is the name of `t5` (the others are `Thing N`).
+fn ring(count: usize, name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("schema")).unwrap();
+    std::fs::write(
+        dir.path().join("schema/thing.schema.json"),
+        r#"{"$id": "thing", "x-collection": "things", "type": "object",
+            "required": ["id", "type", "name"], "properties": {
+                "id": {"type": "string"}, "type": {"const": "thing"}, "name": {"type": "string"},
+                "rel": {"type": "array", "items": {"type": "string", "x-ref": ["thing"]}}}}"#,
+    )
+    .unwrap();
+    let things = dir.path().join("records/things");
+    std::fs::create_dir_all(&things).unwrap();
+    for n in 0..count {
+        let name = if n == 5 {
+            name.to_string()
+        } else {
+            format!("Thing {n}")
+        };
+        std::fs::write(
+            things.join(format!("t{n}.json")),
+            serde_json::json!({"id": format!("t{n}"), "type": "thing", "name": name,
+                "rel": [format!("t{}", (n + 1) % count)]})
+            .to_string(),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// U+FFFE and U+FFFF are not XML characters: Graphviz copies them from the DOT into its
+/// SVG, so the DOT holds U+FFFD in their place, as the in-process SVG does.
+#[test]
+fn noncharacters_in_a_name_keep_the_graphviz_svg_valid_xml() {
+    let corpus = ring(61, "Thing \u{FFFE} \u{FFFF}");
+    let dot = run_in(corpus.path(), &["graph", "--format", "dot"]);
+    assert_eq!(dot.code, 0, "{}", dot.stderr);
+    assert!(
+        dot.stdout.contains("label=\"Thing \u{FFFD} \u{FFFD}\""),
+        "{}",
+        dot.stdout
+    );
+    assert!(!dot.stdout.contains(['\u{FFFE}', '\u{FFFF}']));
+    let svg = run_in(corpus.path(), &["graph", "--format", "svg"]);
+    if svg.stderr.contains("not installed") && svg.code == 2 {
+        eprintln!("skipped the SVG: {}", svg.stderr);
+        return;
+    }
+    assert_eq!(svg.code, 0, "{}", svg.stderr);
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let document = roxmltree::Document::parse_with_options(&svg.stdout, options).unwrap();
+    assert!(
+        document
+            .descendants()
+            .any(|n| n.text() == Some("Thing \u{FFFD} \u{FFFD}")),
+        "{}",
+        svg.stdout
+    );
+}

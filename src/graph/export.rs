@@ -63,9 +63,11 @@ fn groups(graph: &CorpusGraph) -> BTreeSet<Option<&str>> {
         .collect()
 }
 
-/// `text` as a DOT string: quotes and backslashes escaped, a line break as DOT's `\n`, and
-/// any other control character as a space, since Graphviz refuses a NUL and writes the rest
-/// into an SVG that XML readers then refuse.
+/// `text` as a DOT string: quotes and backslashes escaped, a line break as DOT's `\n`, any
+/// other control character as a space, and U+FFFE and U+FFFF as U+FFFD, as
+/// [`crate::markup::escape`] writes them: Graphviz refuses a NUL, and copies the other C0
+/// controls and the two noncharacters into the SVG as they are, where XML 1.0 allows none
+/// of them and readers refuse the picture.
 fn dot_string(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
     quoted.push('"');
@@ -75,6 +77,7 @@ fn dot_string(text: &str) -> String {
             '"' => quoted.push_str("\\\""),
             '\n' => quoted.push_str("\\n"),
             c if c.is_control() => quoted.push(' '),
+            '\u{FFFE}' | '\u{FFFF}' => quoted.push('\u{FFFD}'),
             c => quoted.push(c),
         }
     }

@@ -585,3 +585,33 @@ fn noncharacters_in_a_name_keep_the_graphviz_svg_valid_xml() {
         svg.stdout
     );
 }
+
+/// The line of `--format mermaid` that declares `t5`, the record [`ring`] names.
+fn mermaid_t5(corpus: &Path) -> String {
+    let run = run_in(corpus, &["graph", "--format", "mermaid"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+        .lines()
+        .find(|line| line.trim_start().starts_with("n5["))
+        .unwrap_or_else(|| panic!("no n5 in {}", run.stdout))
+        .trim()
+        .to_string()
+}
+
+/// Mermaid refuses the whole diagram at an empty `""` label: a nameless record shows its id.
+#[test]
+fn a_record_without_a_name_is_labelled_with_its_id_in_mermaid() {
+    let corpus = ring(8, "");
+    assert_eq!(mermaid_t5(corpus.path()), r#"n5["things/t5"]"#);
+}
+
+/// `%%{...}%%` anywhere in a Mermaid diagram is a directive that configures it, and a label
+/// in backquotes is Markdown: in a name, both are text, written as character codes.
+#[test]
+fn directives_and_markdown_in_a_name_stay_text_in_mermaid() {
+    let corpus = ring(8, "x %%{init: {'theme':'forest'}}%% `**y**`");
+    assert_eq!(
+        mermaid_t5(corpus.path()),
+        "n5[\"x #37;#37;{init: {'theme':'forest'}}#37;#37; #96;**y**#96;\"]"
+    );
+}

@@ -193,8 +193,12 @@ pub fn write_json(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -
     json_document(out, &document)
 }
 
-fn mermaid_label(text: &str) -> String {
+/// `text` as a quoted Mermaid label, or `fallback` when `text` is empty (and a space when
+/// that is empty too): Mermaid refuses the whole diagram at an empty `""`.
+fn mermaid_label(text: &str, fallback: &str) -> String {
+    let text = [text, fallback].into_iter().find(|t| !t.is_empty());
     let escaped: String = text
+        .unwrap_or(" ")
         .chars()
         .map(|c| match c {
             '"' => "#quot;".to_string(),
@@ -204,6 +208,11 @@ fn mermaid_label(text: &str) -> String {
             '#' => "#35;".to_string(),
             // Mermaid writes labels as HTML: `&amp;` in a name would show as `&`.
             '&' => "#amp;".to_string(),
+            // Mermaid takes `%%{...}%%` anywhere in the text as a directive that configures
+            // the diagram, and drops it from the label.
+            '%' => "#37;".to_string(),
+            // A label in backquotes is Markdown to Mermaid: `**x**` would show in bold.
+            '`' => "#96;".to_string(),
             c if c.is_control() => " ".to_string(),
             c => c.to_string(),
         })
@@ -221,18 +230,19 @@ pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()>
     for (number, collection) in groups(graph).into_iter().enumerate() {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(title) = collection {
-            writeln!(out, "  subgraph c{number}[{}]", mermaid_label(title))?;
+            writeln!(out, "  subgraph c{number}[{}]", mermaid_label(title, ""))?;
         }
         for node in graph
             .graph
             .node_indices()
             .filter(|&n| graph.graph[n].collection.as_deref() == collection)
         {
+            let weight = &graph.graph[node];
             writeln!(
                 out,
                 "{indent}{}[{}]",
                 name(node),
-                mermaid_label(&graph.graph[node].name)
+                mermaid_label(&weight.name, &weight.id)
             )?;
         }
         if collection.is_some() {
@@ -244,7 +254,7 @@ pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()>
             out,
             "  {} -->|{}| {}",
             name(edge.source()),
-            mermaid_label(edge.weight().field()),
+            mermaid_label(edge.weight().field(), ""),
             name(edge.target())
         )?;
     }

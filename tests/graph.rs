@@ -615,3 +615,43 @@ fn directives_and_markdown_in_a_name_stay_text_in_mermaid() {
         "n5[\"x #37;#37;{init: {'theme':'forest'}}#37;#37; #96;**y**#96;\"]"
     );
 }
+
+/// Mermaid draws no flowchart of more than 500 edges or 50,000 characters (GitHub's
+/// neither): such a graph is refused as Mermaid, with ways to a smaller one, as an SVG too
+/// large for Graphviz is.
+#[test]
+fn a_mermaid_flowchart_mermaid_would_not_draw_is_refused_with_ways_to_narrow_it() {
+    let most = ring(500, "Thing 5");
+    let run = run_in(most.path(), &["graph", "--format", "mermaid"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches(" -->|").count(), 500);
+
+    let over = ring(501, "Thing 5");
+    fails_with_help(over.path(), &["graph", "--format", "mermaid"], "--around");
+    let run = run_in(over.path(), &["graph", "--format", "mermaid"]);
+    assert!(
+        run.stderr.contains("501 edges") && run.stderr.contains("500"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+    let narrowed = run_in(
+        over.path(),
+        &[
+            "graph", "--format", "mermaid", "--around", "t5", "--depth", "3",
+        ],
+    );
+    assert_eq!(narrowed.code, 0, "{}", narrowed.stderr);
+
+    // Few edges, long names: the text is what is too long. JavaScript counts `日` as one.
+    let long = ring(100, &"日".repeat(1_000));
+    let run = run_in(
+        long.path(),
+        &["graph", "--format", "mermaid", "--field", "rel"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let longer = ring(100, &"日".repeat(50_000));
+    fails_with_help(longer.path(), &["graph", "--format", "mermaid"], "--field");
+    let run = run_in(longer.path(), &["graph", "--format", "mermaid"]);
+    assert!(run.stderr.contains("characters"), "{}", run.stderr);
+}

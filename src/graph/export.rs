@@ -193,6 +193,14 @@ pub fn write_json(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -
     json_document(out, &document)
 }
 
+/// Most edges Mermaid draws in a flowchart: its `maxEdges`, which a diagram's own
+/// directives cannot raise (it is one of Mermaid's secure settings), and GitHub keeps.
+pub const MAX_MERMAID_EDGES: usize = 500;
+
+/// Longest diagram Mermaid draws, in UTF-16 code units as JavaScript counts a string: its
+/// `maxTextSize`, past which it draws an error message in place of the diagram.
+pub const MAX_MERMAID_TEXT: usize = 50_000;
+
 /// `text` as a quoted Mermaid label, or `fallback` when `text` is empty (and a space when
 /// that is empty too): Mermaid refuses the whole diagram at an empty `""`.
 fn mermaid_label(text: &str, fallback: &str) -> String {
@@ -221,7 +229,7 @@ fn mermaid_label(text: &str, fallback: &str) -> String {
 }
 
 /// Writes a Mermaid flowchart, which GitHub renders in Markdown, to `out`, a line at a
-/// time: one subgraph per collection.
+/// time: one subgraph per collection. It may be more than Mermaid draws; [`mermaid`] checks.
 pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "flowchart LR")?;
     let name = |node: NodeIndex| format!("n{}", node.index());
@@ -261,9 +269,33 @@ pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()>
     Ok(())
 }
 
-/// Why an SVG could not be made.
+/// Ways to a smaller graph, for a message that refuses a large one.
+const NARROW: &str = "narrow the graph (--around with --depth, --collection, --field)";
+
+/// A Mermaid flowchart of the graph, or why Mermaid would not draw it: more than
+/// [`MAX_MERMAID_EDGES`] edges, or more than [`MAX_MERMAID_TEXT`] of text.
+pub fn mermaid(graph: &CorpusGraph) -> Result<String, ExportError> {
+    let edges = graph.graph.edge_count();
+    if edges > MAX_MERMAID_EDGES {
+        return Err(ExportError(format!(
+            "the graph has {edges} edges, and Mermaid (GitHub's included) draws no flowchart of more than {MAX_MERMAID_EDGES}; {NARROW}, or use --format dot, json or svg"
+        )));
+    }
+    let mut text = Vec::new();
+    write_mermaid(graph, &mut text).map_err(|err| ExportError(err.to_string()))?;
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let length = text.encode_utf16().count();
+    if length > MAX_MERMAID_TEXT {
+        return Err(ExportError(format!(
+            "the flowchart is {length} characters long, and Mermaid (GitHub's included) draws none longer than {MAX_MERMAID_TEXT}; {NARROW}, or use --format dot, json or svg"
+        )));
+    }
+    Ok(text)
+}
+
+/// Why an SVG or a Mermaid flowchart could not be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SvgError(pub String);
+pub struct ExportError(pub String);
 
 /// An SVG picture: laid out in-process for up to [`MAX_INPROCESS_SVG_NODES`] nodes (a radial
 /// layout around `center`, else columns by collection), through Graphviz `dot` beyond, up to
@@ -272,13 +304,13 @@ pub fn svg(
     graph: &CorpusGraph,
     site: &SiteConfig,
     center: Option<NodeIndex>,
-) -> Result<String, SvgError> {
+) -> Result<String, ExportError> {
     let nodes = graph.graph.node_count();
     if nodes <= MAX_INPROCESS_SVG_NODES {
         return Ok(layout_svg(graph, center, &|node| node.url(site)));
     }
     if nodes > MAX_GRAPHVIZ_NODES {
-        return Err(SvgError(format!(
+        return Err(ExportError(format!(
             "the graph has {nodes} nodes, and Graphviz `dot` takes minutes to hours to lay out more than {MAX_GRAPHVIZ_NODES}; narrow the graph (--around, --collection, --field), or write it with --format dot and lay it out with Graphviz's `sfdp`, which is made for large graphs"
         )));
     }
@@ -290,14 +322,14 @@ pub fn svg(
         Ok(Ok(svg)) => return Ok(svg),
         Ok(Err(failed)) => failed,
         Err(_) => {
-            return Err(SvgError(format!(
+            return Err(ExportError(format!(
                 "the graph has {nodes} nodes, more than the {MAX_INPROCESS_SVG_NODES} laid out in-process, and Graphviz `dot` is not installed; install Graphviz, narrow the graph (--around, --collection, --field), or use --format dot"
             )));
         }
     };
     match laid_out(false) {
         Ok(Ok(svg)) => Ok(svg),
-        _ => Err(SvgError(format!("Graphviz `dot` failed: {failed}"))),
+        _ => Err(ExportError(format!("Graphviz `dot` failed: {failed}"))),
     }
 }
 

@@ -197,7 +197,7 @@ fn an_svg_of_a_very_large_graph_is_refused_with_ways_to_narrow_it() {
     common::copy_dir(&fixture("graph").join("schema"), &root.join("schema"));
     let engines = root.join("records/engines");
     std::fs::create_dir_all(&engines).unwrap();
-    for n in 0..301 {
+    for n in 0..401 {
         std::fs::write(
             engines.join(format!("engine-{n}.yaml")),
             format!("id: engine-{n}\ntype: engine\nname: Engine {n}\n"),
@@ -207,14 +207,14 @@ fn an_svg_of_a_very_large_graph_is_refused_with_ways_to_narrow_it() {
     fails_with_help(root, &["graph", "--format", "svg"], "--around");
     let run = run_in(root, &["graph", "--format", "svg"]);
     assert!(
-        run.stderr.contains("301 nodes") && run.stderr.contains("sfdp"),
+        run.stderr.contains("401 nodes") && run.stderr.contains("sfdp"),
         "{}",
         run.stderr
     );
     assert!(run.stdout.is_empty());
     let dot = run_in(root, &["graph", "--format", "dot"]);
     assert_eq!(dot.code, 0, "{}", dot.stderr);
-    assert!(dot.stdout.contains("engines/engine-300"));
+    assert!(dot.stdout.contains("engines/engine-400"));
 }
 
 /// Folder names and record names with what each format treats as its own syntax: `&`, a

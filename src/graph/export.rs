@@ -323,7 +323,8 @@ pub fn svg(
         )));
     }
     // Graphviz (2.43, Debian 12's) fails on some clustered graphs ("trouble in init_rank",
-    // the `inference-research` sample among them); the same graph without clusters lays out.
+    // the `inference-research` sample among them while edges had `label`s, not `xlabel`s);
+    // the same graph without clusters lays out.
     // When `dot` cannot be run at all, there is nothing to try again.
     let laid_out = |clusters| graphviz(&|stdin| dot_with(graph, site, clusters, stdin));
     let failed = match laid_out(true) {

@@ -45,7 +45,8 @@ enum GraphFormat {
     Dot,
     /// `{nodes, edges}` JSON.
     Json,
-    /// A Mermaid flowchart (renders on GitHub).
+    /// A Mermaid flowchart, for GitHub's Markdown: refused past what Mermaid draws (500
+    /// edges, 50,000 characters).
     Mermaid,
     /// An SVG picture.
     Svg,
@@ -211,16 +212,22 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, out: &mut impl Write) -> ExitCo
     match args.format {
         GraphFormat::Dot => super::stream(out, |out| export::write_dot(graph, site, out)),
         GraphFormat::Json => super::stream(out, |out| export::write_json(graph, site, out)),
-        GraphFormat::Mermaid => super::stream(out, |out| export::write_mermaid(graph, out)),
+        GraphFormat::Mermaid => picture(out, export::mermaid(graph)),
         GraphFormat::Svg => {
             let center = around.and_then(|(node, _)| graph.find(&full.graph[node].id));
-            match export::svg(graph, site, center) {
-                Ok(svg) => super::emit(out, svg.as_bytes()),
-                Err(err) => {
-                    say!("error: {}", err.0);
-                    ExitCode::from(2)
-                }
-            }
+            picture(out, export::svg(graph, site, center))
+        }
+    }
+}
+
+/// Writes a picture, or refuses (exit code 2) with why it could not be made: it is made
+/// whole before anything is written, so a refusal leaves standard output empty.
+fn picture(out: &mut impl Write, made: Result<String, export::ExportError>) -> ExitCode {
+    match made {
+        Ok(text) => super::emit(out, text.as_bytes()),
+        Err(err) => {
+            say!("error: {}", err.0);
+            ExitCode::from(2)
         }
     }
 }

@@ -20,11 +20,13 @@ use crate::write::{STREAM_BUFFER, json_document};
 /// Most nodes laid out in-process for SVG; larger graphs go through Graphviz.
 pub const MAX_INPROCESS_SVG_NODES: usize = 60;
 
-/// Most nodes handed to Graphviz `dot` for SVG. Its layout grows much faster than the graph:
-/// on the development machine 2 s for 1,000 generated records, 25 s for 3,000, and still
-/// running after a quarter of an hour for 10,000. Past this a picture is refused at once,
-/// with ways to a smaller one, rather than left to run for an unknown time.
-pub const MAX_GRAPHVIZ_NODES: usize = 5_000;
+/// Most nodes handed to Graphviz `dot` for SVG. Its layout grows much faster than the graph,
+/// and with how far edges reach more than with the nodes: on the development machine (2
+/// cores, shared) the `inference-research` sample, 324 records and 955 references, takes
+/// 0.3 s, where records of two references each to random others take 0.2 s for 100, 5 s for
+/// 300, 14 s for 400, 94 s for 500, and more than 400 s for 1,000. Past this a picture is
+/// refused at once, with ways to a smaller one, rather than left to run for an unknown time.
+pub const MAX_GRAPHVIZ_NODES: usize = 400;
 
 const PALETTE: &[&str] = &[
     "#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#ede9fe", "#e0f2fe", "#fee2e2", "#ecfccb",
@@ -63,9 +65,11 @@ fn groups(graph: &CorpusGraph) -> BTreeSet<Option<&str>> {
         .collect()
 }
 
-/// `text` as a DOT string: quotes and backslashes escaped, a line break as DOT's `\n`, and
-/// any other control character as a space, since Graphviz refuses a NUL and writes the rest
-/// into an SVG that XML readers then refuse.
+/// `text` as a DOT string: quotes and backslashes escaped, a line break as DOT's `\n`, any
+/// other control character as a space, and U+FFFE and U+FFFF as U+FFFD, as
+/// [`crate::markup::escape`] writes them: Graphviz refuses a NUL, and copies the other C0
+/// controls and the two noncharacters into the SVG as they are, where XML 1.0 allows none
+/// of them and readers refuse the picture.
 fn dot_string(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
     quoted.push('"');
@@ -75,6 +79,7 @@ fn dot_string(text: &str) -> String {
             '"' => quoted.push_str("\\\""),
             '\n' => quoted.push_str("\\n"),
             c if c.is_control() => quoted.push(' '),
+            '\u{FFFE}' | '\u{FFFF}' => quoted.push('\u{FFFD}'),
             c => quoted.push(c),
         }
     }
@@ -97,8 +102,14 @@ fn dot_with(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let colours = Colours::of(graph);
+    // Two settings keep `dot` to seconds on a few hundred densely linked records, where it
+    // ran for more than ten minutes on 300 records of two random references each: an edge's
+    // `label` is a node of its own in the layout, doubling the ranks each edge crosses and
+    // the boxes its spline is routed through (98 s of routing alone), where an `xlabel` is
+    // placed once the layout is done; and `nslimit` bounds the network simplex that places
+    // nodes across ranks, to a tenth of an iteration a node.
     out.write_all(
-        b"digraph gotchas {\n  graph [rankdir=LR, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
+        b"digraph gotchas {\n  graph [rankdir=LR, nslimit=0.1, fontname=\"Helvetica\", fontsize=11];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n  edge [fontname=\"Helvetica\", fontsize=9, color=\"#6b7280\"];\n",
     )?;
     for collection in groups(graph) {
         let cluster = collection.filter(|_| clusters);
@@ -133,7 +144,7 @@ fn dot_with(
     for edge in graph.graph.edge_references() {
         writeln!(
             out,
-            "  {} -> {} [label={}];",
+            "  {} -> {} [xlabel={}];",
             dot_string(&graph.graph[edge.source()].id),
             dot_string(&graph.graph[edge.target()].id),
             dot_string(edge.weight().field())
@@ -190,8 +201,20 @@ pub fn write_json(graph: &CorpusGraph, site: &SiteConfig, out: &mut dyn Write) -
     json_document(out, &document)
 }
 
-fn mermaid_label(text: &str) -> String {
+/// Most edges Mermaid draws in a flowchart: its `maxEdges`, which a diagram's own
+/// directives cannot raise (it is one of Mermaid's secure settings), and GitHub keeps.
+pub const MAX_MERMAID_EDGES: usize = 500;
+
+/// Longest diagram Mermaid draws, in UTF-16 code units as JavaScript counts a string: its
+/// `maxTextSize`, past which it draws an error message in place of the diagram.
+pub const MAX_MERMAID_TEXT: usize = 50_000;
+
+/// `text` as a quoted Mermaid label, or `fallback` when `text` is empty (and a space when
+/// that is empty too): Mermaid refuses the whole diagram at an empty `""`.
+fn mermaid_label(text: &str, fallback: &str) -> String {
+    let text = [text, fallback].into_iter().find(|t| !t.is_empty());
     let escaped: String = text
+        .unwrap_or(" ")
         .chars()
         .map(|c| match c {
             '"' => "#quot;".to_string(),
@@ -201,6 +224,11 @@ fn mermaid_label(text: &str) -> String {
             '#' => "#35;".to_string(),
             // Mermaid writes labels as HTML: `&amp;` in a name would show as `&`.
             '&' => "#amp;".to_string(),
+            // Mermaid takes `%%{...}%%` anywhere in the text as a directive that configures
+            // the diagram, and drops it from the label.
+            '%' => "#37;".to_string(),
+            // A label in backquotes is Markdown to Mermaid: `**x**` would show in bold.
+            '`' => "#96;".to_string(),
             c if c.is_control() => " ".to_string(),
             c => c.to_string(),
         })
@@ -209,7 +237,7 @@ fn mermaid_label(text: &str) -> String {
 }
 
 /// Writes a Mermaid flowchart, which GitHub renders in Markdown, to `out`, a line at a
-/// time: one subgraph per collection.
+/// time: one subgraph per collection. It may be more than Mermaid draws; [`mermaid`] checks.
 pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "flowchart LR")?;
     let name = |node: NodeIndex| format!("n{}", node.index());
@@ -218,18 +246,19 @@ pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()>
     for (number, collection) in groups(graph).into_iter().enumerate() {
         let indent = if collection.is_some() { "    " } else { "  " };
         if let Some(title) = collection {
-            writeln!(out, "  subgraph c{number}[{}]", mermaid_label(title))?;
+            writeln!(out, "  subgraph c{number}[{}]", mermaid_label(title, ""))?;
         }
         for node in graph
             .graph
             .node_indices()
             .filter(|&n| graph.graph[n].collection.as_deref() == collection)
         {
+            let weight = &graph.graph[node];
             writeln!(
                 out,
                 "{indent}{}[{}]",
                 name(node),
-                mermaid_label(&graph.graph[node].name)
+                mermaid_label(&weight.name, &weight.id)
             )?;
         }
         if collection.is_some() {
@@ -241,16 +270,40 @@ pub fn write_mermaid(graph: &CorpusGraph, out: &mut dyn Write) -> io::Result<()>
             out,
             "  {} -->|{}| {}",
             name(edge.source()),
-            mermaid_label(edge.weight().field()),
+            mermaid_label(edge.weight().field(), ""),
             name(edge.target())
         )?;
     }
     Ok(())
 }
 
-/// Why an SVG could not be made.
+/// Ways to a smaller graph, for a message that refuses a large one.
+const NARROW: &str = "narrow the graph (--around with --depth, --collection, --field)";
+
+/// A Mermaid flowchart of the graph, or why Mermaid would not draw it: more than
+/// [`MAX_MERMAID_EDGES`] edges, or more than [`MAX_MERMAID_TEXT`] of text.
+pub fn mermaid(graph: &CorpusGraph) -> Result<String, ExportError> {
+    let edges = graph.graph.edge_count();
+    if edges > MAX_MERMAID_EDGES {
+        return Err(ExportError(format!(
+            "the graph has {edges} edges, and Mermaid (GitHub's included) draws no flowchart of more than {MAX_MERMAID_EDGES}; {NARROW}, or use --format dot, json or svg"
+        )));
+    }
+    let mut text = Vec::new();
+    write_mermaid(graph, &mut text).map_err(|err| ExportError(err.to_string()))?;
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let length = text.encode_utf16().count();
+    if length > MAX_MERMAID_TEXT {
+        return Err(ExportError(format!(
+            "the flowchart is {length} characters long, and Mermaid (GitHub's included) draws none longer than {MAX_MERMAID_TEXT}; {NARROW}, or use --format dot, json or svg"
+        )));
+    }
+    Ok(text)
+}
+
+/// Why an SVG or a Mermaid flowchart could not be made.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SvgError(pub String);
+pub struct ExportError(pub String);
 
 /// An SVG picture: laid out in-process for up to [`MAX_INPROCESS_SVG_NODES`] nodes (a radial
 /// layout around `center`, else columns by collection), through Graphviz `dot` beyond, up to
@@ -259,32 +312,33 @@ pub fn svg(
     graph: &CorpusGraph,
     site: &SiteConfig,
     center: Option<NodeIndex>,
-) -> Result<String, SvgError> {
+) -> Result<String, ExportError> {
     let nodes = graph.graph.node_count();
     if nodes <= MAX_INPROCESS_SVG_NODES {
         return Ok(layout_svg(graph, center, &|node| node.url(site)));
     }
     if nodes > MAX_GRAPHVIZ_NODES {
-        return Err(SvgError(format!(
+        return Err(ExportError(format!(
             "the graph has {nodes} nodes, and Graphviz `dot` takes minutes to hours to lay out more than {MAX_GRAPHVIZ_NODES}; narrow the graph (--around, --collection, --field), or write it with --format dot and lay it out with Graphviz's `sfdp`, which is made for large graphs"
         )));
     }
     // Graphviz (2.43, Debian 12's) fails on some clustered graphs ("trouble in init_rank",
-    // the `inference-research` sample among them); the same graph without clusters lays out.
+    // the `inference-research` sample among them while edges had `label`s, not `xlabel`s);
+    // the same graph without clusters lays out.
     // When `dot` cannot be run at all, there is nothing to try again.
     let laid_out = |clusters| graphviz(&|stdin| dot_with(graph, site, clusters, stdin));
     let failed = match laid_out(true) {
         Ok(Ok(svg)) => return Ok(svg),
         Ok(Err(failed)) => failed,
         Err(_) => {
-            return Err(SvgError(format!(
+            return Err(ExportError(format!(
                 "the graph has {nodes} nodes, more than the {MAX_INPROCESS_SVG_NODES} laid out in-process, and Graphviz `dot` is not installed; install Graphviz, narrow the graph (--around, --collection, --field), or use --format dot"
             )));
         }
     };
     match laid_out(false) {
         Ok(Ok(svg)) => Ok(svg),
-        _ => Err(SvgError(format!("Graphviz `dot` failed: {failed}"))),
+        _ => Err(ExportError(format!("Graphviz `dot` failed: {failed}"))),
     }
 }
 

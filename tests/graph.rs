@@ -655,3 +655,38 @@ fn a_mermaid_flowchart_mermaid_would_not_draw_is_refused_with_ways_to_narrow_it(
     let run = run_in(longer.path(), &["graph", "--format", "mermaid"]);
     assert!(run.stderr.contains("characters"), "{}", run.stderr);
 }
+
+/// A `dot` that takes longer than it is given is stopped, and the refusal says how to go
+/// on; here a `dot` on the PATH that never finishes stands in for a graph too hard to lay
+/// out.
+#[cfg(unix)]
+#[test]
+fn a_dot_that_takes_too_long_is_stopped() {
+    use std::os::unix::fs::PermissionsExt;
+    let corpus = ring(61, "Thing 5");
+    let bin = tempfile::tempdir().unwrap();
+    let dot = bin.path().join("dot");
+    std::fs::write(&dot, "#!/bin/sh\nexec sleep 600\n").unwrap();
+    std::fs::set_permissions(&dot, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = assert_cmd::Command::cargo_bin("gotchas")
+        .unwrap()
+        .args(["graph", "--format", "svg", "--dot-timeout", "1", "--root"])
+        .arg(corpus.path())
+        .env("PATH", path)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Graphviz `dot` was stopped after 1 s laying out 61 nodes")
+            && stderr.contains("give it longer (--dot-timeout)"),
+        "{stderr}"
+    );
+}

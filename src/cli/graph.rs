@@ -37,6 +37,15 @@ pub(crate) struct GraphArgs {
     /// Only edges of this field (repeatable; `link` for prose links).
     #[arg(long, value_name = "NAME")]
     field: Vec<String>,
+    /// How long Graphviz `dot` may take to lay out an SVG of more than 60 nodes before it
+    /// is stopped: its time grows fast with the edges between distant records.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        env = "GOTCHAS_DOT_TIMEOUT"
+    )]
+    dot_timeout: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -215,7 +224,8 @@ pub(crate) fn graph(cli: &Cli, args: &GraphArgs, out: &mut impl Write) -> ExitCo
         GraphFormat::Mermaid => picture(out, export::mermaid(graph)),
         GraphFormat::Svg => {
             let center = around.and_then(|(node, _)| graph.find(&full.graph[node].id));
-            picture(out, export::svg(graph, site, center))
+            let limit = std::time::Duration::from_secs(args.dot_timeout);
+            picture(out, export::svg(graph, site, center, limit))
         }
     }
 }

@@ -312,6 +312,7 @@ pub fn svg(
     graph: &CorpusGraph,
     site: &SiteConfig,
     center: Option<NodeIndex>,
+    limit: std::time::Duration,
 ) -> Result<String, ExportError> {
     let nodes = graph.graph.node_count();
     if nodes <= MAX_INPROCESS_SVG_NODES {
@@ -326,51 +327,106 @@ pub fn svg(
     // the `inference-research` sample among them while edges had `label`s, not `xlabel`s);
     // the same graph without clusters lays out.
     // When `dot` cannot be run at all, there is nothing to try again.
-    let laid_out = |clusters| graphviz(&|stdin| dot_with(graph, site, clusters, stdin));
+    let laid_out = |clusters| graphviz(&|stdin| dot_with(graph, site, clusters, stdin), limit);
     let failed = match laid_out(true) {
-        Ok(Ok(svg)) => return Ok(svg),
-        Ok(Err(failed)) => failed,
-        Err(_) => {
+        Ok(svg) => return Ok(svg),
+        Err(Graphviz::Failed(failed)) => failed,
+        Err(Graphviz::NotRun) => {
             return Err(ExportError(format!(
                 "the graph has {nodes} nodes, more than the {MAX_INPROCESS_SVG_NODES} laid out in-process, and Graphviz `dot` is not installed; install Graphviz, narrow the graph (--around, --collection, --field), or use --format dot"
             )));
         }
+        Err(Graphviz::TimedOut) => return Err(timed_out(nodes, limit)),
     };
     match laid_out(false) {
-        Ok(Ok(svg)) => Ok(svg),
-        _ => Err(ExportError(format!("Graphviz `dot` failed: {failed}"))),
+        Ok(svg) => Ok(svg),
+        Err(Graphviz::TimedOut) => Err(timed_out(nodes, limit)),
+        Err(_) => Err(ExportError(format!("Graphviz `dot` failed: {failed}"))),
     }
+}
+
+fn timed_out(nodes: usize, limit: std::time::Duration) -> ExportError {
+    ExportError(format!(
+        "Graphviz `dot` was stopped after {} s laying out {nodes} nodes; {NARROW}, give it longer (--dot-timeout), or write the graph with --format dot and lay it out with Graphviz's `sfdp`",
+        limit.as_secs()
+    ))
+}
+
+/// Why `dot` made no SVG.
+enum Graphviz {
+    /// It could not be run (not installed).
+    NotRun,
+    /// It ran past the time it was given, and was stopped.
+    TimedOut,
+    /// It failed, saying this.
+    Failed(String),
 }
 
 /// Lines of Graphviz's own error output kept in a message: it can list every node.
 const GRAPHVIZ_ERROR_LINES: usize = 4;
 
-/// What `input` writes, laid out by Graphviz `dot` as SVG; the error is its own output, cut
-/// to [`GRAPHVIZ_ERROR_LINES`], when it fails, and `dot` not running at all is the outer
-/// error.
+/// What `input` writes, laid out by Graphviz `dot` as SVG within `limit`; when it fails, its
+/// own output, cut to [`GRAPHVIZ_ERROR_LINES`].
 fn graphviz(
     input: &dyn Fn(&mut dyn Write) -> io::Result<()>,
-) -> std::io::Result<Result<String, String>> {
+    limit: std::time::Duration,
+) -> Result<String, Graphviz> {
     let mut child = Command::new("dot")
         .arg("-Tsvg")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()?;
+        .spawn()
+        .map_err(|_| Graphviz::NotRun)?;
+    let deadline = std::time::Instant::now() + limit;
     if let Some(stdin) = child.stdin.take() {
         let mut stdin = io::BufWriter::with_capacity(STREAM_BUFFER, stdin);
         // A `dot` that stops reading has failed, and what it says on its way out is the
         // error worth showing, not the closed pipe.
         let _ = input(&mut stdin).and_then(|()| stdin.flush());
     }
-    let output = match child.wait_with_output() {
-        Ok(output) => output,
-        Err(err) => return Ok(Err(err.to_string())),
+    // Read as it comes, so that a full pipe never stops `dot` while its time is watched.
+    let drain = |pipe: Option<Box<dyn io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
     };
-    if output.status.success() {
-        return Ok(Ok(String::from_utf8_lossy(&output.stdout).into_owned()));
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
+    );
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(Graphviz::TimedOut);
+            }
+            Err(err) => return Err(Graphviz::Failed(err.to_string())),
+        }
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    if status.success() {
+        return Ok(String::from_utf8_lossy(&stdout).into_owned());
     }
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = String::from_utf8_lossy(&stderr);
     let lines: Vec<&str> = stderr.trim().lines().collect();
     let mut message = lines
         .iter()
@@ -384,7 +440,7 @@ fn graphviz(
             lines.len() - GRAPHVIZ_ERROR_LINES
         ));
     }
-    Ok(Err(message))
+    Err(Graphviz::Failed(message))
 }
 
 const NODE_WIDTH: f64 = 210.0;

@@ -1276,3 +1276,72 @@ fn new_skeletons_of_endless_schemas_stay_bounded() {
     let written = std::fs::metadata(dir.path().join("records/knots/k.json")).unwrap();
     assert!(written.len() < 1 << 20, "{}", written.len());
 }
+
+/// The `thing` schema the query and convert tests below share: a nullable enum, a field of
+/// any type and a nested object.
+const THING_SCHEMA: &str = r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"thing","x-collection":"things","type":"object","required":["id","type"],"properties":{"id":{"type":"string"},"type":{"const":"thing"},"name":{"type":"string"},"notes":{"type":"string"},"prio":{"enum":["low","high",null]},"mixed":{"enum":["a",1,true]},"level":{"enum":[1,2,3]},"n":{},"misc":{"type":"object","properties":{"k":{"type":"string"}}},"flops":{"type":"array","items":{"type":"object","properties":{"precision":{"type":"string"}}}}},"additionalProperties":true}"#;
+
+/// A project of `things` records: file name in `records/things/` -> text.
+fn things(records: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = project_with_schemas(&[("thing.schema.json", THING_SCHEMA)]);
+    let folder = dir.path().join("records/things");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (name, text) in records {
+        std::fs::write(folder.join(name), text).unwrap();
+    }
+    dir
+}
+
+/// A YAML comment, in a YAML record or a Markdown record's front matter, is not in the
+/// record, so converting would drop it: the record is refused, with the comment's line,
+/// and left as it was. A `#` that is text (quoted, in a block scalar, in a plain value
+/// such as a URL's fragment) is no comment, and such a record converts.
+#[test]
+fn convert_refuses_a_record_with_a_yaml_comment() {
+    let commented = [
+        (
+            "a.yaml",
+            "# provenance: do not delete\nid: a\ntype: thing\n",
+            1,
+        ),
+        ("b.yaml", "id: b\ntype: thing   # must stay thing\n", 2),
+        (
+            "c.md",
+            "---\nid: c\ntype: thing\nname: C # the name\n---\n\n## Notes\n\nSome notes.\n",
+            4,
+        ),
+    ];
+    let texts = "id: t\ntype: thing\nname: \"quoted # text\"\nmisc:\n  k: a#b\n\
+                 notes: |\n  first\n  # not a comment\nurl: https://example.org/#fragment\n";
+    let mut records: Vec<(&str, &str)> = commented.iter().map(|&(f, t, _)| (f, t)).collect();
+    records.push(("t.yaml", texts));
+    let dir = things(&records);
+    for &(file, text, line) in &commented {
+        let id = file.split('.').next().unwrap();
+        let refused = run(dir.path(), &["convert", "--to", "yaml", "--in-place", id]);
+        assert_eq!(refused.code, 1, "{file}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains(&format!(
+                "error: records/things/{file} was not converted: its YAML has a comment on line {line}"
+            )) && refused.stderr.contains("help: move what the comment says into a field"),
+            "{file}: {}",
+            refused.stderr
+        );
+        let path = dir.path().join("records/things").join(file);
+        assert_eq!(std::fs::read_to_string(path).unwrap(), text);
+    }
+    let all = run(
+        dir.path(),
+        &["convert", "--to", "json", "--all", "--in-place"],
+    );
+    assert_eq!(all.code, 1, "{}", all.stderr);
+    assert!(
+        all.stdout.contains("converted 1 of 4 records"),
+        "{}",
+        all.stdout
+    );
+    let converted = std::fs::read_to_string(dir.path().join("records/things/t.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&converted).unwrap();
+    assert_eq!(value["notes"], "first\n# not a comment\n");
+    assert_eq!(value["url"], "https://example.org/#fragment");
+}

@@ -1345,3 +1345,30 @@ fn convert_refuses_a_record_with_a_yaml_comment() {
     assert_eq!(value["notes"], "first\n# not a comment\n");
     assert_eq!(value["url"], "https://example.org/#fragment");
 }
+
+/// `convert --all` names each record file that did not load as not converted, counts it,
+/// and fails, rather than report the records that loaded as all there are.
+#[test]
+fn convert_all_names_the_records_that_did_not_load() {
+    let broken = "id: d\ntype: thing\nname: [oops\n";
+    let dir = things(&[
+        ("a.json", r#"{"id": "a", "type": "thing"}"#),
+        ("d.yaml", broken),
+    ]);
+    let all = run(
+        dir.path(),
+        &["convert", "--all", "--to", "yaml", "--in-place"],
+    );
+    assert_eq!(all.code, 1, "{}", all.stderr);
+    assert_eq!(all.stdout, "converted 1 of 2 records\n");
+    assert!(
+        all.stderr.contains(
+            "error: records/things/d.yaml was not converted: it did not load (`gotchas check` says why)"
+        ),
+        "{}",
+        all.stderr
+    );
+    assert!(dir.path().join("records/things/a.yaml").exists());
+    let left = std::fs::read_to_string(dir.path().join("records/things/d.yaml")).unwrap();
+    assert_eq!(left, broken);
+}

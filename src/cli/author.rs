@@ -284,17 +284,32 @@ pub(crate) fn convert(cli: &Cli, args: &ConvertArgs, out: &mut impl Write) -> Ex
             let converted = convert::convert_record(&record, file, &project.schemas, to);
             record.keeping(converted)
         });
-        corpus
-            .records
+        // A record file that did not load is a record not converted, named in its place
+        // among the others: left out, `--all` would claim a whole corpus converted.
+        let mut outcomes: Vec<Option<Result<convert::Converted, convert::Refused>>> =
+            corpus.files.iter().map(|_| None).collect();
+        for record in corpus.records {
+            let outcome = match corpus.files.get(record.file) {
+                Some(file) => convert::unless_set_twice(record.value, file, &corpus.diagnostics),
+                None => record.value,
+            };
+            if let Some(slot) = outcomes.get_mut(record.file) {
+                *slot = Some(outcome);
+            }
+        }
+        outcomes
             .into_iter()
-            .map(|record| {
-                let file = corpus.files.get(record.file);
-                match file {
-                    Some(file) => {
-                        convert::unless_set_twice(record.value, file, &corpus.diagnostics)
-                    }
-                    None => record.value,
-                }
+            .zip(&corpus.files)
+            .zip(&corpus.file_collections)
+            .filter_map(|((outcome, file), collection)| {
+                outcome.or_else(|| {
+                    collection.map(|_| {
+                        Err(convert::Refused {
+                            file: file.display.clone(),
+                            reason: "it did not load (`gotchas check` says why)".into(),
+                        })
+                    })
+                })
             })
             .collect()
     } else {

@@ -69,13 +69,18 @@ impl Condition {
     /// Whether a value at the field is the wanted one: as text, or as the same number
     /// when the field holds a number (`confidence=0.80` is `0.8`).
     fn matches(&self, record: &Value) -> bool {
-        let wanted = self.value.parse::<f64>().ok();
         values_at(record, &self.field)
             .iter()
-            .any(|v| match (v, wanted) {
-                (Value::Number(n), Some(wanted)) => n.as_f64() == Some(wanted),
-                _ => text_of(v) == self.value,
-            })
+            .any(|v| self.is_wanted(v))
+    }
+
+    /// Whether `value` is the wanted one, as [`Condition`] compares a value at its field:
+    /// what a schema's `enum` member must be for the condition to match any record.
+    pub fn is_wanted(&self, value: &Value) -> bool {
+        match (value, self.value.parse::<f64>()) {
+            (Value::Number(n), Ok(wanted)) => n.as_f64() == Some(wanted),
+            _ => text_of(value) == self.value,
+        }
     }
 }
 

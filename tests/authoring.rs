@@ -1372,3 +1372,62 @@ fn convert_all_names_the_records_that_did_not_load() {
     let left = std::fs::read_to_string(dir.path().join("records/things/d.yaml")).unwrap();
     assert_eq!(left, broken);
 }
+
+/// `--where` accepts any member of a field's `enum`, whatever its type (`null`, a number,
+/// `true`), matched as it matches a record's value, and refuses a value no member is, in
+/// an enum of numbers too.
+#[test]
+fn query_where_checks_values_against_enums_of_every_type() {
+    let dir = things(&[
+        (
+            "a.yaml",
+            "id: a\ntype: thing\nprio: null\nmixed: 1\nlevel: 2\n",
+        ),
+        (
+            "b.yaml",
+            "id: b\ntype: thing\nprio: low\nmixed: true\nlevel: 1\n",
+        ),
+    ]);
+    for (condition, listed) in [
+        ("prio=null", "a"),
+        ("prio=low", "b"),
+        ("mixed=1", "a"),
+        ("mixed=true", "b"),
+        ("level=2.0", "a"),
+    ] {
+        let query = run(
+            dir.path(),
+            &[
+                "query", "list", "things", "--where", condition, "--format", "json",
+            ],
+        );
+        assert_eq!(query.code, 0, "{condition}: {}", query.stderr);
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&query.stdout).unwrap();
+        let ids: Vec<&str> = rows
+            .iter()
+            .map(|r| r["record"]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, [listed], "{condition}");
+    }
+    for (condition, said) in [
+        (
+            "level=one",
+            "error: --where `level=one`: `one` is not an allowed value of `level`\nnote: allowed values: 1, 2, 3",
+        ),
+        (
+            "prio=nul",
+            "error: --where `prio=nul`: `nul` is not an allowed value of `prio`\nhelp: did you mean `null`?",
+        ),
+    ] {
+        let refused = run(
+            dir.path(),
+            &["query", "list", "things", "--where", condition],
+        );
+        assert_eq!(refused.code, 2, "{condition}");
+        assert!(
+            refused.stderr.contains(said),
+            "{condition}: {}",
+            refused.stderr
+        );
+    }
+}

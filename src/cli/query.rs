@@ -129,8 +129,9 @@ fn known_fields(
     }
     for condition in conditions {
         let path: Vec<String> = condition.field.split('.').map(str::to_string).collect();
-        let allowed = crate::schema::enum_values(&collection.schema, &path);
-        if !allowed.is_empty() && !allowed.contains(&condition.value) {
+        let members = crate::schema::enum_members(&collection.schema, &path);
+        if !members.is_empty() && !members.iter().any(|m| condition.is_wanted(m)) {
+            let allowed: Vec<String> = members.iter().map(query::text_of).collect();
             let help = suggest::did_you_mean(&suggest::suggest(
                 &condition.value,
                 allowed.iter().map(String::as_str),

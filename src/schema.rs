@@ -71,7 +71,7 @@ impl Collection {
     /// looked for. A key is taken as declared where the schema cannot say (an object that
     /// lists no properties, takes any name through `additionalProperties`, or one matching
     /// its `patternProperties`).
-    fn field(&self, path: &[String]) -> Result<(), (usize, Vec<String>)> {
+    pub(crate) fn field(&self, path: &[String]) -> Result<(), (usize, Vec<String>)> {
         let Some(root) = self.documents.root(self.file) else {
             return Ok(());
         };

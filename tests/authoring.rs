@@ -1431,3 +1431,51 @@ fn query_where_checks_values_against_enums_of_every_type() {
         );
     }
 }
+
+/// A `--where` or `--sort` field is checked key by key, through nested objects and
+/// arrays' items: a typo anywhere on the path is refused with a did-you-mean, rather than
+/// list nothing.
+#[test]
+fn query_fields_are_checked_at_every_level() {
+    let dir = things(&[(
+        "a.yaml",
+        "id: a\ntype: thing\nmisc:\n  k: x\nflops:\n  - precision: bf16\n",
+    )]);
+    for (args, said) in [
+        (
+            &["--where", "misc.kk=x"][..],
+            "error: --where `misc.kk`: `thing` records have no field `misc.kk`\nhelp: did you mean `misc.k`?",
+        ),
+        (
+            &["--where", "flops.precison=bf16"],
+            "error: --where `flops.precison`: `thing` records have no field `flops.precison`\nhelp: did you mean `flops.precision`?",
+        ),
+        (
+            &["--sort", "misc.kk.deeper"],
+            "error: --sort `misc.kk.deeper`: `thing` records have no field `misc.kk`",
+        ),
+    ] {
+        let mut all = vec!["query", "list", "things"];
+        all.extend_from_slice(args);
+        let refused = run(dir.path(), &all);
+        assert_eq!(refused.code, 2, "{args:?}");
+        assert!(
+            refused.stderr.contains(said),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
+    for condition in ["misc.k=x", "flops.precision=bf16"] {
+        let listed = run(
+            dir.path(),
+            &["query", "list", "things", "--where", condition],
+        );
+        assert_eq!(listed.code, 0, "{condition}: {}", listed.stderr);
+        assert_eq!(
+            listed.stdout.lines().count(),
+            2,
+            "{condition}: {}",
+            listed.stdout
+        );
+    }
+}

@@ -105,24 +105,42 @@ fn known_fields(
     conditions: &[Condition],
     sort: &Option<String>,
 ) -> Result<(), String> {
-    let declared = collection.properties.iter().map(String::as_str);
     let fields = conditions
         .iter()
         .map(|c| ("--where", c.field.as_str()))
         .chain(sort.iter().map(|s| ("--sort", s.as_str())));
     for (flag, field) in fields {
-        let top = field.split('.').next().unwrap_or(field);
-        if !collection.properties.iter().any(|p| p == top) {
-            let help = suggest::did_you_mean(&suggest::suggest(top, declared.clone(), 3))
-                .map(|h| format!("\nhelp: {h}"))
-                .unwrap_or_else(|| {
-                    format!(
-                        "\nnote: declared fields: {}",
-                        collection.properties.join(", ")
-                    )
-                });
+        // Every key on the way is checked where the schema declares it, as a reference's
+        // path is: a typo under `misc.` or an array's items lists nothing as surely.
+        let path: Vec<String> = field
+            .split('.')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        if let Err((at, declared)) = collection.field(&path) {
+            let unknown = path.get(..=at).unwrap_or(&path).join(".");
+            // Suggested whole, `flops.precision` for `flops.precison`, to be pasted back.
+            let parent = path.get(..at).unwrap_or_default();
+            let candidates: Vec<String> = declared
+                .iter()
+                .map(|name| {
+                    parent
+                        .iter()
+                        .chain([name])
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(".")
+                })
+                .collect();
+            let help = suggest::did_you_mean(&suggest::suggest(
+                &unknown,
+                candidates.iter().map(String::as_str),
+                3,
+            ))
+            .map(|h| format!("\nhelp: {h}"))
+            .unwrap_or_else(|| format!("\nnote: declared fields: {}", declared.join(", ")));
             return Err(format!(
-                "{flag} `{field}`: `{}` records have no field `{top}`{help}",
+                "{flag} `{field}`: `{}` records have no field `{unknown}`{help}",
                 collection.name
             ));
         }

@@ -1479,3 +1479,28 @@ fn query_fields_are_checked_at_every_level() {
         );
     }
 }
+
+/// A search excerpt holds the match in text whose lowercase is longer or shorter than it
+/// (the Kelvin sign lowercases to `k`, `İ` to `i̇`).
+#[test]
+fn query_search_excerpts_hold_the_match_after_case_changing_text() {
+    let kelvin = format!(
+        "id: a\ntype: thing\nnotes: \"{} target here\"\n",
+        "\u{212A}".repeat(40)
+    );
+    let dotted = format!(
+        "id: b\ntype: thing\nnotes: \"{} zzfind\"\n",
+        "İ".repeat(1000)
+    );
+    let dir = things(&[("a.yaml", &kelvin), ("b.yaml", &dotted)]);
+    for (text, excerpt) in [
+        ("target", format!("…{} target here", "\u{212A}".repeat(10))),
+        ("zzfind", format!("…{} zzfind", "İ".repeat(15))),
+    ] {
+        let search = run(dir.path(), &["query", "search", text, "--format", "json"]);
+        assert_eq!(search.code, 0, "{}", search.stderr);
+        let hits: Vec<serde_json::Value> = serde_json::from_str(&search.stdout).unwrap();
+        assert_eq!(hits.len(), 1, "{}", search.stdout);
+        assert_eq!(hits[0]["excerpt"], excerpt.as_str(), "{text}");
+    }
+}

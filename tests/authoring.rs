@@ -1504,3 +1504,56 @@ fn query_search_excerpts_hold_the_match_after_case_changing_text() {
         assert_eq!(hits[0]["excerpt"], excerpt.as_str(), "{text}");
     }
 }
+
+/// A bare id two collections hold names neither record: `get` and `convert` list both
+/// qualified, as `refs` does. An id whose file did not load is said to be that file, not a
+/// record that does not exist.
+#[test]
+fn get_and_convert_name_the_candidates_of_an_ambiguous_id_and_an_unloaded_record() {
+    let dir = things(&[
+        ("vllm.yaml", "id: vllm\ntype: thing\n"),
+        ("d.yaml", "id: d\ntype: thing\nname: [oops\n"),
+    ]);
+    let other = THING_SCHEMA
+        .replace("\"$id\":\"thing\"", "\"$id\":\"engine\"")
+        .replace(
+            "\"x-collection\":\"things\"",
+            "\"x-collection\":\"engines\"",
+        )
+        .replace("\"const\":\"thing\"", "\"const\":\"engine\"");
+    std::fs::write(dir.path().join("schema/engine.schema.json"), other).unwrap();
+    std::fs::create_dir_all(dir.path().join("records/engines")).unwrap();
+    std::fs::write(
+        dir.path().join("records/engines/vllm.yaml"),
+        "id: vllm\ntype: engine\n",
+    )
+    .unwrap();
+    for command in [&["query", "get"][..], &["convert", "--to", "json"]] {
+        let ask = |id: &str| {
+            let mut all = command.to_vec();
+            all.push(id);
+            run(dir.path(), &all)
+        };
+        let ambiguous = ask("vllm");
+        assert_eq!(ambiguous.code, 2, "{command:?}");
+        assert!(
+            ambiguous.stderr.contains(
+                "error: `vllm` could be any of `engines/vllm`, `things/vllm`\nhelp: qualify it with its folder"
+            ),
+            "{command:?}: {}",
+            ambiguous.stderr
+        );
+        assert_eq!(ask("things/vllm").code, 0, "{command:?}");
+        for id in ["d", "things/d"] {
+            let unloaded = ask(id);
+            assert_eq!(unloaded.code, 2, "{command:?} {id}");
+            assert!(
+                unloaded.stderr.contains(&format!(
+                    "error: `{id}` is in records/things/d.yaml, which did not load (`gotchas check` says why)"
+                )),
+                "{command:?} {id}: {}",
+                unloaded.stderr
+            );
+        }
+    }
+}

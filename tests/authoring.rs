@@ -1557,3 +1557,20 @@ fn get_and_convert_name_the_candidates_of_an_ambiguous_id_and_an_unloaded_record
         }
     }
 }
+
+/// An empty or blank search text, which every record holds, is refused rather than list
+/// the whole corpus.
+#[test]
+fn query_search_refuses_an_empty_text() {
+    let dir = things(&[("a.yaml", "id: a\ntype: thing\n")]);
+    for text in ["", "  \t"] {
+        let search = run(dir.path(), &["query", "search", text]);
+        assert_eq!(search.code, 2, "{text:?}");
+        assert_eq!(search.stdout, "", "{text:?}");
+        assert!(
+            search.stderr.contains("error: the search text is empty"),
+            "{text:?}: {}",
+            search.stderr
+        );
+    }
+}

@@ -319,6 +319,11 @@ fn one_line(text: &str) -> String {
 // Record and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -> ExitCode {
+    // Every text holds the empty text: such a search would list the whole corpus.
+    if text.trim().is_empty() {
+        say!("error: the search text is empty\nhelp: give a word the records should mention");
+        return ExitCode::from(2);
+    }
     let needle = text.to_lowercase();
     let schemas = &project.schemas;
     let corpus = project.load_with(|record, _, _| {

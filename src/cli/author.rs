@@ -446,6 +446,7 @@ pub(super) fn named_records(
                     say!(
                         "error: `{id}` is in {file}, which did not load (`gotchas check` says why)"
                     );
+                    super::note_load_problems(corpus.diagnostics.len());
                     return Err(ExitCode::from(2));
                 }
                 let help = index.help_line(id, &every);

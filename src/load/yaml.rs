@@ -702,6 +702,9 @@ mod tests {
             ("notes: |\n  x\n# last\n", "# last\n"),
             ("list:\n  - a # one\n", "# one\n"),
             ("n: é # é\n", "# é\n"),
+            ("notes: |\nname: x # c\n", "# c\n"),
+            ("notes: |-\n\n# c\n", "# c\n"),
+            ("key: &a x # c\nother: *a # d\n", "# c\nother: *a # d\n"),
         ] {
             assert_eq!(comment(text), Some(at), "{text:?}");
         }

@@ -5,13 +5,15 @@
 //! sections cannot become JSON or YAML without dropping that prose, so it is refused rather
 //! than converted, as is a record read from a file that sets a field twice (a key repeated,
 //! or a Markdown section beside the same field in the front matter): the record holds the
-//! first value only, and the converted file would not hold the other.
+//! first value only, and the converted file would not hold the other. A record whose YAML
+//! (its file, or a Markdown record's front matter) has a comment is refused too, as the
+//! record holds no comment to write.
 
 use std::path::PathBuf;
 
 use crate::corpus::{Corpus, Renumber};
 use crate::diagnostic::Diagnostic;
-use crate::load::{Record, markdown};
+use crate::load::{Record, markdown, yaml};
 use crate::rules;
 use crate::schema::Schemas;
 use crate::serialize;
@@ -112,9 +114,23 @@ pub fn convert_record(
                 .into(),
         });
     }
-    if let Some(number) = file
-        .text_again()
-        .and_then(|text| inexact_integer(&text, record.format))
+    let text = file.text_again();
+    if let Some(line) = text
+        .as_deref()
+        .and_then(|text| comment_line(text, record.format))
+    {
+        return Err(Refused {
+            file: file.display.clone(),
+            reason: format!(
+                "its YAML has a comment on line {line}, which a record written from its \
+                 fields cannot hold\nhelp: move what the comment says into a field, or delete \
+                 it, and convert again"
+            ),
+        });
+    }
+    if let Some(number) = text
+        .as_deref()
+        .and_then(|text| inexact_integer(text, record.format))
     {
         return Err(Refused {
             file: file.display.clone(),
@@ -170,6 +186,22 @@ fn inexact_integer(text: &str, format: Format) -> Option<String> {
             yaml_integer_scalars(yaml).find(|token| integer(token) && !fits(token))
         }
     }
+}
+
+/// The line (from 1) of the first YAML comment in `text`, a record file in `format`: in the
+/// file, or in a Markdown record's front matter. The record holds no comment, so the file
+/// written from it would hold none.
+fn comment_line(text: &str, format: Format) -> Option<usize> {
+    let at = match format {
+        Format::Json => return None,
+        Format::Yaml => yaml::first_comment(text)?,
+        Format::Markdown => {
+            let yaml = markdown::split_front_matter(text).ok()?.yaml;
+            yaml.start + yaml::first_comment(text.get(yaml)?)?
+        }
+    };
+    let before = text.get(..at).unwrap_or_default();
+    Some(1 + memchr::memchr_iter(b'\n', before.as_bytes()).count())
 }
 
 /// The number tokens of a JSON text, as written: what is outside strings and starts with a

@@ -69,13 +69,18 @@ impl Condition {
     /// Whether a value at the field is the wanted one: as text, or as the same number
     /// when the field holds a number (`confidence=0.80` is `0.8`).
     fn matches(&self, record: &Value) -> bool {
-        let wanted = self.value.parse::<f64>().ok();
         values_at(record, &self.field)
             .iter()
-            .any(|v| match (v, wanted) {
-                (Value::Number(n), Some(wanted)) => n.as_f64() == Some(wanted),
-                _ => text_of(v) == self.value,
-            })
+            .any(|v| self.is_wanted(v))
+    }
+
+    /// Whether `value` is the wanted one, as [`Condition`] compares a value at its field:
+    /// what a schema's `enum` member must be for the condition to match any record.
+    pub fn is_wanted(&self, value: &Value) -> bool {
+        match (value, self.value.parse::<f64>()) {
+            (Value::Number(n), Ok(wanted)) => n.as_f64() == Some(wanted),
+            _ => text_of(value) == self.value,
+        }
     }
 }
 
@@ -253,12 +258,8 @@ pub fn search(corpus: &Corpus<Matched>, schemas: &Schemas) -> Vec<Hit> {
 /// The first string field (depth first, in key order) containing `needle`, with an excerpt.
 fn first_text_match(value: &Value, path: &str, needle: &str) -> Option<(String, String)> {
     match value {
-        Value::String(s) => {
-            let lower = s.to_lowercase();
-            lower
-                .find(needle)
-                .map(|at| (path.to_string(), excerpt(s, at, needle.len())))
-        }
+        Value::String(s) => find_lowercase(s, needle)
+            .map(|found| (path.to_string(), excerpt(s, found.start, found.len()))),
         Value::Array(items) => items
             .iter()
             .find_map(|item| first_text_match(item, path, needle)),
@@ -272,6 +273,28 @@ fn first_text_match(value: &Value, path: &str, needle: &str) -> Option<(String, 
         }),
         _ => None,
     }
+}
+
+/// Where `needle` (lowercase) is in `text` once lowercased, as a byte range of `text`
+/// itself: lowercasing changes lengths (`K`, the Kelvin sign, is 3 bytes and `k` 1; `İ` is
+/// 2 and `i̇` 3), so an offset in the lowercase text is no offset in `text`. The match is
+/// the characters whose lowercase it covers.
+fn find_lowercase(text: &str, needle: &str) -> Option<std::ops::Range<usize>> {
+    let at = text.to_lowercase().find(needle)?;
+    // Lowercasing the whole text differs from lowercasing each character only in a final
+    // `Σ` (`ς`, not `σ`), of the same length: the lengths summed here are the text's.
+    let mut lowered = 0;
+    let mut start = None;
+    for (offset, c) in text.char_indices() {
+        lowered += c.to_lowercase().map(char::len_utf8).sum::<usize>();
+        if start.is_none() && lowered > at {
+            start = Some(offset);
+        }
+        if lowered >= at + needle.len() {
+            return Some(start.unwrap_or(offset)..offset + c.len_utf8());
+        }
+    }
+    None
 }
 
 /// About 30 characters either side of a match, on character boundaries.
@@ -294,6 +317,23 @@ fn excerpt(text: &str, at: usize, len: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_match_is_found_in_the_text_as_written() {
+        let kelvin = "\u{212A}".repeat(40) + " target here";
+        let found = find_lowercase(&kelvin, "target").unwrap();
+        assert_eq!(&kelvin[found], "target");
+        let dotted = "İ".repeat(1000) + " zzfind";
+        let found = find_lowercase(&dotted, "zzfind").unwrap();
+        assert_eq!(&dotted[found], "zzfind");
+        // A match within one character's lowercase (`i̇` of `İ`) is that character.
+        let found = find_lowercase("aİb", "\u{307}b").unwrap();
+        assert_eq!(&"aİb"[found], "İb");
+        let greek = "ΟΔΟΣ ΚΑΙ ΛΟΓΟΣ";
+        let found = find_lowercase(greek, &"ΛΟΓΟΣ".to_lowercase()).unwrap();
+        assert_eq!(&greek[found], "ΛΟΓΟΣ");
+        assert_eq!(find_lowercase("abc", "abcd"), None);
+    }
 
     #[test]
     fn dotted_paths_look_through_arrays() {

@@ -71,7 +71,7 @@ impl Collection {
     /// looked for. A key is taken as declared where the schema cannot say (an object that
     /// lists no properties, takes any name through `additionalProperties`, or one matching
     /// its `patternProperties`).
-    fn field(&self, path: &[String]) -> Result<(), (usize, Vec<String>)> {
+    pub(crate) fn field(&self, path: &[String]) -> Result<(), (usize, Vec<String>)> {
         let Some(root) = self.documents.root(self.file) else {
             return Ok(());
         };
@@ -1400,8 +1400,21 @@ fn normalized_uri(path: &Path) -> Option<String> {
 
 /// The string values the schema allows at a field path (`enum` and `const`), looking
 /// through arrays, `allOf`/`anyOf`/`oneOf` and local `$ref`s: what the language server
-/// completes and `query list --where` accepts.
+/// completes.
 pub fn enum_values(schema: &Value, path: &[String]) -> Vec<String> {
+    enum_members(schema, path)
+        .into_iter()
+        .filter_map(|value| match value {
+            Value::String(text) => Some(text),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The values of any type the schema allows at a field path (`enum` and `const`, each once,
+/// in order), found as [`enum_values`] finds them: what `query list --where` accepts, where
+/// `null` or `1` is as much a value as a string.
+pub fn enum_members(schema: &Value, path: &[String]) -> Vec<Value> {
     let mut nodes = expand(schema, schema, 0);
     for key in path {
         nodes = nodes
@@ -1410,18 +1423,17 @@ pub fn enum_values(schema: &Value, path: &[String]) -> Vec<String> {
             .flat_map(|node| expand(schema, node, 0))
             .collect();
     }
-    let mut values: Vec<String> = Vec::new();
+    let mut values: Vec<Value> = Vec::new();
     for node in nodes {
         let found = node
             .get("enum")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .chain(node.get("const"))
-            .filter_map(Value::as_str);
+            .chain(node.get("const"));
         for value in found {
-            if !values.iter().any(|v| v == value) {
-                values.push(value.to_string());
+            if !values.contains(value) {
+                values.push(value.clone());
             }
         }
     }

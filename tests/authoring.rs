@@ -1276,3 +1276,301 @@ fn new_skeletons_of_endless_schemas_stay_bounded() {
     let written = std::fs::metadata(dir.path().join("records/knots/k.json")).unwrap();
     assert!(written.len() < 1 << 20, "{}", written.len());
 }
+
+/// The `thing` schema the query and convert tests below share: a nullable enum, a field of
+/// any type and a nested object.
+const THING_SCHEMA: &str = r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"thing","x-collection":"things","type":"object","required":["id","type"],"properties":{"id":{"type":"string"},"type":{"const":"thing"},"name":{"type":"string"},"notes":{"type":"string"},"prio":{"enum":["low","high",null]},"mixed":{"enum":["a",1,true]},"level":{"enum":[1,2,3]},"n":{},"misc":{"type":"object","properties":{"k":{"type":"string"}}},"flops":{"type":"array","items":{"type":"object","properties":{"precision":{"type":"string"}}}}},"additionalProperties":true}"#;
+
+/// A project of `things` records: file name in `records/things/` -> text.
+fn things(records: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = project_with_schemas(&[("thing.schema.json", THING_SCHEMA)]);
+    let folder = dir.path().join("records/things");
+    std::fs::create_dir_all(&folder).unwrap();
+    for (name, text) in records {
+        std::fs::write(folder.join(name), text).unwrap();
+    }
+    dir
+}
+
+/// A YAML comment, in a YAML record or a Markdown record's front matter, is not in the
+/// record, so converting would drop it: the record is refused, with the comment's line,
+/// and left as it was. A `#` that is text (quoted, in a block scalar, in a plain value
+/// such as a URL's fragment) is no comment, and such a record converts.
+#[test]
+fn convert_refuses_a_record_with_a_yaml_comment() {
+    let commented = [
+        (
+            "a.yaml",
+            "# provenance: do not delete\nid: a\ntype: thing\n",
+            1,
+        ),
+        ("b.yaml", "id: b\ntype: thing   # must stay thing\n", 2),
+        (
+            "c.md",
+            "---\nid: c\ntype: thing\nname: C # the name\n---\n\n## Notes\n\nSome notes.\n",
+            4,
+        ),
+    ];
+    let texts = "id: t\ntype: thing\nname: \"quoted # text\"\nmisc:\n  k: a#b\n\
+                 notes: |\n  first\n  # not a comment\nurl: https://example.org/#fragment\n";
+    let mut records: Vec<(&str, &str)> = commented.iter().map(|&(f, t, _)| (f, t)).collect();
+    records.push(("t.yaml", texts));
+    let dir = things(&records);
+    for &(file, text, line) in &commented {
+        let id = file.split('.').next().unwrap();
+        let refused = run(dir.path(), &["convert", "--to", "yaml", "--in-place", id]);
+        assert_eq!(refused.code, 1, "{file}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains(&format!(
+                "error: records/things/{file} was not converted: its YAML has a comment on line {line}"
+            )) && refused.stderr.contains("help: move what the comment says into a field"),
+            "{file}: {}",
+            refused.stderr
+        );
+        let path = dir.path().join("records/things").join(file);
+        assert_eq!(std::fs::read_to_string(path).unwrap(), text);
+    }
+    let all = run(
+        dir.path(),
+        &["convert", "--to", "json", "--all", "--in-place"],
+    );
+    assert_eq!(all.code, 1, "{}", all.stderr);
+    assert!(
+        all.stdout.contains("converted 1 of 4 records"),
+        "{}",
+        all.stdout
+    );
+    let converted = std::fs::read_to_string(dir.path().join("records/things/t.json")).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&converted).unwrap();
+    assert_eq!(value["notes"], "first\n# not a comment\n");
+    assert_eq!(value["url"], "https://example.org/#fragment");
+}
+
+/// `convert --all` names each record file that did not load as not converted, counts it,
+/// and fails, rather than report the records that loaded as all there are.
+#[test]
+fn convert_all_names_the_records_that_did_not_load() {
+    let broken = "id: d\ntype: thing\nname: [oops\n";
+    let dir = things(&[
+        ("a.json", r#"{"id": "a", "type": "thing"}"#),
+        ("d.yaml", broken),
+    ]);
+    let all = run(
+        dir.path(),
+        &["convert", "--all", "--to", "yaml", "--in-place"],
+    );
+    assert_eq!(all.code, 1, "{}", all.stderr);
+    assert_eq!(all.stdout, "converted 1 of 2 records\n");
+    assert!(
+        all.stderr.contains(
+            "error: records/things/d.yaml was not converted: it did not load (`gotchas check` says why)"
+        ),
+        "{}",
+        all.stderr
+    );
+    assert!(dir.path().join("records/things/a.yaml").exists());
+    let left = std::fs::read_to_string(dir.path().join("records/things/d.yaml")).unwrap();
+    assert_eq!(left, broken);
+}
+
+/// `--where` accepts any member of a field's `enum`, whatever its type (`null`, a number,
+/// `true`), matched as it matches a record's value, and refuses a value no member is, in
+/// an enum of numbers too.
+#[test]
+fn query_where_checks_values_against_enums_of_every_type() {
+    let dir = things(&[
+        (
+            "a.yaml",
+            "id: a\ntype: thing\nprio: null\nmixed: 1\nlevel: 2\n",
+        ),
+        (
+            "b.yaml",
+            "id: b\ntype: thing\nprio: low\nmixed: true\nlevel: 1\n",
+        ),
+    ]);
+    for (condition, listed) in [
+        ("prio=null", "a"),
+        ("prio=low", "b"),
+        ("mixed=1", "a"),
+        ("mixed=true", "b"),
+        ("level=2.0", "a"),
+    ] {
+        let query = run(
+            dir.path(),
+            &[
+                "query", "list", "things", "--where", condition, "--format", "json",
+            ],
+        );
+        assert_eq!(query.code, 0, "{condition}: {}", query.stderr);
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&query.stdout).unwrap();
+        let ids: Vec<&str> = rows
+            .iter()
+            .map(|r| r["record"]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, [listed], "{condition}");
+    }
+    for (condition, said) in [
+        (
+            "level=one",
+            "error: --where `level=one`: `one` is not an allowed value of `level`\nnote: allowed values: 1, 2, 3",
+        ),
+        (
+            "prio=nul",
+            "error: --where `prio=nul`: `nul` is not an allowed value of `prio`\nhelp: did you mean `null`?",
+        ),
+    ] {
+        let refused = run(
+            dir.path(),
+            &["query", "list", "things", "--where", condition],
+        );
+        assert_eq!(refused.code, 2, "{condition}");
+        assert!(
+            refused.stderr.contains(said),
+            "{condition}: {}",
+            refused.stderr
+        );
+    }
+}
+
+/// A `--where` or `--sort` field is checked key by key, through nested objects and
+/// arrays' items: a typo anywhere on the path is refused with a did-you-mean, rather than
+/// list nothing.
+#[test]
+fn query_fields_are_checked_at_every_level() {
+    let dir = things(&[(
+        "a.yaml",
+        "id: a\ntype: thing\nmisc:\n  k: x\nflops:\n  - precision: bf16\n",
+    )]);
+    for (args, said) in [
+        (
+            &["--where", "misc.kk=x"][..],
+            "error: --where `misc.kk`: `thing` records have no field `misc.kk`\nhelp: did you mean `misc.k`?",
+        ),
+        (
+            &["--where", "flops.precison=bf16"],
+            "error: --where `flops.precison`: `thing` records have no field `flops.precison`\nhelp: did you mean `flops.precision`?",
+        ),
+        (
+            &["--sort", "misc.kk.deeper"],
+            "error: --sort `misc.kk.deeper`: `thing` records have no field `misc.kk`",
+        ),
+    ] {
+        let mut all = vec!["query", "list", "things"];
+        all.extend_from_slice(args);
+        let refused = run(dir.path(), &all);
+        assert_eq!(refused.code, 2, "{args:?}");
+        assert!(
+            refused.stderr.contains(said),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
+    for condition in ["misc.k=x", "flops.precision=bf16"] {
+        let listed = run(
+            dir.path(),
+            &["query", "list", "things", "--where", condition],
+        );
+        assert_eq!(listed.code, 0, "{condition}: {}", listed.stderr);
+        assert_eq!(
+            listed.stdout.lines().count(),
+            2,
+            "{condition}: {}",
+            listed.stdout
+        );
+    }
+}
+
+/// A search excerpt holds the match in text whose lowercase is longer or shorter than it
+/// (the Kelvin sign lowercases to `k`, `İ` to `i̇`).
+#[test]
+fn query_search_excerpts_hold_the_match_after_case_changing_text() {
+    let kelvin = format!(
+        "id: a\ntype: thing\nnotes: \"{} target here\"\n",
+        "\u{212A}".repeat(40)
+    );
+    let dotted = format!(
+        "id: b\ntype: thing\nnotes: \"{} zzfind\"\n",
+        "İ".repeat(1000)
+    );
+    let dir = things(&[("a.yaml", &kelvin), ("b.yaml", &dotted)]);
+    for (text, excerpt) in [
+        ("target", format!("…{} target here", "\u{212A}".repeat(10))),
+        ("zzfind", format!("…{} zzfind", "İ".repeat(15))),
+    ] {
+        let search = run(dir.path(), &["query", "search", text, "--format", "json"]);
+        assert_eq!(search.code, 0, "{}", search.stderr);
+        let hits: Vec<serde_json::Value> = serde_json::from_str(&search.stdout).unwrap();
+        assert_eq!(hits.len(), 1, "{}", search.stdout);
+        assert_eq!(hits[0]["excerpt"], excerpt.as_str(), "{text}");
+    }
+}
+
+/// A bare id two collections hold names neither record: `get` and `convert` list both
+/// qualified, as `refs` does. An id whose file did not load is said to be that file, not a
+/// record that does not exist.
+#[test]
+fn get_and_convert_name_the_candidates_of_an_ambiguous_id_and_an_unloaded_record() {
+    let dir = things(&[
+        ("vllm.yaml", "id: vllm\ntype: thing\n"),
+        ("d.yaml", "id: d\ntype: thing\nname: [oops\n"),
+    ]);
+    let other = THING_SCHEMA
+        .replace("\"$id\":\"thing\"", "\"$id\":\"engine\"")
+        .replace(
+            "\"x-collection\":\"things\"",
+            "\"x-collection\":\"engines\"",
+        )
+        .replace("\"const\":\"thing\"", "\"const\":\"engine\"");
+    std::fs::write(dir.path().join("schema/engine.schema.json"), other).unwrap();
+    std::fs::create_dir_all(dir.path().join("records/engines")).unwrap();
+    std::fs::write(
+        dir.path().join("records/engines/vllm.yaml"),
+        "id: vllm\ntype: engine\n",
+    )
+    .unwrap();
+    for command in [&["query", "get"][..], &["convert", "--to", "json"]] {
+        let ask = |id: &str| {
+            let mut all = command.to_vec();
+            all.push(id);
+            run(dir.path(), &all)
+        };
+        let ambiguous = ask("vllm");
+        assert_eq!(ambiguous.code, 2, "{command:?}");
+        assert!(
+            ambiguous.stderr.contains(
+                "error: `vllm` could be any of `engines/vllm`, `things/vllm`\nhelp: qualify it with its folder"
+            ),
+            "{command:?}: {}",
+            ambiguous.stderr
+        );
+        assert_eq!(ask("things/vllm").code, 0, "{command:?}");
+        for id in ["d", "things/d"] {
+            let unloaded = ask(id);
+            assert_eq!(unloaded.code, 2, "{command:?} {id}");
+            assert!(
+                unloaded.stderr.contains(&format!(
+                    "error: `{id}` is in records/things/d.yaml, which did not load (`gotchas check` says why)"
+                )),
+                "{command:?} {id}: {}",
+                unloaded.stderr
+            );
+        }
+    }
+}
+
+/// An empty or blank search text, which every record holds, is refused rather than list
+/// the whole corpus.
+#[test]
+fn query_search_refuses_an_empty_text() {
+    let dir = things(&[("a.yaml", "id: a\ntype: thing\n")]);
+    for text in ["", "  \t"] {
+        let search = run(dir.path(), &["query", "search", text]);
+        assert_eq!(search.code, 2, "{text:?}");
+        assert_eq!(search.stdout, "", "{text:?}");
+        assert!(
+            search.stderr.contains("error: the search text is empty"),
+            "{text:?}: {}",
+            search.stderr
+        );
+    }
+}

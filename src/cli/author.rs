@@ -1,5 +1,6 @@
 //! `gotchas new` and `gotchas convert`: writing records.
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -12,9 +13,10 @@ use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, pointer_segments};
 use crate::discover::Candidate;
 use crate::graph::Linked;
-use crate::index::{self, IdIndex, Source};
+use crate::index::{self, IdIndex, Problem, Source};
 use crate::project::Project;
 use crate::rules;
+use crate::schema::Schemas;
 use crate::serialize;
 use crate::skeleton;
 use crate::source::Format;
@@ -284,17 +286,32 @@ pub(crate) fn convert(cli: &Cli, args: &ConvertArgs, out: &mut impl Write) -> Ex
             let converted = convert::convert_record(&record, file, &project.schemas, to);
             record.keeping(converted)
         });
-        corpus
-            .records
+        // A record file that did not load is a record not converted, named in its place
+        // among the others: left out, `--all` would claim a whole corpus converted.
+        let mut outcomes: Vec<Option<Result<convert::Converted, convert::Refused>>> =
+            corpus.files.iter().map(|_| None).collect();
+        for record in corpus.records {
+            let outcome = match corpus.files.get(record.file) {
+                Some(file) => convert::unless_set_twice(record.value, file, &corpus.diagnostics),
+                None => record.value,
+            };
+            if let Some(slot) = outcomes.get_mut(record.file) {
+                *slot = Some(outcome);
+            }
+        }
+        outcomes
             .into_iter()
-            .map(|record| {
-                let file = corpus.files.get(record.file);
-                match file {
-                    Some(file) => {
-                        convert::unless_set_twice(record.value, file, &corpus.diagnostics)
-                    }
-                    None => record.value,
-                }
+            .zip(&corpus.files)
+            .zip(&corpus.file_collections)
+            .filter_map(|((outcome, file), collection)| {
+                outcome.or_else(|| {
+                    collection.map(|_| {
+                        Err(convert::Refused {
+                            file: file.display.clone(),
+                            reason: "it did not load (`gotchas check` says why)".into(),
+                        })
+                    })
+                })
             })
             .collect()
     } else {
@@ -372,7 +389,9 @@ pub(crate) fn convert(cli: &Cli, args: &ConvertArgs, out: &mut impl Write) -> Ex
 }
 
 /// The records `ids` name, as a corpus of their files alone, and their indices in it in the
-/// order named; an id that names no single record is reported with a did-you-mean. The ids
+/// order named; an id that names no single record is reported with a did-you-mean, one
+/// several collections hold with each record's qualified id, and one whose file did not
+/// load with that file. The ids
 /// are looked up in the corpus loaded as `graph` loads it (ids, references and names), and
 /// only the files they name are parsed again for their fields: converting or showing one
 /// record of a large corpus holds one record's fields, not every record's.
@@ -411,7 +430,25 @@ pub(super) fn named_records(
                 }
                 found.push(record);
             }
+            Err(Problem::Ambiguous(records)) => {
+                let names: Vec<String> = records
+                    .iter()
+                    .map(|&record| format!("`{}`", index.qualified_id(record)))
+                    .collect();
+                say!(
+                    "error: `{id}` could be any of {}\nhelp: qualify it with its folder",
+                    names.join(", ")
+                );
+                return Err(ExitCode::from(2));
+            }
             Err(_) => {
+                if let Some(file) = unloaded_file(&corpus, &project.schemas, id) {
+                    say!(
+                        "error: `{id}` is in {file}, which did not load (`gotchas check` says why)"
+                    );
+                    super::note_load_problems(corpus.diagnostics.len());
+                    return Err(ExitCode::from(2));
+                }
                 let help = index.help_line(id, &every);
                 say!("error: `{id}` names no single record{help}");
                 super::note_load_problems(corpus.diagnostics.len());
@@ -457,6 +494,31 @@ pub(super) fn named_records(
         .filter_map(|record| distinct.binary_search(record).ok())
         .collect();
     Ok((named, order))
+}
+
+/// The displayed path of a record file of `corpus` that did not load and would have held
+/// the record `id` (`vllm` or `engines/vllm`) names: its file name is the id, in the
+/// collection's folder. Such a record is not missing, and a did-you-mean would mislead.
+fn unloaded_file<F>(corpus: &Corpus<F>, schemas: &Schemas, id: &str) -> Option<String> {
+    let loaded: HashSet<usize> = corpus.records.iter().map(|record| record.file).collect();
+    let (folder, bare) = match id.split_once('/') {
+        Some((folder, bare)) => (Some(folder), bare),
+        None => (None, id),
+    };
+    corpus
+        .files
+        .iter()
+        .zip(&corpus.file_collections)
+        .enumerate()
+        .find(|&(at, (file, collection))| {
+            let in_folder = collection
+                .and_then(|c| schemas.collections.get(c))
+                .is_some_and(|c| folder.is_none_or(|folder| c.folder == folder));
+            in_folder
+                && !loaded.contains(&at)
+                && file.path.file_stem().and_then(|stem| stem.to_str()) == Some(bare)
+        })
+        .map(|(_, (file, _))| file.display.clone())
 }
 
 /// The most unmet fields `new` lists: a schema a skeleton cannot meet at all (one that

@@ -105,32 +105,51 @@ fn known_fields(
     conditions: &[Condition],
     sort: &Option<String>,
 ) -> Result<(), String> {
-    let declared = collection.properties.iter().map(String::as_str);
     let fields = conditions
         .iter()
         .map(|c| ("--where", c.field.as_str()))
         .chain(sort.iter().map(|s| ("--sort", s.as_str())));
     for (flag, field) in fields {
-        let top = field.split('.').next().unwrap_or(field);
-        if !collection.properties.iter().any(|p| p == top) {
-            let help = suggest::did_you_mean(&suggest::suggest(top, declared.clone(), 3))
-                .map(|h| format!("\nhelp: {h}"))
-                .unwrap_or_else(|| {
-                    format!(
-                        "\nnote: declared fields: {}",
-                        collection.properties.join(", ")
-                    )
-                });
+        // Every key on the way is checked where the schema declares it, as a reference's
+        // path is: a typo under `misc.` or an array's items lists nothing as surely.
+        let path: Vec<String> = field
+            .split('.')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        if let Err((at, declared)) = collection.field(&path) {
+            let unknown = path.get(..=at).unwrap_or(&path).join(".");
+            // Suggested whole, `flops.precision` for `flops.precison`, to be pasted back.
+            let parent = path.get(..at).unwrap_or_default();
+            let candidates: Vec<String> = declared
+                .iter()
+                .map(|name| {
+                    parent
+                        .iter()
+                        .chain([name])
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(".")
+                })
+                .collect();
+            let help = suggest::did_you_mean(&suggest::suggest(
+                &unknown,
+                candidates.iter().map(String::as_str),
+                3,
+            ))
+            .map(|h| format!("\nhelp: {h}"))
+            .unwrap_or_else(|| format!("\nnote: declared fields: {}", declared.join(", ")));
             return Err(format!(
-                "{flag} `{field}`: `{}` records have no field `{top}`{help}",
+                "{flag} `{field}`: `{}` records have no field `{unknown}`{help}",
                 collection.name
             ));
         }
     }
     for condition in conditions {
         let path: Vec<String> = condition.field.split('.').map(str::to_string).collect();
-        let allowed = crate::schema::enum_values(&collection.schema, &path);
-        if !allowed.is_empty() && !allowed.contains(&condition.value) {
+        let members = crate::schema::enum_members(&collection.schema, &path);
+        if !members.is_empty() && !members.iter().any(|m| condition.is_wanted(m)) {
+            let allowed: Vec<String> = members.iter().map(query::text_of).collect();
             let help = suggest::did_you_mean(&suggest::suggest(
                 &condition.value,
                 allowed.iter().map(String::as_str),
@@ -300,6 +319,11 @@ fn one_line(text: &str) -> String {
 // Record and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 fn search(project: &Project, text: &str, format: Output, out: &mut impl Write) -> ExitCode {
+    // Every text holds the empty text: such a search would list the whole corpus.
+    if text.trim().is_empty() {
+        say!("error: the search text is empty\nhelp: give a word the records should mention");
+        return ExitCode::from(2);
+    }
     let needle = text.to_lowercase();
     let schemas = &project.schemas;
     let corpus = project.load_with(|record, _, _| {

@@ -86,6 +86,54 @@ pub fn parse(
     Builder::new(text, base, limits, with_positions).run()
 }
 
+/// The byte offset in `text` of its first comment, if it has one: a `#` at the start of a
+/// line or after a blank that lies in no scalar. Each scalar's span is found as the loader
+/// finds it, so a `#` written in a quoted string, a block scalar's lines or a plain value
+/// (`a#b`, `https://x/#part`) is text, not a comment. `None` too for a text that does not
+/// parse, which is never a record's.
+pub fn first_comment(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut marks = memchr::memchr_iter(b'#', bytes)
+        .filter(|&at| {
+            at == 0
+                || bytes
+                    .get(at - 1)
+                    .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        })
+        .peekable();
+    // Nearly no record has a `#`: the text is parsed again only for one that has.
+    marks.peek()?;
+    let mut chars = CharIndex::new(text);
+    let mut scalars = Vec::new();
+    let mut after = 0;
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.ok()?;
+        if let Event::Scalar(_, style, _, _) = event {
+            let raw = chars.byte_offset(span.start.index())..chars.byte_offset(span.end.index());
+            let from = match style {
+                ScalarStyle::Literal | ScalarStyle::Folded => chars.byte_offset(after),
+                _ => raw.start,
+            };
+            let mut scalar = scalar_span(text, raw.clone(), style, from);
+            // A block scalar's header may end in a comment (`notes: | # why`): only its
+            // lines, from the content on, are text.
+            if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+                scalar.start = scalar.start.max(raw.start.min(scalar.end));
+            }
+            scalars.push(scalar);
+        }
+        after = span.end.index();
+    }
+    // Scalars come in the order of the text, as the marks do.
+    let mut scalars = scalars.into_iter().peekable();
+    marks.find(|&at| {
+        while scalars.peek().is_some_and(|s| s.end <= at) {
+            scalars.next();
+        }
+        scalars.peek().is_none_or(|s| s.start > at)
+    })
+}
+
 enum Container {
     Sequence(Vec<Value>),
     Mapping {
@@ -627,6 +675,39 @@ mod tests {
             .unwrap()
             .value
             .unwrap()
+    }
+
+    #[test]
+    fn first_comment_tells_comments_from_hashes_in_text() {
+        fn comment(text: &str) -> Option<&str> {
+            first_comment(text).map(|at| &text[at..])
+        }
+        for text in [
+            "id: a\nname: \"x # y\"\n",
+            "id: a\nname: 'x # y'\n",
+            "id: a#b\nurl: https://x.org/#part\n",
+            "notes: |\n  first\n  # not a comment\n\n  last\nname: x\n",
+            "notes: >-\n  # folded, not a comment\nname: x\n",
+            "list: [\"# a\", b#c]\n",
+            "\"# key\": v\n",
+        ] {
+            assert_eq!(comment(text), None, "{text:?}");
+        }
+        for (text, at) in [
+            ("# provenance\nid: a\n", "# provenance\nid: a\n"),
+            ("id: a\ntype: thing   # must stay\n", "# must stay\n"),
+            ("name: \"x # y\" # after\n", "# after\n"),
+            ("notes: | # header\n  x\n", "# header\n  x\n"),
+            ("notes: |\n  x\n\n# after\nname: y\n", "# after\nname: y\n"),
+            ("notes: |\n  x\n# last\n", "# last\n"),
+            ("list:\n  - a # one\n", "# one\n"),
+            ("n: é # é\n", "# é\n"),
+            ("notes: |\nname: x # c\n", "# c\n"),
+            ("notes: |-\n\n# c\n", "# c\n"),
+            ("key: &a x # c\nother: *a # d\n", "# c\nother: *a # d\n"),
+        ] {
+            assert_eq!(comment(text), Some(at), "{text:?}");
+        }
     }
 
     #[test]

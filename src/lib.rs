@@ -49,6 +49,7 @@
 pub mod baseline;
 pub mod buckets;
 pub mod cache;
+pub mod calendar;
 pub mod candidates;
 pub mod catalog;
 pub mod check;

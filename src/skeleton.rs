@@ -662,22 +662,8 @@ pub fn today() -> Result<String, String> {
             .map(|d| i64::try_from(d.as_secs()).unwrap_or(0))
             .unwrap_or(0),
     };
-    let (year, month, day) = civil_from_days(seconds.div_euclid(86_400));
+    let (year, month, day) = crate::calendar::civil_from_days(seconds.div_euclid(86_400));
     Ok(format!("{year:04}-{month:02}-{day:02}"))
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
@@ -715,13 +701,6 @@ mod tests {
             least(json!({"exclusiveMinimum": 0, "maximum": 0.5}), false),
             json!(0.25)
         );
-    }
-
-    #[test]
-    fn dates_from_days() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_789), (2026, 12, 2));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
     }
 
     #[test]

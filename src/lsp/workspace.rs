@@ -181,8 +181,8 @@ impl Workspace {
     }
 
     /// Reads the config and the schemas again, as they are on disk now, and loads the corpus
-    /// by them ([`Workspace::load_again`]). `Err`, with what is wrong, leaves the workspace
-    /// as it was.
+    /// by them, with the open documents as the editor has them. `Err`, with what is wrong,
+    /// leaves the workspace as it was.
     pub fn reopen(&mut self) -> Result<(), Vec<Diagnostic>> {
         let root = &self.project.root;
         let default = root.join(crate::config::FILE_NAME);

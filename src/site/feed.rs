@@ -80,15 +80,7 @@ pub fn instant(updated: &str) -> Option<Moment> {
             .unwrap_or(0)
     };
     let (year, month, day) = (number(0..4), number(5..7), number(8..10));
-    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-    // `days_from_civil`), years counted from March so that February ends them.
-    let shifted = if month <= 2 { year - 1 } else { year };
-    let era = shifted.div_euclid(400);
-    let of_era = shifted - era * 400;
-    let of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let of_era_days = of_era * 365 + of_era / 4 - of_era / 100 + of_year;
-    let days = era * 146_097 + of_era_days - 719_468;
-    let mut seconds = days * 86_400;
+    let mut seconds = crate::calendar::days_from_civil(year, month, day) * 86_400;
     let mut nanos = 0;
     if updated.len() > 10 {
         seconds += number(11..13) * 3600 + number(14..16) * 60 + number(17..19);

@@ -2,8 +2,8 @@
 //! equal values.
 //!
 //! JSON is serde_json's pretty form. YAML is block style with a string left plain only when
-//! YAML 1.2 would read it back as the same string (not `null`, `true`, `0.8`, nothing with
-//! `: ` or ` #`); every other string is double-quoted with JSON escapes, which YAML reads the
+//! YAML 1.2, and the YAML 1.1 other tools read, would read it back as the same string (not
+//! `null`, `true`, `no`, `0.8`, `1_000`, nothing with `: ` or ` #`); every other string is double-quoted with JSON escapes, which YAML reads the
 //! same way. Markdown puts each long text field the schema declares into a `## Heading`
 //! section and everything else into front matter, and checks each section by parsing it back,
 //! so a value a section cannot hold exactly (a line that would read as a heading, leading
@@ -145,7 +145,8 @@ pub(crate) fn double_quoted_content(text: &str) -> String {
 /// Whether `text`, written as a plain YAML scalar in a block or a flow collection, reads
 /// back as itself: its first character is a letter, a digit or `/`, the others letters,
 /// digits or ` -_./()+@` (no indicator, comment or flow syntax), and it is not read as
-/// null, a boolean or a number.
+/// null, a boolean or a number, by YAML 1.2 or by the YAML 1.1 most other tools still
+/// read (PyYAML takes a plain `no` for false, `1_000` for a thousand, `0b101` for five).
 pub(crate) fn plain_is_safe(text: &str) -> bool {
     let Some(first) = text.chars().next() else {
         return false;
@@ -153,9 +154,28 @@ pub(crate) fn plain_is_safe(text: &str) -> bool {
     let reads_as_other = matches!(
         text,
         "null" | "Null" | "NULL" | "~" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+    ) || matches!(
+        text,
+        "y" | "Y"
+            | "yes"
+            | "Yes"
+            | "YES"
+            | "n"
+            | "N"
+            | "no"
+            | "No"
+            | "NO"
+            | "on"
+            | "On"
+            | "ON"
+            | "off"
+            | "Off"
+            | "OFF"
     ) || text.parse::<f64>().is_ok()
+        || (text.contains('_') && text.replace('_', "").parse::<f64>().is_ok())
         || text.starts_with("0x")
         || text.starts_with("0o")
+        || text.starts_with("0b")
         || text.starts_with('.');
     !reads_as_other
         && (first.is_alphanumeric() || first == '/')

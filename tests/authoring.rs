@@ -1346,6 +1346,25 @@ fn convert_refuses_a_record_with_a_yaml_comment() {
     assert_eq!(value["url"], "https://example.org/#fragment");
 }
 
+/// A string YAML 1.1 readers (PyYAML, Go's yaml.v2) would take for a boolean or a number,
+/// a key too, is quoted when converted to YAML, as YAML 1.2's own `true` and `1.5` are, so
+/// that every reader gets the string back.
+#[test]
+fn convert_quotes_what_yaml_1_1_would_read_as_another_type() {
+    let dir = things(&[(
+        "w.json",
+        r#"{"id": "w", "type": "thing", "name": "no", "misc": {"k": "on"},
+            "notes": "Y", "n": ["yes", "Off", "1_000", "0b101", "on-call", "snake_case"]}"#,
+    )]);
+    let run = run(dir.path(), &["convert", "--to", "yaml", "w"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "id: w\ntype: thing\nname: \"no\"\nmisc:\n  k: \"on\"\nnotes: \"Y\"\n\"n\":\n  - \"yes\"\n  \
+         - \"Off\"\n  - \"1_000\"\n  - \"0b101\"\n  - on-call\n  - snake_case\n"
+    );
+}
+
 /// `convert --all` names each record file that did not load as not converted, counts it,
 /// and fails, rather than report the records that loaded as all there are.
 #[test]

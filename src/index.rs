@@ -759,7 +759,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
     }
 
     /// A wiki-link names a record (qualified or bare) or, when bare, a prose page by stem.
-    fn resolve_wiki(&self, target: &str, all: &[usize]) -> Result<Target, Problem> {
+    pub(crate) fn resolve_wiki(&self, target: &str, all: &[usize]) -> Result<Target, Problem> {
         if !target.contains('/')
             && let Some(&doc) = self.docs.get(target)
         {

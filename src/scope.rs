@@ -576,17 +576,13 @@ impl CitedBefore {
             .iter()
             .filter_map(|(id, allowed)| index.resolve(id, allowed).ok())
             .collect();
-        if !self.wiki.is_empty() {
-            let pages: std::collections::HashSet<&str> =
-                corpus.docs.iter().map(|doc| doc.stem.as_str()).collect();
-            let all = schemas.every_collection();
-            records.extend(
-                self.wiki
-                    .iter()
-                    .filter(|target| target.contains('/') || !pages.contains(target.as_str()))
-                    .filter_map(|target| index.resolve(target, all).ok()),
-            );
-        }
+        let all = schemas.every_collection();
+        records.extend(self.wiki.iter().filter_map(
+            |target| match index.resolve_wiki(target, all) {
+                Ok(crate::index::Target::Record(record)) => Some(record),
+                _ => None,
+            },
+        ));
         let files = files_named(corpus, &self.files).into_iter().flatten();
         records.extend(files.filter_map(|file| corpus.record_of_file(file)));
         records

@@ -431,15 +431,9 @@ pub(super) fn named_records(
                 found.push(record);
             }
             Err(Problem::Ambiguous(records)) => {
-                let names: Vec<String> = records
-                    .iter()
-                    .map(|&record| format!("`{}`", index.qualified_id(record)))
-                    .collect();
-                say!(
-                    "error: `{id}` could be any of {}\nhelp: qualify it with its folder",
-                    names.join(", ")
-                );
-                return Err(ExitCode::from(2));
+                let qualified: Vec<String> =
+                    records.iter().map(|&r| index.qualified_id(r)).collect();
+                return Err(super::ambiguous(id, qualified.iter().map(String::as_str)));
             }
             Err(_) => {
                 if let Some(file) = unloaded_file(&corpus, &project.schemas, id) {

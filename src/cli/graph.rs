@@ -115,17 +115,10 @@ impl Web {
 fn find(graph: &CorpusGraph, id: &str) -> Result<NodeIndex, ExitCode> {
     match graph.lookup(id) {
         Ok(node) => Ok(node),
-        Err(candidates) if !candidates.is_empty() => {
-            let names: Vec<String> = candidates
-                .iter()
-                .map(|&n| format!("`{}`", graph.graph[n].id))
-                .collect();
-            say!(
-                "error: `{id}` could be any of {}\nhelp: qualify it with its folder",
-                names.join(", ")
-            );
-            Err(ExitCode::from(2))
-        }
+        Err(candidates) if !candidates.is_empty() => Err(super::ambiguous(
+            id,
+            candidates.iter().map(|&n| graph.graph[n].id.as_str()),
+        )),
         Err(_) => {
             // Compare bare ids with bare ids, then name the qualified one.
             let bare_of = |qualified: &'_ str| {

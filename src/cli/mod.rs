@@ -266,6 +266,17 @@ pub(crate) fn note_load_problems(problems: usize) {
     }
 }
 
+/// Refuses an id several records have (`vllm`, an engine and a source), naming each by its
+/// qualified id: exit code 2.
+pub(crate) fn ambiguous<'q>(id: &str, qualified: impl IntoIterator<Item = &'q str>) -> ExitCode {
+    let names: Vec<String> = qualified.into_iter().map(|q| format!("`{q}`")).collect();
+    say!(
+        "error: `{id}` could be any of {}\nhelp: qualify it with its folder",
+        names.join(", ")
+    );
+    ExitCode::from(2)
+}
+
 /// Reports problems that stop the run (config, schemas) on stderr, with exit code 2.
 pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCode {
     let sources = Sources::collect::<serde_json::Value>(root, None, errors);

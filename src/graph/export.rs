@@ -386,27 +386,8 @@ fn graphviz(
         let _ = input(&mut stdin).and_then(|()| stdin.flush());
     }
     // Read as it comes, so that a full pipe never stops `dot` while its time is watched.
-    let drain = |pipe: Option<Box<dyn io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let stdout = drain(
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
-    );
-    let stderr = drain(
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn io::Read + Send>),
-    );
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
@@ -441,6 +422,17 @@ fn graphviz(
         ));
     }
     Err(Graphviz::Failed(message))
+}
+
+/// Reads all of `pipe` on a thread of its own.
+fn drain(pipe: Option<impl io::Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 const NODE_WIDTH: f64 = 210.0;

@@ -180,11 +180,7 @@ fn dot_output_is_accepted_by_graphviz() {
         String::from_utf8_lossy(&output.stderr)
     );
     let svg = String::from_utf8(output.stdout).unwrap();
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..roxmltree::ParsingOptions::default()
-    };
-    roxmltree::Document::parse_with_options(&svg, options).unwrap();
+    common::svg_document(&svg);
     assert!(svg.contains("vLLM"));
 }
 
@@ -282,11 +278,7 @@ fn odd_folders_and_names_keep_every_format_valid() {
         return;
     }
     assert_eq!(svg.code, 0, "{}", svg.stderr);
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..roxmltree::ParsingOptions::default()
-    };
-    let document = roxmltree::Document::parse_with_options(&svg.stdout, options).unwrap();
+    let document = common::svg_document(&svg.stdout);
     let links: Vec<&str> = document
         .descendants()
         .filter_map(|n| n.attribute(("http://www.w3.org/1999/xlink", "href")))
@@ -572,11 +564,7 @@ fn noncharacters_in_a_name_keep_the_graphviz_svg_valid_xml() {
         return;
     }
     assert_eq!(svg.code, 0, "{}", svg.stderr);
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..roxmltree::ParsingOptions::default()
-    };
-    let document = roxmltree::Document::parse_with_options(&svg.stdout, options).unwrap();
+    let document = common::svg_document(&svg.stdout);
     assert!(
         document
             .descendants()

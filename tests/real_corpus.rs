@@ -45,10 +45,6 @@ fn the_samples_graph_is_drawn_as_svg() {
     }
     let run = on_sample("graph", &["--format", "svg"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: true,
-        ..roxmltree::ParsingOptions::default()
-    };
-    roxmltree::Document::parse_with_options(&run.stdout, options).unwrap();
+    common::svg_document(&run.stdout);
     assert!(run.stdout.contains("engines/mooncake"));
 }

@@ -321,3 +321,12 @@ pub fn sample() -> PathBuf {
     );
     path
 }
+
+/// An SVG parsed as XML, as a reader of it would; Graphviz's starts with a DOCTYPE.
+pub fn svg_document(svg: &str) -> roxmltree::Document<'_> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..roxmltree::ParsingOptions::default()
+    };
+    roxmltree::Document::parse_with_options(svg, options).expect("well-formed XML")
+}

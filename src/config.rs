@@ -313,6 +313,13 @@ impl Config {
         builder.build().ok()
     }
 
+    /// Whether a path relative to the root is one the `docs` patterns match: a prose page,
+    /// when it is a file.
+    pub fn is_docs_path(&self, relative: impl AsRef<Path>) -> bool {
+        self.docs_matcher()
+            .is_some_and(|docs| docs.is_match(relative.as_ref()))
+    }
+
     /// The config file the corpus at `root` is read by, or where it would be.
     pub fn path(&self, root: &Path) -> PathBuf {
         self.file.clone().unwrap_or_else(|| root.join(FILE_NAME))

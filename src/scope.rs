@@ -497,11 +497,7 @@ impl AtHead {
                 collection: candidate.collection,
                 record,
             }
-        } else if project
-            .config
-            .docs_matcher()
-            .is_some_and(|docs| docs.is_match(display))
-        {
+        } else if project.config.is_docs_path(display) {
             let text = head.and_then(|bytes| String::from_utf8(bytes.to_vec()).ok());
             AtHead::Page(text)
         } else {

@@ -350,12 +350,7 @@ fn corpus_own(project: &Project, path: &Path) -> Option<String> {
     let page = target
         .strip_prefix(&root)
         .ok()
-        .filter(|relative| {
-            project
-                .config
-                .docs_matcher()
-                .is_some_and(|docs| docs.is_match(relative))
-        })
+        .filter(|relative| project.config.is_docs_path(relative))
         .map(|_| "it is a prose page of the corpus".to_string());
     folder.or(config).or(page)
 }

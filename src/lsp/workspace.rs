@@ -227,11 +227,9 @@ impl Workspace {
     fn in_reach(&self, path: &Path) -> bool {
         let Project { root, config, .. } = &self.project;
         path.starts_with(root.join(&config.records))
-            || path.strip_prefix(root).is_ok_and(|relative| {
-                config
-                    .docs_matcher()
-                    .is_some_and(|globs| globs.is_match(relative))
-            })
+            || path
+                .strip_prefix(root)
+                .is_ok_and(|relative| config.is_docs_path(relative))
     }
 
     /// A file the corpus does not hold was created, opened or deleted where discovery

@@ -374,6 +374,36 @@ fn a_date_the_calendar_has_not_is_left_out_of_the_feed_and_sitemap() {
 }
 
 #[test]
+fn the_search_index_keeps_hashes_and_angle_brackets_written_as_text() {
+    let corpus = bundled_copy();
+    let record = "id: yaml-symbols\ntype: gotcha\nname: Symbols\nclass: config\n\
+        status: draft\nconfidence: 0.5\nupdated: 2026-01-01\n\
+        sources: [engine-vllm-github]\naffects: [vllm]\n\
+        symptom: |\n  # Heading\n\n  > Quoted: C# bindings see #123 when latency > 10 ms\n  \
+        and `Vec<u8>` goes a -> b.\n";
+    std::fs::write(
+        corpus.path().join("records/gotchas/yaml-symbols.yaml"),
+        record,
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let search = text(&site, "search/data.js");
+    let row = search
+        .lines()
+        .find(|line| line.contains("gotchas/yaml-symbols"))
+        .unwrap();
+    assert!(
+        row.contains(
+            "Heading Quoted: C# bindings see #123 when latency > 10 ms and Vec<u8> goes a -> b."
+        ),
+        "{row}"
+    );
+}
+
+#[test]
 fn a_page_gives_each_id_once_whatever_its_prose_names() {
     let corpus = bundled_copy();
     // Two long fields, each with a footnote `[^1]`, and headings named as the template's

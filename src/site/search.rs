@@ -91,7 +91,8 @@ fn collect_text(value: &FieldValue, out: &mut String) {
             if !text.starts_with("http://") && !text.starts_with("https://") =>
         {
             out.push_str(text);
-            out.push(' ');
+            // Each field starts a line, so that its own heading or quote marks are marks.
+            out.push('\n');
         }
         FieldValue::Array(items) => items.iter().for_each(|item| collect_text(item, out)),
         FieldValue::Object(map) => map.iter().for_each(|(_, item)| collect_text(item, out)),
@@ -104,7 +105,7 @@ fn collect_text(value: &FieldValue, out: &mut String) {
 fn plain(markdown: &str, limit: usize) -> String {
     let mut out = String::with_capacity(limit.min(markdown.len()));
     let mut count = 0;
-    let mut space = true;
+    let mut at = Place::LineStart;
     let mut rest = markdown;
     while count < limit {
         // Runs of ASCII characters kept as they are, most of any text, are copied whole: a
@@ -112,21 +113,26 @@ fn plain(markdown: &str, limit: usize) -> String {
         let run = rest
             .bytes()
             .take(limit - count)
-            .take_while(|&b| b.is_ascii() && !is_mark(char::from(b)) && !is_space(char::from(b)))
+            .take_while(|&b| {
+                b.is_ascii()
+                    && !is_mark(char::from(b))
+                    && !is_line_mark(char::from(b))
+                    && !is_space(char::from(b))
+            })
             .count();
         if let (Some(kept), Some(after)) = (rest.get(..run), rest.get(run..))
             && run > 0
         {
             out.push_str(kept);
             count += run;
-            space = false;
+            at = Place::Word;
             rest = after;
             continue;
         }
         let mut chars = rest.chars();
         let Some(c) = chars.next() else { break };
         rest = chars.as_str();
-        if let Some(c) = plain_char(c, &mut space) {
+        if let Some(c) = plain_char(c, &mut at) {
             out.push(c);
             count += 1;
         }
@@ -136,26 +142,53 @@ fn plain(markdown: &str, limit: usize) -> String {
     out
 }
 
-/// What plain text writes for `c`, or `None` when it drops it: a mark, or a space at the
-/// start or after a space (`space` says whether the last character written was one).
-fn plain_char(c: char, space: &mut bool) -> Option<char> {
-    let c = match c {
-        c if is_mark(c) => return None,
-        c if is_space(c) => ' ',
-        c => c,
-    };
-    if c == ' ' && *space {
-        return None;
-    }
-    *space = c == ' ';
-    Some(c)
+/// Where plain text is, for what it writes next.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    /// At a line's start, or after only spaces and line marks on it: a `#` or `>` here is
+    /// a heading's or a quote's mark, and nothing has been written since the last space.
+    LineStart,
+    /// After a space written within a line.
+    Space,
+    /// After a character of a word.
+    Word,
 }
 
-/// A Markdown mark that plain text leaves out. Not `_`: it is as often part of a word
-/// (`MY_ENV_VAR`, `vllm_batch_invariant`) as a mark, and a search for such a word must
-/// find it.
+/// What plain text writes for `c`, or `None` when it drops it: a mark, or a space at the
+/// start, after a space or at a line's start. `at` says where the text is, and is moved on.
+fn plain_char(c: char, at: &mut Place) -> Option<char> {
+    match c {
+        '\n' => {
+            let was = *at;
+            *at = Place::LineStart;
+            (was == Place::Word).then_some(' ')
+        }
+        c if is_space(c) => {
+            if *at != Place::Word {
+                return None;
+            }
+            *at = Place::Space;
+            Some(' ')
+        }
+        c if is_mark(c) || (is_line_mark(c) && *at == Place::LineStart) => None,
+        c => {
+            *at = Place::Word;
+            Some(c)
+        }
+    }
+}
+
+/// A Markdown mark that plain text leaves out wherever it stands. Not `_`: it is as often
+/// part of a word (`MY_ENV_VAR`, `vllm_batch_invariant`) as a mark, and a search for such
+/// a word must find it.
 fn is_mark(c: char) -> bool {
-    matches!(c, '*' | '`' | '#' | '[' | ']' | '>')
+    matches!(c, '*' | '`' | '[' | ']')
+}
+
+/// A Markdown mark only at a line's start: a heading's `#`, a quote's `>`. Elsewhere they
+/// are text a search must find: `C#`, `#123`, `latency > 10 ms`, `Vec<u8>`, `a -> b`.
+fn is_line_mark(c: char) -> bool {
+    matches!(c, '#' | '>')
 }
 
 /// What plain text writes as a space: whitespace, and a table's column bars.
@@ -176,12 +209,23 @@ mod tests {
         assert_eq!(plain("abcdef", 3), "abc");
     }
 
+    #[test]
+    fn heading_and_quote_marks_are_dropped_only_at_a_line_start() {
+        assert_eq!(
+            plain(
+                "C# and #123: latency > 10 ms, `Vec<u8>`\n> > quoted\n  # Head",
+                100
+            ),
+            "C# and #123: latency > 10 ms, Vec<u8> quoted Head"
+        );
+    }
+
     /// The definition: each character on its own, until `limit` are written.
     fn plain_by_characters(markdown: &str, limit: usize) -> String {
-        let mut space = true;
+        let mut at = Place::LineStart;
         let out: String = markdown
             .chars()
-            .filter_map(|c| plain_char(c, &mut space))
+            .filter_map(|c| plain_char(c, &mut at))
             .take(limit)
             .collect();
         out.trim_end().to_string()

@@ -77,6 +77,35 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `text` holds a character [`escaped`] replaces by U+FFFD: a control character
+/// other than a line break or tab, U+FFFE or U+FFFF.
+pub fn has_unholdable(text: &str) -> bool {
+    // Looked at a byte at a time, as all of a site's prose passes here: the characters
+    // sought are ASCII, or start with 0xEF.
+    let bytes = text.as_bytes();
+    bytes.iter().enumerate().any(|(at, &byte)| match byte {
+        b'\n' | b'\r' | b'\t' => false,
+        0..0x20 => true,
+        0xEF => matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])),
+        _ => false,
+    })
+}
+
+/// `markup` (HTML a renderer wrote, whose `<`, `&` and quotes are its own) with the
+/// characters [`escaped`] replaces by U+FFFD replaced the same way: a Markdown renderer
+/// escapes only markup, and passes a stray control character in prose on to the page.
+pub fn unholdable_replaced(markup: &str) -> String {
+    markup
+        .chars()
+        .map(|c| if is_unholdable(c) { '\u{FFFD}' } else { c })
+        .collect()
+}
+
+/// A character XML 1.0 cannot hold, which HTML also counts a parse error.
+fn is_unholdable(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}') && !matches!(c, '\n' | '\r' | '\t')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,6 +135,17 @@ mod tests {
         assert_eq!(escape("plain"), "plain");
     }
 
+    #[test]
+    fn replaces_what_xml_cannot_hold_in_markup_and_keeps_the_markup() {
+        let markup = "<p>a\u{1b}[31m &amp; \u{FFFF}\tb</p>\n";
+        assert!(has_unholdable(markup));
+        assert_eq!(
+            unholdable_replaced(markup),
+            "<p>a\u{FFFD}[31m &amp; \u{FFFD}\tb</p>\n"
+        );
+        assert!(!has_unholdable("<p>é\r\n</p>"));
+    }
+
     /// [`escaped`] one character at a time, the way the rules above read.
     fn escaped_char_by_char(text: &str) -> String {
         text.chars()
@@ -115,8 +155,7 @@ mod tests {
                 '>' => "&gt;".to_string(),
                 '"' => "&quot;".to_string(),
                 '\'' => "&#39;".to_string(),
-                '\n' | '\r' | '\t' => c.to_string(),
-                '\u{0}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}' => "\u{FFFD}".to_string(),
+                c if is_unholdable(c) => "\u{FFFD}".to_string(),
                 c => c.to_string(),
             })
             .collect()
@@ -126,6 +165,11 @@ mod tests {
         #[test]
         fn escapes_as_one_character_at_a_time_would(text in "(?s).{0,40}|[&<>\"'\\x00-\\x1F\u{FFFE}\u{FFFF}\u{EFBF}a\t\n]{0,20}") {
             proptest::prop_assert_eq!(escaped(&text), escaped_char_by_char(&text));
+        }
+        #[test]
+        fn finds_what_it_replaces(text in "(?s).{0,40}|[&<\\x00-\\x1F\u{FFFE}\u{FFFF}\u{EFBF}a\t\n]{0,20}") {
+            proptest::prop_assert_eq!(has_unholdable(&text), text.chars().any(is_unholdable));
+            proptest::prop_assert_eq!(has_unholdable(&text), unholdable_replaced(&text) != text);
         }
     }
 }

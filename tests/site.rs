@@ -404,6 +404,33 @@ fn the_search_index_keeps_hashes_and_angle_brackets_written_as_text() {
 }
 
 #[test]
+fn control_characters_in_prose_reach_no_page() {
+    let corpus = bundled_copy();
+    let record = "id: yaml-controls\ntype: gotcha\nname: Controls\nclass: config\n\
+        status: draft\nconfidence: 0.5\nupdated: 2026-01-01\n\
+        sources: [engine-vllm-github]\naffects: [vllm]\n\
+        symptom: \"The log shows \\e[31m red \\a and `a\\x0bb`.\\n\\nA second paragraph.\"\n";
+    std::fs::write(
+        corpus.path().join("records/gotchas/yaml-controls.yaml"),
+        record,
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let site = out.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let page = text(&site, "gotchas/yaml-controls/index.html");
+    assert!(
+        page.contains("The log shows \u{FFFD}[31m red \u{FFFD} and <code>a\u{FFFD}b</code>"),
+        "{page}"
+    );
+    assert!(
+        !page.contains(|c: char| c.is_ascii_control() && !matches!(c, '\n' | '\t')),
+        "{page}"
+    );
+}
+
+#[test]
 fn a_page_gives_each_id_once_whatever_its_prose_names() {
     let corpus = bundled_copy();
     // Two long fields, each with a footnote `[^1]`, and headings named as the template's

@@ -23,6 +23,7 @@ use super::content::Content;
 use super::urls;
 use crate::index::Target;
 use crate::links;
+use crate::markup;
 
 /// The ids the page templates give elements of their own, which no heading or footnote of
 /// the prose on a page may take: the skip link's `#main`, a section's `aria-labelledby`
@@ -173,6 +174,9 @@ pub fn render(
     name_footnotes(&mut events, ids);
     let mut out = String::with_capacity(prose.len() * 3 / 2);
     html::push_html(&mut out, events.into_iter());
+    if markup::has_unholdable(prose) {
+        return markup::unholdable_replaced(&out);
+    }
     out
 }
 

@@ -783,6 +783,28 @@ fn a_link_to_a_record_file_leads_to_its_page() {
     );
 }
 
+/// Prose about HTML quotes attributes as text: no link of the page, and no broken one.
+#[test]
+fn attributes_written_as_text_are_no_links() {
+    let corpus = bundled_copy();
+    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
+    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
+    std::fs::write(
+        corpus.path().join("docs/guide.md"),
+        "# Guide\n\nWrite `<link href=\"style.css\">` in the head. Set href=\"../../x\" too.\n\n\
+         ```html\n<script src=\"app.js\"></script>\n```\n",
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = text(&out, "docs/guide/index.html");
+    assert!(
+        page.contains("<code>&lt;link href=\"style.css\"&gt;</code>"),
+        "{page}"
+    );
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

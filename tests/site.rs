@@ -805,6 +805,37 @@ fn attributes_written_as_text_are_no_links() {
     );
 }
 
+/// HTML ids are never empty and hold no spaces, whatever the headings and footnotes say.
+#[test]
+fn headings_and_footnotes_get_ids_html_allows() {
+    let corpus = bundled_copy();
+    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
+    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
+    std::fs::write(
+        corpus.path().join("docs/guide.md"),
+        "# Guide\n\n## ???\n\n## !!!\n\nA claim.[^my note]\n\n[^my note]: The source.\n",
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = text(&out, "docs/guide/index.html");
+    let ids: Vec<&str> = page
+        .split(" id=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    for id in &ids {
+        assert!(!id.is_empty() && !id.contains(' '), "`{id}` in {ids:?}");
+    }
+    assert!(
+        ids.contains(&"section") && ids.contains(&"section-1"),
+        "{ids:?}"
+    );
+    assert!(page.contains("href=\"#my-note\""), "{page}");
+    assert!(ids.contains(&"my-note"), "{ids:?}");
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

@@ -389,7 +389,7 @@ fn name_headings(events: &mut [Event<'_>], ids: &mut PageIds<'_>) {
                     _ => {}
                 }
             }
-            let unique = ids.claim(&slug(&text));
+            let unique = ids.claim(&element_id(&text, "section"));
             if let Some(Event::Start(Tag::Heading { id, .. })) = events.get_mut(i) {
                 *id = Some(CowStr::from(unique));
             }
@@ -409,10 +409,21 @@ fn name_footnotes(events: &mut [Event<'_>], ids: &mut PageIds<'_>) {
         };
         let unique = named
             .entry(label.to_string())
-            .or_insert_with_key(|label| ids.claim(label));
+            .or_insert_with_key(|label| ids.claim(&element_id(label, "note")));
         if **label != **unique {
             *label = CowStr::from(unique.clone());
         }
+    }
+}
+
+/// The id of an element named `text`: its [`slug`], or `fallback` when that is empty (a
+/// heading `## ???`), as HTML ids are never empty and hold no spaces (a footnote `[^my note]`).
+fn element_id(text: &str, fallback: &str) -> String {
+    let slug = slug(text);
+    if slug.is_empty() {
+        fallback.to_string()
+    } else {
+        slug
     }
 }
 

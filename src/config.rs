@@ -403,6 +403,19 @@ pub fn base_url(url: &str) -> Result<String, String> {
              (`https://example.org/{url}`)"
         ));
     }
+    // A page's path is added after the base: after a query or a fragment it would be part
+    // of that, and every URL would name the base's page.
+    if let Some(tail) = url.find(['?', '#']).and_then(|at| url.get(at..)) {
+        return Err(format!(
+            "`{url}` has a {} (`{tail}`): a base URL is the folder the site is published \
+             in, and each page's path goes after it",
+            if tail.starts_with('?') {
+                "query"
+            } else {
+                "fragment"
+            },
+        ));
+    }
     // Written into the feed, the sitemap and every page's canonical link: what a URL may
     // not hold as it is (a space, a quote, a non-ASCII letter) is percent-encoded, and what
     // is encoded already is kept.

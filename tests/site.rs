@@ -580,9 +580,13 @@ fn links_hold_under_a_sub_path_base_url() {
     let feed = text(&out, "feed.xml");
     assert!(feed.contains("<link rel=\"alternate\" type=\"text/html\" href=\"/inference-research/engines/nvidia-dynamo/\"/>"));
     assert!(text(&out, "sitemap.xml").contains("<loc>/inference-research/engines/mooncake/</loc>"));
+    // A canonical link names a page's one address, which a path alone does not.
     let page = text(&out, "engines/mooncake/index.html");
+    assert!(!page.contains("rel=\"canonical\""), "{page}");
     assert!(
-        page.contains("<link rel=\"canonical\" href=\"/inference-research/engines/mooncake/\">")
+        run.stdout.contains("pages have no canonical link"),
+        "{}",
+        run.stdout
     );
     let missing = text(&out, "404.html");
     assert!(
@@ -594,6 +598,35 @@ fn links_hold_under_a_sub_path_base_url() {
     let run = build(corpus.path(), &spaced, &["--base-url", "/my kb"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(text(&spaced, "sitemap.xml").contains("<loc>/my%20kb/engines/mooncake/</loc>"));
+    let full = corpus.path().join("full");
+    let run = build(
+        corpus.path(),
+        &full,
+        &["--base-url", "https://example.org/kb/"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        text(&full, "engines/mooncake/index.html")
+            .contains("<link rel=\"canonical\" href=\"https://example.org/kb/engines/mooncake/\">")
+    );
+    assert!(!run.stdout.contains("no full URL"), "{}", run.stdout);
+}
+
+/// Every URL the site writes is the base and a path after it: after a query or a fragment,
+/// the path would be part of that.
+#[test]
+fn a_base_url_with_a_query_or_fragment_is_refused() {
+    let corpus = bundled_copy();
+    for (base, says) in [
+        ("https://example.org/kb/?x=1", "has a query (`?x=1`)"),
+        ("/kb/#top", "has a fragment (`#top`)"),
+    ] {
+        let out = corpus.path().join("out");
+        let run = build(corpus.path(), &out, &["--base-url", base]);
+        assert_eq!(run.code, 2, "{base}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(says), "{base}: {}", run.stderr);
+        assert!(!out.exists());
+    }
 }
 
 #[test]

@@ -81,14 +81,15 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
     }
     let mut text = content_report(&project, &corpus, &site, styled);
     let base = (args.base_url.as_deref()).unwrap_or(&project.config.site.base_url);
-    if !base.contains("://") {
+    if !crate::site::urls::is_full(base) {
         // The site itself links relatively and works anywhere; the feed's ids and the
         // sitemap's URLs must be absolute for those who read them, which only a full URL
-        // can make them.
+        // can make them, and the 404 page, shown at any depth, links from the base.
         text.push_str(&format!(
             "note: the base URL `{base}` is no full URL, so feed.xml and sitemap.xml hold \
-             relative URLs, which feed readers and search engines refuse (set `[site] \
-             base_url` or `--base-url` to the site's address, such as https://kb.example.org/)\n"
+             relative URLs, which feed readers and search engines refuse, pages have no \
+             canonical link, and 404.html links from `{base}` (set `[site] base_url` or \
+             `--base-url` to the site's address, such as https://kb.example.org/)\n"
         ));
     }
     text.push_str(&format!(

@@ -164,7 +164,13 @@ impl<'a, 'c> Frame<'a, 'c> {
                     },
                     root,
                     path,
-                    canonical: urls::absolute(&site.base_url, path),
+                    // A canonical link names the one address of a page: a path alone,
+                    // under a site published below the server's root, names another.
+                    canonical: if urls::is_full(&site.base_url) {
+                        urls::absolute(&site.base_url, path)
+                    } else {
+                        String::new()
+                    },
                     title: title.to_string(),
                     nav: &self.nav,
                 },

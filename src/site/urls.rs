@@ -103,6 +103,13 @@ pub fn query_value(text: &str) -> String {
     utf8_percent_encode(text, QUERY_VALUE).to_string()
 }
 
+/// Whether `base_url` is a full URL, with a scheme and a host, rather than a path on the
+/// server (`/`, `/kb/`): only a full one makes the feed's, the sitemap's and canonical
+/// links' URLs mean one place wherever they are read.
+pub fn is_full(base_url: &str) -> bool {
+    base_url.contains("://")
+}
+
 /// A site path's absolute URL under `base_url`, folders without `index.html` (the form a
 /// server answers and a reader shares).
 pub fn absolute(base_url: &str, path: &str) -> String {

@@ -371,6 +371,22 @@ fn a_date_the_calendar_has_not_is_left_out_of_the_feed_and_sitemap() {
         text(&site, "sitemap.xml").contains("/engines/vllm/"),
         "the page is still listed"
     );
+    // Lists show the value as written, as a `<time>` only when HTML can read it as one.
+    let list = text(&site, "engines/index.html");
+    assert!(list.contains("<td>2026-13-45</td>"), "{list}");
+    assert!(!list.contains("datetime=\"2026-13-45\""), "{list}");
+    std::fs::write(
+        &engine,
+        text_before.replace(&updated, "2026-02-03t10:00:00z"),
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&site).unwrap();
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        text(&site, "engines/index.html")
+            .contains("<time datetime=\"2026-02-03T10:00:00Z\">2026-02-03t10:00:00z</time>")
+    );
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! records' `updated` fields, never from the clock, so that two builds of the same corpus
 //! are identical.
 
+use std::borrow::Cow;
 use std::io;
 
 use super::content::Content;
@@ -62,6 +63,22 @@ fn timestamp(updated: &str) -> Option<String> {
         // RFC 3339 allows `t` and `z`; Atom wants them upper case, and they are the only
         // letters of a timestamp.
         updated.to_ascii_uppercase()
+    })
+}
+
+/// An `updated` value as HTML's `<time datetime>` takes it: a date, or a timestamp with
+/// `T` and `Z` in upper case; `None` for what HTML has no such string for (a text that is
+/// no date, the year 0, a leap second), which the page then shows as plain text.
+pub fn html_datetime(updated: &str) -> Option<Cow<'_, str>> {
+    let date = date_of(updated)?;
+    let leap_second = updated.get(17..19) == Some("60");
+    if date.starts_with("0000") || leap_second {
+        return None;
+    }
+    Some(if date.len() == updated.len() {
+        Cow::Borrowed(updated)
+    } else {
+        Cow::Owned(updated.to_ascii_uppercase())
     })
 }
 
@@ -249,6 +266,18 @@ mod tests {
             Some((1_709_251_200, 250_000_000))
         );
         assert_eq!(instant("last week"), None);
+    }
+
+    #[test]
+    fn html_takes_dates_and_upper_case_timestamps() {
+        assert_eq!(html_datetime("2026-10-03").as_deref(), Some("2026-10-03"));
+        assert_eq!(
+            html_datetime("2026-10-03t12:00:00.5z").as_deref(),
+            Some("2026-10-03T12:00:00.5Z")
+        );
+        for no_date in ["2026-02-30", "0000-01-01", "2016-12-31T23:59:60Z", "soon"] {
+            assert_eq!(html_datetime(no_date), None, "{no_date}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! Every context carries the frame `base.html` needs (see there) and links are written by
 //! the templates' `href()`, relative to the page.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use minijinja::Value as Html;
@@ -17,7 +18,7 @@ use serde_json::Value;
 use super::content::Content;
 use super::fields::{self, badge_class, label};
 use super::templates::Templates;
-use super::{markdown, urls};
+use super::{feed, markdown, urls};
 use crate::graph::export::{self, MAX_INPROCESS_SVG_NODES};
 
 /// How many recently updated records the home page lists.
@@ -69,6 +70,8 @@ struct Row<'a> {
     name: &'a str,
     path: &'a str,
     updated: Option<&'a str>,
+    /// `updated` as `<time datetime>` takes it, when it is a date.
+    datetime: Option<Cow<'a, str>>,
     badges: Vec<Badge<'a>>,
     cells: Vec<Cell<'a>>,
 }
@@ -189,6 +192,9 @@ impl<'a, 'c> Frame<'a, 'c> {
             name: content.name(published),
             path: &record.page,
             updated: content.text(published, "updated"),
+            datetime: content
+                .text(published, "updated")
+                .and_then(feed::html_datetime),
             badges: self.badges(published),
             cells: columns
                 .iter()

@@ -885,6 +885,33 @@ fn headings_and_footnotes_get_ids_html_allows() {
     assert!(ids.contains(&"my-note"), "{ids:?}");
 }
 
+/// A wiki-link two records answer to is marked as `check` reports it: ambiguous, not missing.
+#[test]
+fn an_ambiguous_wiki_link_is_marked_as_ambiguous() {
+    let corpus = bundled_copy();
+    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
+    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
+    std::fs::write(
+        corpus.path().join("docs/guide.md"),
+        "# Guide\n\nSee [[vllm]].\n",
+    )
+    .unwrap();
+    let engine = std::fs::read_to_string(corpus.path().join("records/engines/vllm.yaml")).unwrap();
+    std::fs::write(
+        corpus.path().join("records/sources/vllm.yaml"),
+        engine.replace("type: engine", "type: source"),
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = text(&out, "docs/guide/index.html");
+    assert!(
+        page.contains("ambiguous link: `vllm` could be any of `engines/vllm`, `sources/vllm`"),
+        "{page}"
+    );
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

@@ -21,7 +21,7 @@ use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
 
 use super::content::Content;
 use super::urls;
-use crate::index::Target;
+use crate::index::{Problem, Target};
 use crate::links;
 use crate::markup;
 
@@ -260,32 +260,48 @@ impl Renderer<'_, '_> {
             self.content
                 .index
                 .resolve_prose_link(self.file, &link, &self.content.all_collections);
-        let page = match resolved {
+        let page = match &resolved {
             Ok(Target::Record(record)) => {
-                self.content.published[record].map(|p| self.content.records[p].page.as_str())
+                self.content.published[*record].map(|p| self.content.records[p].page.as_str())
             }
             Ok(Target::Doc(doc)) => {
-                self.content.published_docs[doc].map(|d| self.content.docs[d].page.as_str())
+                self.content.published_docs[*doc].map(|d| self.content.docs[d].page.as_str())
             }
             Ok(Target::File) => return self.outside(dest_url),
             Err(_) => None,
         };
         match page {
             Some(page) => Rewrite::To(format!("{}{fragment}", urls::href(self.root, page))),
-            None => Rewrite::Mark(
-                "broken-link",
-                match link.kind {
-                    links::LinkKind::Wiki => {
-                        format!(
-                            "broken link: no record or page has the id `{}`",
-                            link.target
-                        )
-                    }
-                    links::LinkKind::File => {
-                        format!("broken link: `{}` points at no file", link.target)
-                    }
-                },
+            None => Rewrite::Mark("broken-link", self.why_broken(&link, &resolved)),
+        }
+    }
+
+    /// What a reader hovering a link that leads to no page is told: what `check` says of it.
+    // Record and collection indices come from the corpus and schemas the content was
+    // planned from.
+    #[allow(clippy::indexing_slicing)]
+    fn why_broken(&self, link: &links::Link, resolved: &Result<Target, Problem>) -> String {
+        let target = &link.target;
+        match (resolved, &link.kind) {
+            (Err(Problem::Ambiguous(records)), _) => format!(
+                "ambiguous link: `{target}` could be any of {}",
+                records
+                    .iter()
+                    .map(|&r| {
+                        let record = &self.content.corpus.records[r];
+                        let folder = &self.content.schemas.collections[record.collection].folder;
+                        format!("`{folder}/{}`", record.id)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
+            (Ok(_), _) => format!("broken link: `{target}` has no page on this site"),
+            (Err(_), links::LinkKind::Wiki) => {
+                format!("broken link: no record or page has the id `{target}`")
+            }
+            (Err(_), links::LinkKind::File) => {
+                format!("broken link: `{target}` points at no file")
+            }
         }
     }
 

@@ -770,9 +770,9 @@ impl<'c, F: Cites> IdIndex<'c, F> {
 
     /// A Markdown link names a file relative to the linking file: a prose page, a record's
     /// file (`[vLLM](../records/engines/vllm.md)`, which cites the record as a wiki-link
-    /// does), or another file of the repository.
+    /// does), or another file or folder of the repository (an image, a PDF).
     fn resolve_file(&self, file: usize, target: &str) -> Result<Target, Problem> {
-        let normal = linked_path(&self.corpus.files[file].path, target);
+        let normal = self.file_link(file, target);
         if let Some(&doc) = self.doc_paths.get(normal.as_path()) {
             return Ok(Target::Doc(doc));
         }
@@ -784,11 +784,20 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         if let Some(&record) = record_files.get(normal.as_path()) {
             return Ok(Target::Record(record));
         }
-        if normal.is_file() {
+        if normal.exists() {
             Ok(Target::File)
         } else {
             Err(Problem::Unresolved)
         }
+    }
+
+    /// The path a link to `target` in corpus file `file` names, normalized
+    /// ([`linked_path`]), its percent escapes decoded as a browser decodes them
+    /// (`my%20plot.png` is `my plot.png`).
+    pub fn file_link(&self, file: usize, target: &str) -> std::path::PathBuf {
+        let decoded = percent_encoding::percent_decode_str(target).decode_utf8();
+        let target = decoded.as_deref().unwrap_or(target);
+        linked_path(&self.corpus.files[file].path, target)
     }
 }
 

@@ -420,8 +420,10 @@ rules! {
     /// ## What it finds
     /// A link in prose that points at nothing: a wiki-link (`[[engines/vllm]]`,
     /// `[[engines/vllm|label]]`, `[[vllm]]`, `[[05-known-traps]]` for a prose page) naming no
-    /// record or page, or a Markdown link to a `.md` file that does not exist. Links inside
-    /// code spans and code blocks are text, not links.
+    /// record or page, or a relative link or image to a file that does not exist
+    /// (`[traps](05-known-traps.md)`, `![plot](plot.png)`, `[paper](paper.pdf)`; a `%20`
+    /// in the path is a space, as a browser reads it). Links inside code spans and code
+    /// blocks are text, not links.
     ///
     /// ## Why it matters
     /// A broken link is a dead end on the site and a citation that proves nothing.

@@ -136,7 +136,11 @@ pub fn render(
                 title,
                 id,
             }) => {
-                let rewrite = renderer.outside(&dest_url);
+                let rewrite = if links::is_file_image(link_type) {
+                    renderer.link(prose, base, link_type, &dest_url, at)
+                } else {
+                    renderer.outside(&dest_url)
+                };
                 let image = |dest_url| Tag::Image {
                     link_type,
                     dest_url,

@@ -112,6 +112,67 @@ fn links_in_tables_and_reference_links_are_read_and_placed_as_written() {
     );
 }
 
+/// Prose pages in several folders may share a stem: a bare wiki-link naming it is
+/// ambiguous, as an id several collections have is, and each page is named by its path
+/// below its `docs` folder or from the root, `.md` or not. A path that is also a record's
+/// qualified id names the record; the page is then named from the root.
+#[test]
+fn pages_sharing_a_stem_are_named_by_their_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "docs = [\"docs/**/*.md\"]\n",
+    )
+    .unwrap();
+    for (page, title) in [
+        ("linux/setup", "Linux"),
+        ("windows/setup", "Windows"),
+        ("engines/vllm", "Running vLLM"),
+    ] {
+        let path = dir.path().join(format!("docs/{page}.md"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("# {title}\n")).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("docs/guide.md"),
+        "# Guide\n\n[[setup]], [[windows/setup]], [[docs/windows/setup]],\n\
+         [[docs/linux/setup.md]], [[engines/vllm]] and [[docs/engines/vllm]].\n",
+    )
+    .unwrap();
+    let run = check(dir.path(), &["--format", "json"]);
+    let in_guide: Vec<serde_json::Value> = common::json_report(&run)
+        .into_iter()
+        .filter(|d| d["path"] == "docs/guide.md")
+        .collect();
+    assert_eq!(in_guide.len(), 1, "{in_guide:#?}");
+    let ambiguous = &in_guide[0];
+    assert_eq!(ambiguous["code"], "ambiguous-ref");
+    assert_eq!(
+        (&ambiguous["line"], &ambiguous["column"]),
+        (&3.into(), &3.into())
+    );
+    assert_eq!(
+        ambiguous["message"],
+        "the wiki-link `[[setup]]` could name any of the pages docs/linux/setup.md, docs/windows/setup.md"
+    );
+    let cited_by = |id: &str| -> serde_json::Value {
+        let root = dir.path().to_str().unwrap();
+        let run = common::gotchas(&["refs", "--root", root, id, "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let refs: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        refs["referenced_by"]["pages"]["link"].clone()
+    };
+    for id in [
+        "docs/windows/setup",
+        "docs/linux/setup",
+        "docs/engines/vllm",
+        "engines/vllm",
+    ] {
+        assert_eq!(cited_by(id), serde_json::json!(["docs/guide"]), "{id}");
+    }
+}
+
 /// A relative link or image to any file, not only a Markdown one, is checked: in a prose
 /// page, in a Markdown record's body and in a string field, each placed at its path, by
 /// `check` and by `build`, which marks it on the page. Files that exist, external links,

@@ -320,6 +320,20 @@ impl Config {
             .is_some_and(|docs| docs.is_match(relative.as_ref()))
     }
 
+    /// How many bytes at the start of `display`, a prose page's path from the root, are the
+    /// folder a `docs` pattern that may match it names before its first wildcard (`docs/`
+    /// of `docs/**/*.md`; the longest, when several do): a wiki-link may name the page by
+    /// the path after it (`[[windows/setup]]` for `docs/windows/setup.md`).
+    pub fn docs_folder_len(&self, display: &str) -> usize {
+        self.docs
+            .iter()
+            .map(|pattern| docs_folder(pattern))
+            .filter(|folder| display.starts_with(folder))
+            .map(str::len)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The config file the corpus at `root` is read by, or where it would be.
     pub fn path(&self, root: &Path) -> PathBuf {
         self.file.clone().unwrap_or_else(|| root.join(FILE_NAME))
@@ -348,6 +362,19 @@ impl Config {
             .or_else(|| rules::find(code).map(|rule| rule.default_level))
             .unwrap_or(Level::Error)
     }
+}
+
+/// The folder a `docs` pattern names before its first wildcard, with its `/`: `docs/` of
+/// `docs/**/*.md`, `` of `*.md`.
+fn docs_folder(pattern: &str) -> &str {
+    let wildcard = pattern
+        .find(['*', '?', '[', '{', '\\'])
+        .unwrap_or(pattern.len());
+    let fixed = pattern.get(..wildcard).unwrap_or_default();
+    fixed
+        .rfind('/')
+        .and_then(|slash| fixed.get(..=slash))
+        .unwrap_or_default()
 }
 
 /// A `docs` pattern as a glob, with `*` and `?` stopping at a `/`, as in a shell or a

@@ -418,6 +418,9 @@ pub struct Doc {
     pub file: usize,
     /// The file name without extension, by which wiki-links name it.
     pub stem: String,
+    /// How many bytes at the start of its file's display path are the folder of its `docs`
+    /// pattern ([`Config::docs_folder_len`]): a wiki-link may name it by the path after.
+    pub folder_len: usize,
 }
 
 // File and record indices are the corpus's own: it makes them, and callers get them from it.
@@ -633,6 +636,7 @@ impl<F> Corpus<F> {
                 self.docs.push(Doc {
                     file: self.files.len(),
                     stem,
+                    folder_len: config.docs_folder_len(&loaded.file.display),
                 });
             }
             self.files.push(loaded.file);

@@ -111,6 +111,9 @@ pub enum Problem {
     WrongTarget(Vec<usize>),
     /// A bare id that names records in several allowed collections.
     Ambiguous(Vec<usize>),
+    /// A wiki-link's page name (a stem, a path) that several prose pages have: the pages,
+    /// by index in [`Corpus::docs`].
+    AmbiguousPage(Vec<usize>),
 }
 
 /// A reference that did not resolve.
@@ -295,8 +298,10 @@ pub struct IdIndex<'c, F = Value> {
     bare: Vec<hashbrown::HashTable<(&'c str, Owners)>>,
     /// How many bits of a hash pick its shard of `bare` ([`shard_of`]).
     shard_bits: u32,
-    /// Prose page stem -> page.
-    docs: HashMap<&'c str, usize>,
+    /// Prose page name -> the pages it names, in corpus order: each page by its stem, by
+    /// its path from the corpus root and by its path below its `docs` folder, without
+    /// `.md` ([`page_names`]). A stem or a path that several pages share names them all.
+    docs: HashMap<&'c str, Vec<usize>>,
     /// Prose page path, normalized ([`normalize`]: a root of `.` makes `./docs/a.md`, which
     /// a link from `docs/b.md` names as `docs/a.md`) -> page.
     doc_paths: HashMap<std::path::PathBuf, usize>,
@@ -382,7 +387,9 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             record_files: OnceLock::new(),
         };
         for (i, doc) in corpus.docs.iter().enumerate() {
-            index.docs.entry(&doc.stem).or_insert(i);
+            for name in page_names(&corpus.files[doc.file].display, doc) {
+                index.docs.entry(name).or_default().push(i);
+            }
             index
                 .doc_paths
                 .insert(normalize(&corpus.files[doc.file].path), i);
@@ -623,13 +630,21 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         if unknown.contains('/') {
             return None;
         }
-        let stems = self.corpus.docs.iter().map(|doc| doc.stem.as_str());
+        // Several pages may share a stem: each is named once.
+        let stems: std::collections::BTreeSet<&str> = self
+            .corpus
+            .docs
+            .iter()
+            .map(|doc| doc.stem.as_str())
+            .collect();
         let named: Vec<String> = suggest::suggest(unknown, stems, SUGGESTIONS)
             .iter()
-            .filter_map(|s| {
-                let doc = self.docs.get(s.name)?;
-                let file = &self.corpus.files[self.corpus.docs[*doc].file];
-                Some(format!("the page {} ({})", s.name, file.display))
+            .flat_map(|s| {
+                let docs = self.docs.get(s.name).map(Vec::as_slice).unwrap_or_default();
+                docs.iter().map(|&doc| {
+                    let file = &self.corpus.files[self.corpus.docs[doc].file];
+                    format!("the page {} ({})", s.name, file.display)
+                })
             })
             .collect();
         did_you_mean_one_of(&named)
@@ -758,21 +773,51 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         }
     }
 
-    /// A wiki-link names a record (qualified or bare) or, when bare, a prose page by stem.
+    /// A wiki-link names a record (qualified or bare) or a prose page, by its stem or its
+    /// path (below its `docs` folder or from the corpus root, `.md` or not). A bare name is
+    /// a page's stem before a record's id; a path is a record's qualified id before a
+    /// page's path, as `[[engines/vllm]]` is how records are cited, so a page whose path
+    /// reads as one is named from the root (`[[docs/engines/vllm]]`). A name several pages
+    /// share names none of them ([`Problem::AmbiguousPage`]).
     pub(crate) fn resolve_wiki(&self, target: &str, all: &[usize]) -> Result<Target, Problem> {
-        if !target.contains('/')
-            && let Some(&doc) = self.docs.get(target)
-        {
-            return Ok(Target::Doc(doc));
+        let page = target.strip_suffix(".md").unwrap_or(target);
+        if !target.contains('/') {
+            return match self.page(page) {
+                Some(found) => found,
+                None => self.resolve(target, all).map(Target::Record),
+            };
         }
-        self.resolve(target, all).map(Target::Record)
+        match self.resolve(target, all) {
+            Err(Problem::Unresolved) => self.page(page).unwrap_or(Err(Problem::Unresolved)),
+            record => record.map(Target::Record),
+        }
+    }
+
+    /// The page `name` names, or why it names none, when some page has that name.
+    fn page(&self, name: &str) -> Option<Result<Target, Problem>> {
+        match self.docs.get(name)?.as_slice() {
+            [one] => Some(Ok(Target::Doc(*one))),
+            several => Some(Err(Problem::AmbiguousPage(several.to_vec()))),
+        }
+    }
+
+    /// The shortest path a wiki-link may name page `doc` by that names it alone: its path
+    /// below its `docs` folder, else from the root (without `.md`); `None` when both name
+    /// something else too.
+    pub fn page_name(&self, doc: usize) -> Option<&'c str> {
+        let of = &self.corpus.docs[doc];
+        page_paths(&self.corpus.files[of.file].display, of)
+            .into_iter()
+            .find(|name| {
+                self.resolve_wiki(name, self.schemas.every_collection()) == Ok(Target::Doc(doc))
+            })
     }
 
     /// A Markdown link names a file relative to the linking file: a prose page, a record's
     /// file (`[vLLM](../records/engines/vllm.md)`, which cites the record as a wiki-link
-    /// does), or another file of the repository.
+    /// does), or another file or folder of the repository (an image, a PDF).
     fn resolve_file(&self, file: usize, target: &str) -> Result<Target, Problem> {
-        let normal = linked_path(&self.corpus.files[file].path, target);
+        let normal = self.file_link(file, target);
         if let Some(&doc) = self.doc_paths.get(normal.as_path()) {
             return Ok(Target::Doc(doc));
         }
@@ -784,12 +829,41 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         if let Some(&record) = record_files.get(normal.as_path()) {
             return Ok(Target::Record(record));
         }
-        if normal.is_file() {
+        if normal.exists() {
             Ok(Target::File)
         } else {
             Err(Problem::Unresolved)
         }
     }
+
+    /// The path a link to `target` in corpus file `file` names, normalized
+    /// ([`linked_path`]), its percent escapes decoded as a browser decodes them
+    /// (`my%20plot.png` is `my plot.png`).
+    pub fn file_link(&self, file: usize, target: &str) -> std::path::PathBuf {
+        let decoded = percent_encoding::percent_decode_str(target).decode_utf8();
+        let target = decoded.as_deref().unwrap_or(target);
+        linked_path(&self.corpus.files[file].path, target)
+    }
+}
+
+/// The names a wiki-link may give a prose page shown as `display`: its stem and its
+/// [`page_paths`], each once (a page at the top of its folder has its stem for its path
+/// below it).
+fn page_names<'d>(display: &'d str, doc: &'d crate::corpus::Doc) -> Vec<&'d str> {
+    let mut names = vec![doc.stem.as_str()];
+    for name in page_paths(display, doc) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The paths of a prose page shown as `display`, without `.md`: below its `docs` folder,
+/// and from the root.
+fn page_paths<'d>(display: &'d str, doc: &crate::corpus::Doc) -> [&'d str; 2] {
+    let path = display.strip_suffix(".md").unwrap_or(display);
+    [path.get(doc.folder_len..).unwrap_or(path), path]
 }
 
 /// "did you mean a?" or "did you mean one of a, b?" of the things `named`; `None` for none.

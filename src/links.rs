@@ -1,5 +1,6 @@
 //! Links in Markdown prose: wiki-links (`[[engines/vllm]]`, `[[engines/vllm|vLLM]]`,
-//! `[[vllm]]`) and ordinary links to other Markdown files (`[traps](05-known-traps.md)`).
+//! `[[vllm]]`) and ordinary links and images to other files of the corpus
+//! (`[traps](05-known-traps.md)`, `![plot](plot.png)`).
 //!
 //! pulldown-cmark finds them (wiki-links are built in since 0.13), so a link inside a code span
 //! or a code block is text, not a link, exactly as a reader of the rendered page sees it.
@@ -13,7 +14,8 @@ use crate::source::{Format, Span};
 pub enum LinkKind {
     /// `[[target]]` or `[[target|label]]`: a record id or a prose page's stem.
     Wiki,
-    /// `[text](path.md)`: a path to another Markdown file, relative to the linking file.
+    /// `[text](path.md)`, `![alt](plot.png)`: a path to another file, relative to the
+    /// linking file.
     File,
 }
 
@@ -22,7 +24,7 @@ pub enum LinkKind {
 pub struct Link {
     /// Wiki or file link.
     pub kind: LinkKind,
-    /// The target as written, without any `#fragment`.
+    /// The target as written, without any `?query` or `#fragment`.
     pub target: String,
     /// Where the target text is in the file (what a fix would replace).
     pub span: Span,
@@ -36,18 +38,39 @@ pub fn extract(text: &str, range: &Span) -> Vec<Link> {
     let mut events = Parser::new_ext(prose, Options::ENABLE_WIKILINKS).into_offset_iter();
     let mut links = Vec::new();
     while let Some((event, at)) = events.next() {
-        if let Event::Start(Tag::Link {
+        if let Some((link_type, dest_url, id)) = opened(&event) {
+            let at = destination_at(events.reference_definitions(), link_type, id, at);
+            links.extend(classify(prose, range.start, link_type, dest_url, at));
+        }
+    }
+    links
+}
+
+/// The link type, destination and reference id of a parser event that opens a link, or an
+/// image that shows a file ([`is_file_image`]): the events [`classify`] is given.
+pub fn opened<'e>(event: &'e Event<'_>) -> Option<(LinkType, &'e str, &'e str)> {
+    match event {
+        Event::Start(Tag::Link {
             link_type,
             dest_url,
             id,
             ..
-        }) = event
-        {
-            let at = destination_at(events.reference_definitions(), link_type, &id, at);
-            links.extend(classify(prose, range.start, link_type, &dest_url, at));
-        }
+        }) => Some((*link_type, dest_url, id)),
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            id,
+            ..
+        }) if is_file_image(*link_type) => Some((*link_type, dest_url, id)),
+        _ => None,
     }
-    links
+}
+
+/// Whether an image of `link_type` shows a file named by its path, as `![alt](plot.png)`
+/// does; an embedded wiki-link (`![[vllm]]`, Obsidian's) names no file, and is left alone
+/// as the site leaves it.
+pub fn is_file_image(link_type: LinkType) -> bool {
+    !matches!(link_type, LinkType::WikiLink { .. })
 }
 
 /// Where a link's destination is written: a reference link's (`[text][r]`, `[r][]`, `[r]`)
@@ -61,8 +84,9 @@ pub fn destination_at(definitions: &RefDefs<'_>, link_type: LinkType, id: &str, 
     }
 }
 
-/// The corpus link that a parser's link event stands for, if it is one: a wiki-link, or a
-/// link to a Markdown file. `prose` is the parsed text, which starts at byte `base` of its
+/// The corpus link that a parser's link or image event stands for, if it is one: a
+/// wiki-link, or a relative link to a file (of any kind: a missing image is as broken as a
+/// missing page). `prose` is the parsed text, which starts at byte `base` of its
 /// file, and `at` the range in `prose` where the destination is written
 /// ([`destination_at`]). Shared with the site's Markdown renderer so that a page links
 /// exactly what `check` resolves.
@@ -75,9 +99,9 @@ pub fn classify(
 ) -> Option<Link> {
     let (kind, opening) = match link_type {
         LinkType::WikiLink { .. } => (LinkKind::Wiki, b'['),
-        LinkType::Inline if is_markdown_file(dest_url) => (LinkKind::File, b'('),
+        LinkType::Inline if is_relative_path(dest_url) => (LinkKind::File, b'('),
         LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
-            if is_markdown_file(dest_url) =>
+            if is_relative_path(dest_url) =>
         {
             (LinkKind::File, b':')
         }
@@ -92,7 +116,11 @@ pub fn classify(
     let written = prose.get(at.clone()).unwrap_or_default();
     let target_start =
         destination_in(written, dest_url, opening).map_or(at.start, |i| at.start + i);
-    let target = dest_url.split('#').next().unwrap_or_default().to_string();
+    let target = match kind {
+        LinkKind::Wiki => dest_url.split('#').next(),
+        LinkKind::File => dest_url.split(['#', '?']).next(),
+    };
+    let target = target.unwrap_or_default().to_string();
     if target.is_empty() {
         return None;
     }
@@ -121,25 +149,35 @@ fn destination_in(written: &str, destination: &str, opening: u8) -> Option<usize
         })
 }
 
-/// A relative link to a `.md` file: no scheme, no absolute path.
-fn is_markdown_file(url: &str) -> bool {
-    let path = url.split('#').next().unwrap_or_default();
-    path.ends_with(".md") && !path.contains("://") && !path.starts_with('/')
+/// A relative link to a file: a path, without a scheme (`https:`, `mailto:`), as a
+/// browser reads one (a colon before any slash), and not absolute (`/x`, `//host/x`),
+/// since what the root of an absolute path is depends on where the prose is shown. A
+/// fragment alone (`#notes`) is a place on the same page.
+fn is_relative_path(url: &str) -> bool {
+    let path = url.split(['#', '?']).next().unwrap_or_default();
+    let has_scheme = path
+        .split_once(':')
+        .is_some_and(|(scheme, _)| !scheme.contains('/'));
+    !path.is_empty() && !has_scheme && !path.starts_with('/')
 }
 
-/// Whether a string may hold a wiki-link or a link to a Markdown file: a quick test, as
-/// almost no string does and every string of every record is tested.
+/// Whether a string may hold a wiki-link or a link to a file: a quick test, as almost no
+/// string does and every string of every record is tested.
 ///
 /// Every kind of link [`classify`] accepts (wiki, inline, reference, collapsed, shortcut) is
 /// written with a `[`, and prose rarely has one, so one scan for that byte settles nearly
-/// every string. Scanning for `.` as well, as this once did, stopped at the end of every
-/// sentence. `check` reads links only from the strings that pass, and the site renders only
-/// those as Markdown, so that a page links exactly what `check` resolves.
+/// every string; after it, a link is written with `[[` (a wiki-link), `](` (an inline link
+/// or image) or `]:` (the definition a reference link needs). Scanning for `.` as well, as
+/// this once did, stopped at the end of every sentence. `check` reads links only from the
+/// strings that pass, and the site renders only those as Markdown, so that a page links
+/// exactly what `check` resolves.
 pub fn may_hold_link(text: &str) -> bool {
     let bytes = text.as_bytes();
     memchr::memchr(b'[', bytes).is_some_and(|first| {
         let rest = bytes.get(first..).unwrap_or_default();
-        memchr::memmem::find(rest, b"[[").is_some() || memchr::memmem::find(rest, b".md").is_some()
+        [&b"[["[..], b"](", b"]:"]
+            .iter()
+            .any(|pair| memchr::memmem::find(rest, pair).is_some())
     })
 }
 
@@ -218,6 +256,21 @@ mod tests {
     }
 
     #[test]
+    fn images_and_links_to_any_relative_file_are_file_links() {
+        let text = "![plot](img/plot.png \"t\") [pdf](paper.pdf?dl=1#p2) ![[embedded]] \
+                    [mail](mailto:a@b.org) [abs](/x.png) [host](//h/x.png) [here](#top)\n\n\
+                    [r]: notes.txt\n\nSee [r].\n";
+        assert_eq!(
+            targets(text),
+            vec![
+                (LinkKind::File, "img/plot.png".into(), "img/plot.png".into()),
+                (LinkKind::File, "paper.pdf".into(), "paper.pdf".into()),
+                (LinkKind::File, "notes.txt".into(), "notes.txt".into()),
+            ]
+        );
+    }
+
+    #[test]
     fn links_in_code_are_not_links() {
         let text = "`[[engines/vllm]]`\n\n```\n[[mooncake]]\n```\n\n    [[indented]]\n";
         assert!(targets(text).is_empty());
@@ -238,6 +291,8 @@ mod tests {
             "[[",
             "a [page](docs/x.md).",
             "[x]\n\n[x]: a.md",
+            "![plot](plot.png)",
+            "[paper](paper.pdf)",
         ] {
             assert!(may_hold_link(linking), "{linking}");
         }

@@ -401,8 +401,10 @@ rules! {
 
     /// ## What it finds
     /// A bare id that names records in several of the collections a field allows (or, for a
-    /// wiki-link, in several collections at all). Ambiguity across collections the field
-    /// cannot point at is not reported: it resolves to the one that fits.
+    /// wiki-link, in several collections at all), or a wiki-link naming prose pages in
+    /// several folders by the stem they share (`[[setup]]` with `docs/linux/setup.md` and
+    /// `docs/windows/setup.md`). Ambiguity across collections the field cannot point at is
+    /// not reported: it resolves to the one that fits.
     ///
     /// ## Why it matters
     /// Which record is meant would depend on lookup order, and adding a record elsewhere
@@ -414,14 +416,18 @@ rules! {
     /// ```
     ///
     /// ## How to fix
-    /// Qualify the id with its folder: `accelerators/gaudi`.
+    /// Qualify the id with its folder: `accelerators/gaudi`; name a page by its path:
+    /// `[[windows/setup]]`.
     AMBIGUOUS_REF = "ambiguous-ref", Error, fatal = false, "a bare id names records in several collections";
 
     /// ## What it finds
     /// A link in prose that points at nothing: a wiki-link (`[[engines/vllm]]`,
-    /// `[[engines/vllm|label]]`, `[[vllm]]`, `[[05-known-traps]]` for a prose page) naming no
-    /// record or page, or a Markdown link to a `.md` file that does not exist. Links inside
-    /// code spans and code blocks are text, not links.
+    /// `[[engines/vllm|label]]`, `[[vllm]]`, `[[05-known-traps]]` or `[[windows/setup]]` for
+    /// a prose page) naming no
+    /// record or page, or a relative link or image to a file that does not exist
+    /// (`[traps](05-known-traps.md)`, `![plot](plot.png)`, `[paper](paper.pdf)`; a `%20`
+    /// in the path is a space, as a browser reads it). Links inside code spans and code
+    /// blocks are text, not links.
     ///
     /// ## Why it matters
     /// A broken link is a dead end on the site and a citation that proves nothing.

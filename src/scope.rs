@@ -323,6 +323,7 @@ impl Scope {
                     Problem::WrongTarget(records) | Problem::Ambiguous(records) => {
                         records.iter().any(|&r| record_targeted[r])
                     }
+                    Problem::AmbiguousPage(docs) => docs.iter().any(|&d| doc_targeted[d]),
                 };
             if cites {
                 referrers.push(reference.source.file(corpus));

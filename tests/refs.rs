@@ -112,6 +112,127 @@ fn links_in_tables_and_reference_links_are_read_and_placed_as_written() {
     );
 }
 
+/// Prose pages in several folders may share a stem: a bare wiki-link naming it is
+/// ambiguous, as an id several collections have is, and each page is named by its path
+/// below its `docs` folder or from the root, `.md` or not. A path that is also a record's
+/// qualified id names the record; the page is then named from the root.
+#[test]
+fn pages_sharing_a_stem_are_named_by_their_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    std::fs::write(
+        dir.path().join("gotchas.toml"),
+        "docs = [\"docs/**/*.md\"]\n",
+    )
+    .unwrap();
+    for (page, title) in [
+        ("linux/setup", "Linux"),
+        ("windows/setup", "Windows"),
+        ("engines/vllm", "Running vLLM"),
+    ] {
+        let path = dir.path().join(format!("docs/{page}.md"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, format!("# {title}\n")).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("docs/guide.md"),
+        "# Guide\n\n[[setup]], [[windows/setup]], [[docs/windows/setup]],\n\
+         [[docs/linux/setup.md]], [[engines/vllm]] and [[docs/engines/vllm]].\n",
+    )
+    .unwrap();
+    let run = check(dir.path(), &["--format", "json"]);
+    let in_guide: Vec<serde_json::Value> = common::json_report(&run)
+        .into_iter()
+        .filter(|d| d["path"] == "docs/guide.md")
+        .collect();
+    assert_eq!(in_guide.len(), 1, "{in_guide:#?}");
+    let ambiguous = &in_guide[0];
+    assert_eq!(ambiguous["code"], "ambiguous-ref");
+    assert_eq!(
+        (&ambiguous["line"], &ambiguous["column"]),
+        (&3.into(), &3.into())
+    );
+    assert_eq!(
+        ambiguous["message"],
+        "the wiki-link `[[setup]]` could name any of the pages docs/linux/setup.md, docs/windows/setup.md"
+    );
+    let cited_by = |id: &str| -> serde_json::Value {
+        let root = dir.path().to_str().unwrap();
+        let run = common::gotchas(&["refs", "--root", root, id, "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let refs: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        refs["referenced_by"]["pages"]["link"].clone()
+    };
+    for id in [
+        "docs/windows/setup",
+        "docs/linux/setup",
+        "docs/engines/vllm",
+        "engines/vllm",
+    ] {
+        assert_eq!(cited_by(id), serde_json::json!(["docs/guide"]), "{id}");
+    }
+}
+
+/// A relative link or image to any file, not only a Markdown one, is checked: in a prose
+/// page, in a Markdown record's body and in a string field, each placed at its path, by
+/// `check` and by `build`, which marks it on the page. Files that exist, external links,
+/// fragments of the page itself and escaped spaces are no problem.
+#[test]
+fn a_link_or_image_to_a_missing_file_of_any_kind_is_broken() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("refs"), dir.path());
+    std::fs::write(dir.path().join("docs/pic.png"), b"\x89PNG").unwrap();
+    std::fs::write(dir.path().join("docs/my plot.svg"), "<svg/>").unwrap();
+    std::fs::write(
+        dir.path().join("docs/files.md"),
+        "# Files\n\n![a picture](pic.png) ![plot](my%20plot.svg) [site](https://x.org/a.png)\n\
+         [top](#files) and [here](files.md#files).\n\n\
+         ![x](nope.png) and [f](nope.txt?raw=1#l2).\n\n[r]: gone.pdf\n\nSee [r].\n",
+    )
+    .unwrap();
+    let record = dir.path().join("records/gotchas/bad-md.md");
+    let body = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(&record, format!("{body}\n![diagram](diagram.svg)\n")).unwrap();
+    let line = body.lines().count() + 2;
+    // The record's body has broken links of its own above the image.
+    let found = |run: &common::Run| -> Vec<String> {
+        json_diagnostics(run)
+            .into_iter()
+            .filter(|(code, file, at, _)| {
+                code == "broken-link" && (file == "docs/files.md" || *at == Some(line as u64))
+            })
+            .map(|(_, file, line, column)| format!("{file}:{}:{}", line.unwrap(), column.unwrap()))
+            .collect()
+    };
+    let expected = [
+        "docs/files.md:6:6".to_string(),
+        "docs/files.md:6:24".to_string(),
+        "docs/files.md:8:6".to_string(),
+        format!("records/gotchas/bad-md.md:{line}:12"),
+    ];
+    assert_eq!(found(&check(dir.path(), &["--format", "json"])), expected);
+    let out = dir.path().join("out");
+    let build = common::gotchas(&[
+        "build",
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    for place in &expected {
+        assert!(
+            build.stdout.contains(&format!("--> {place}\n")),
+            "{place}: {}",
+            build.stdout
+        );
+    }
+    let page = std::fs::read_to_string(out.join("docs/files/index.html")).unwrap();
+    assert_eq!(page.matches("class=\"broken-link\"").count(), 3, "{page}");
+}
+
 #[test]
 fn a_misspelt_folder_is_fixed_to_the_same_id_never_to_a_neighbour() {
     let engine = |id: &str| format!("id: {id}\nname: {id}\n{ENGINE}");

@@ -1296,3 +1296,85 @@ fn the_build_notes_unlinked_references_and_a_relative_base_url() {
         "{said}"
     );
 }
+
+/// A local file that prose links to or shows as an image is copied into the site at its
+/// path from the corpus root, and the link leads to the copy, with or without `repo_url`:
+/// from a prose page and from a record's body, its `%20` and fragment kept. A hidden file,
+/// a schema, the config and a symbolic link leading out of the corpus are never copied.
+#[test]
+fn files_prose_links_to_are_copied_into_the_site() {
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    std::fs::create_dir_all(root.join("docs/sub")).unwrap();
+    std::fs::write(root.join("docs/pic.png"), b"\x89PNG picture").unwrap();
+    std::fs::write(root.join("docs/sub/my paper.pdf"), b"%PDF paper").unwrap();
+    std::fs::write(root.join(".env"), "SECRET=1\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), root.join("docs/out.txt"))
+        .unwrap();
+    std::fs::write(
+        root.join("docs/guide.md"),
+        "# Guide\n\n![a picture](pic.png) [paper](sub/my%20paper.pdf#page=2)\n\
+         [env](../.env) [schema](../schema/gotcha.schema.json) [config](../gotchas.toml)\n\
+         [out](out.txt)\n",
+    )
+    .unwrap();
+    let name = "pd-batch-invariant-mode-absent-from-kv-namespace";
+    let record = root.join(format!("records/gotchas/{name}.md"));
+    let body = std::fs::read_to_string(&record).unwrap();
+    std::fs::write(&record, format!("{body}\n![diagram](../../docs/pic.png)\n")).unwrap();
+    for config in ["", "[site]\nrepo_url = \"https://github.com/org/kb\"\n"] {
+        configure(root, &format!("docs = [\"docs/*.md\"]\n{config}"));
+        let out = root.join("out");
+        let run = build(root, &out, &[]);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        assert_eq!(crawl(&out, "/"), Vec::<String>::new());
+        let site = files(&out);
+        assert_eq!(site["docs/pic.png"], b"\x89PNG picture");
+        assert_eq!(site["docs/sub/my paper.pdf"], b"%PDF paper");
+        for withheld in [
+            ".env",
+            "schema/gotcha.schema.json",
+            "gotchas.toml",
+            "docs/out.txt",
+        ] {
+            assert!(!site.contains_key(withheld), "{withheld} is copied");
+        }
+        let page = text(&out, "docs/guide/index.html");
+        assert!(page.contains("<img src=\"../../docs/pic.png\""), "{page}");
+        assert!(
+            page.contains("href=\"../../docs/sub/my%20paper.pdf#page=2\""),
+            "{page}"
+        );
+        assert!(!page.contains("/blob/HEAD/docs/pic.png"), "{page}");
+        let shown = text(&out, &format!("gotchas/{name}/index.html"));
+        assert!(shown.contains("<img src=\"../../docs/pic.png\""), "{shown}");
+    }
+}
+
+/// A linked file whose path is one a generated file has is refused, as other collisions
+/// are, rather than either overwriting the other.
+#[test]
+fn a_linked_file_where_a_generated_one_goes_is_refused() {
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    configure(root, "docs = [\"docs/*.md\"]\n");
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::create_dir_all(root.join("engines")).unwrap();
+    std::fs::write(root.join("engines/vllm.json"), "{}").unwrap();
+    std::fs::write(
+        root.join("docs/guide.md"),
+        "# Guide\n\n[data](../engines/vllm.json)\n",
+    )
+    .unwrap();
+    let run = build(root, &root.join("out"), &[]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "two files of the site would be written to `engines/vllm.json`: a record's JSON and a file prose links to"
+        ),
+        "{}",
+        run.stderr
+    );
+}

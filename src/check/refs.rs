@@ -77,7 +77,7 @@ fn looked_up<'r, F: Cites>(
             (bare == text || index.resolve(bare, reference.allowed).is_err())
                 .then_some((bare, reference.allowed))
         }
-        Problem::Ambiguous(_) => None,
+        Problem::Ambiguous(_) | Problem::AmbiguousPage(_) => None,
     }
 }
 
@@ -281,7 +281,52 @@ fn diagnose<F: Cites>(
             }
             diagnostic
         }
+        Problem::AmbiguousPage(pages) => {
+            ambiguous_page(corpus, index, display, anchor, text, pages)
+        }
     }
+}
+
+/// The diagnostic of a wiki-link naming several prose pages (`[[setup]]` where
+/// `docs/linux/setup.md` and `docs/windows/setup.md` both exist): the same rule as an id
+/// several collections have, with the first page's path offered as the fix.
+// Doc and file indices come from the corpus the index was built from.
+#[allow(clippy::indexing_slicing)]
+fn ambiguous_page<F: Cites>(
+    corpus: &Corpus<F>,
+    index: &IdIndex<'_, F>,
+    display: &str,
+    anchor: Anchor,
+    text: &str,
+    pages: &[usize],
+) -> Diagnostic {
+    let files: Vec<&str> = pages
+        .iter()
+        .map(|&doc| corpus.files[corpus.docs[doc].file].display.as_str())
+        .collect();
+    let diagnostic = Diagnostic::new(
+        rules::AMBIGUOUS_REF,
+        display,
+        format!(
+            "the wiki-link `[[{text}]]` could name any of the pages {}",
+            files.join(", ")
+        ),
+    )
+    .at(anchor.clone())
+    .with_label("several pages have this name")
+    .with_note("a wiki-link names a page by its stem, or by its path below its `docs` folder or from the root");
+    let Some(name) = pages.first().and_then(|&doc| index.page_name(doc)) else {
+        return diagnostic.with_help("name the page by its path");
+    };
+    diagnostic
+        .with_help(format!("name the page by its path, for example `{name}`"))
+        .with_fix(Fix {
+            applicability: Applicability::MaybeIncorrect,
+            edits: vec![Edit {
+                anchor,
+                replacement: name.to_string(),
+            }],
+        })
 }
 
 /// For a reference naming a record of a collection it may not point at, the record it

@@ -288,6 +288,7 @@ pub(crate) fn refs(cli: &Cli, args: &RefsArgs, out: &mut impl Write) -> ExitCode
             Problem::Unresolved => "names no record",
             Problem::WrongTarget(_) => "names a record of a collection the field does not allow",
             Problem::Ambiguous(_) => "names records in several collections",
+            Problem::AmbiguousPage(_) => "names several prose pages",
         };
         report
             .unresolved

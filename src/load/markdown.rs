@@ -108,7 +108,7 @@ pub struct Body {
     /// The other level-2 headings, which stay prose: each heading line's span in the file
     /// and its field name, for a did-you-mean when it is a typo of a field's.
     pub other_headings: Vec<(Span, String)>,
-    /// The wiki-links and links to Markdown files, in order, with spans in the file.
+    /// The wiki-links and links and images to files, in order, with spans in the file.
     pub links: Vec<Link>,
 }
 
@@ -122,22 +122,17 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
     let mut links = Vec::new();
     let mut events = Parser::new_ext(body_text, Options::ENABLE_WIKILINKS).into_offset_iter();
     while let Some((event, range)) = events.next() {
-        match event {
-            Event::Start(Tag::Link {
-                link_type,
-                dest_url,
-                id,
-                ..
-            }) => {
+        match links::opened(&event) {
+            Some((link_type, dest_url, id)) => {
                 wiki_link_in_heading |=
                     headings.in_heading() && matches!(link_type, LinkType::WikiLink { .. });
                 let at =
-                    links::destination_at(events.reference_definitions(), link_type, &id, range);
+                    links::destination_at(events.reference_definitions(), link_type, id, range);
                 links.extend(links::classify(
-                    body_text, body.start, link_type, &dest_url, at,
+                    body_text, body.start, link_type, dest_url, at,
                 ));
             }
-            event => headings.follow(event, range),
+            None => headings.follow(event, range),
         }
     }
     let headings = headings.found;

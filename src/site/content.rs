@@ -21,6 +21,7 @@ use crate::schema::enum_fields;
 use crate::suggest;
 
 use super::kept::{FieldValue, Kept};
+use super::linked::Linked;
 
 /// The enum fields that get value pages when the config does not list them.
 const DEFAULT_ENUM_PAGES: &[&str] = &["severity", "status"];
@@ -125,6 +126,8 @@ pub struct Content<'c> {
     pub collections: Vec<CollectionPage>,
     /// Enum field pages, in the configured order.
     pub enums: Vec<EnumPage>,
+    /// The files prose links to that the site copies.
+    pub linked: Linked,
 }
 
 // The published vectors have one entry per corpus record or doc; indices come from them.
@@ -204,6 +207,7 @@ impl<'c> Content<'c> {
             .into_iter()
             .map(|(_, pointer, to)| (pointer, to))
             .collect();
+        let linked = Linked::find(root, config, schemas, corpus, &index, &resolved);
         let mut content = Content {
             corpus,
             schemas,
@@ -219,6 +223,7 @@ impl<'c> Content<'c> {
             published_docs,
             collections: Vec::new(),
             enums: Vec::new(),
+            linked,
         };
         content.collections = content.collection_pages();
         content.enums = enum_names

@@ -3,9 +3,10 @@
 //! Links are rewritten on the way through. A wiki-link or a link to a Markdown file is
 //! resolved by the same resolver as `check` ([`IdIndex::resolve_prose_link`]), so a page links
 //! exactly what `check` accepts, and what `check` reports is visibly marked instead of
-//! linked. Any other relative link points at a file of the repository that the site does not
-//! publish: it goes to the repository when `repo_url` is set, and is marked otherwise. So the
-//! only internal links in a page are links the generator knows arrive.
+//! linked. A link or image to another file of the corpus goes to the site's copy of it
+//! ([`super::linked`]); one to a file the site does not copy goes to the repository when
+//! `repo_url` is set, and is marked otherwise. So the only internal links in a page are
+//! links the generator knows arrive.
 //!
 //! Raw HTML in prose is shown as text, not passed through: records are data contributed by
 //! many hands, and a `<script>` or a stray relative link in one must not break or hijack the
@@ -136,7 +137,11 @@ pub fn render(
                 title,
                 id,
             }) => {
-                let rewrite = renderer.outside(&dest_url);
+                let rewrite = if links::is_file_image(link_type) {
+                    renderer.link(prose, base, link_type, &dest_url, at)
+                } else {
+                    renderer.outside(&dest_url)
+                };
                 let image = |dest_url| Tag::Image {
                     link_type,
                     dest_url,
@@ -267,7 +272,15 @@ impl Renderer<'_, '_> {
             Ok(Target::Doc(doc)) => {
                 self.content.published_docs[*doc].map(|d| self.content.docs[d].page.as_str())
             }
-            Ok(Target::File) => return self.outside(dest_url),
+            Ok(Target::File) => {
+                let link = self.content.index.file_link(self.file, &link.target);
+                return match self.content.linked.site_path(&link) {
+                    Some(copied) => {
+                        Rewrite::To(format!("{}{fragment}", urls::href(self.root, copied)))
+                    }
+                    None => self.outside(dest_url),
+                };
+            }
             Err(_) => None,
         };
         match page {

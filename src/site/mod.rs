@@ -20,6 +20,7 @@ mod data;
 mod feed;
 mod fields;
 mod kept;
+mod linked;
 mod markdown;
 mod output;
 mod pages;
@@ -98,6 +99,8 @@ enum Item {
     /// A sitemap file: its part (see [`feed::sitemap_names`]).
     Sitemap(usize),
     Asset(String),
+    /// A file prose links to, copied: its place in [`linked::Linked::files`].
+    Linked(usize),
 }
 
 impl Item {
@@ -119,6 +122,7 @@ impl Item {
             Item::Feed => "the feed",
             Item::Sitemap(_) => "the sitemap",
             Item::Asset(_) => "an asset",
+            Item::Linked(_) => "a file prose links to",
         }
     }
 
@@ -338,6 +342,13 @@ impl<'c> Site<'c> {
                 let bytes = self.templates.assets.get(name).cloned().unwrap_or_default();
                 return Ok(Rendered::Data(bytes));
             }
+            &Item::Linked(at) => {
+                let source = content.linked.files().get(at).map(|(_, path)| path);
+                return Ok(Rendered::streamed(move |out| {
+                    let source = source.ok_or(std::io::ErrorKind::NotFound)?;
+                    std::io::copy(&mut std::fs::File::open(source)?, out).map(drop)
+                }));
+            }
         };
         html.map(Rendered::Page).map_err(|err| BuildError::Render {
             file: file.to_string(),
@@ -405,6 +416,9 @@ fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
     for name in templates.assets.keys() {
         files.push((format!("assets/{name}"), Item::Asset(name.clone())));
     }
+    for (at, (path, _)) in content.linked.files().iter().enumerate() {
+        files.push((path.clone(), Item::Linked(at)));
+    }
     files
 }
 
@@ -420,7 +434,8 @@ fn list_files(list: &str, len: usize, per_page: usize) -> impl Iterator<Item = (
 }
 
 /// Two files at one path would overwrite each other: a collection folder named like an enum
-/// field, `graph` or `search`, or a prose page in a folder named like a collection.
+/// field, `graph` or `search`, a prose page in a folder named like a collection, or a file
+/// prose links to where a generated one goes (`engines/vllm.json`).
 fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Diagnostic>> {
     let mut seen: foldhash::HashMap<&str, &Item> =
         foldhash::HashMap::with_capacity_and_hasher(files.len(), Default::default());
@@ -438,7 +453,7 @@ fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Dia
                         item.what()
                     ),
                 )
-                .with_help("rename the collection folder, the prose page or the enum field in `[site] enum_pages`"),
+                .with_help("rename the collection folder, the prose page, the file prose links to or the enum field in `[site] enum_pages`"),
             );
         }
     }

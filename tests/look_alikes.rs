@@ -1,0 +1,83 @@
+//! Ids that look like others but are not, and ids whose record is there but did not load:
+//! what the report says of them, how they are shown, and what `--fix` does with them.
+
+mod common;
+
+use std::path::Path;
+
+use common::{Run, check};
+
+/// The schema of the one collection, `thing`, whose `related` cites things.
+const SCHEMA: &str = r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","title":"thing","type":"object","required":["id","type","name"],"additionalProperties":false,"properties":{"id":{"type":"string"},"type":{"const":"thing"},"name":{"type":"string"},"kind":{"enum":["alpha","beta","gamma"]},"related":{"type":"array","items":{"type":"string","x-ref":"thing"}},"summary":{"type":"string"},"body":{"type":"string"}}}"#;
+
+/// A corpus of things, `mooncake`, `vllm` and `nixl`, citing one another, and `files`
+/// (paths relative to the root, as bytes, so that a name need not be UTF-8).
+fn corpus(files: &[(&[u8], &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let root = dir.path();
+    write(root, b"schema/thing.schema.json", SCHEMA.as_bytes());
+    write(
+        root,
+        b"gotchas.toml",
+        b"docs = [\"docs/*.md\"]\n[collections.thing]\nid_pattern = \"^.+$\"\n",
+    );
+    for id in ["mooncake", "vllm", "nixl"] {
+        let cites = if id == "mooncake" { "vllm" } else { "mooncake" };
+        let text = format!("id: {id}\ntype: thing\nname: {id}\nrelated: [{cites}]\n");
+        write(
+            root,
+            format!("records/things/{id}.yaml").as_bytes(),
+            text.as_bytes(),
+        );
+    }
+    for (path, bytes) in files {
+        write(root, path, bytes);
+    }
+    dir
+}
+
+/// Writes `bytes` at `path` under `root`, making its folders.
+fn write(root: &Path, path: &[u8], bytes: &[u8]) {
+    use std::os::unix::ffi::OsStrExt;
+    let path = root.join(std::ffi::OsStr::from_bytes(path));
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("create folder");
+    std::fs::write(path, bytes).expect("write file");
+}
+
+/// The human report of a check of `root`, with the summary line.
+fn human(root: &Path) -> Run {
+    check(root, &[])
+}
+
+#[test]
+fn invisible_characters_in_a_quoted_id_are_shown_escaped() {
+    let dir = corpus(&[
+        (
+            b"records/things/g.yaml",
+            "id: g\ntype: thing\nname: G\nrelated: [ni\u{200d}xl, vl\u{200b}lm, a\u{202e}b, c\u{2066}d]\n"
+                .as_bytes(),
+        ),
+        (b"docs/s.md", "See [[\u{200d}\u{200d}]].\n".as_bytes()),
+    ]);
+    let run = human(dir.path());
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    for shown in [
+        "`ni\\u{200d}xl` in `related` names no record",
+        "`vl\\u{200b}lm` in `related` names no record",
+        "`a\\u{202e}b` in `related` names no record",
+        "`c\\u{2066}d` in `related` names no record",
+        "the wiki-link `[[\\u{200d}\\u{200d}]]` names no record or page",
+    ] {
+        assert!(run.stdout.contains(shown), "{shown} in:\n{}", run.stdout);
+    }
+    // The snippets show the line as annotate-snippets draws it (a bidi control as U+FFFD, as
+    // rustc does), not escaped, so that the carets stay under the values.
+    assert!(
+        run.stdout
+            .contains("  |           ^^^^ no record has this id")
+    );
+    assert!(
+        run.stdout
+            .contains("  |                       ^^^ no record has this id")
+    );
+}

@@ -81,3 +81,68 @@ fn invisible_characters_in_a_quoted_id_are_shown_escaped() {
             .contains("  |                       ^^^ no record has this id")
     );
 }
+
+/// `crème` composed (NFC), as most keyboards type it, and decomposed (NFD), as macOS names
+/// files.
+const NFC: &str = "cr\u{e8}me";
+const NFD: &str = "cre\u{300}me";
+
+#[test]
+fn an_id_that_differs_from_its_file_name_in_normalisation_alone_says_so() {
+    let file = format!("records/things/{NFD}.yaml");
+    let text = format!("id: {NFC}\ntype: thing\nname: C\n");
+    let dir = corpus(&[(file.as_bytes(), text.as_bytes())]);
+    let run = human(dir.path());
+    assert!(
+        run.stdout.contains(
+            "= note: they differ only in Unicode normalisation: the id is composed (NFC), the file name decomposed (NFD)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("error[id-mismatch]"), "{}", run.stdout);
+}
+
+#[test]
+fn a_look_alike_of_a_known_id_is_suggested_first_and_fixed() {
+    let file = format!("records/things/{NFD}.yaml");
+    let record = format!("id: {NFD}\ntype: thing\nname: C\nrelated: [mooncake]\n");
+    let citing = format!(
+        "id: g\ntype: thing\nname: G\nrelated: [{NFC}, \u{ff56}\u{ff4c}\u{ff4c}\u{ff4d}, ni\u{200d}xl, VLLM]\n"
+    );
+    let page = format!("See [[{NFC}]], [[\u{1f600}]] and [[\u{200b}]].\n");
+    let dir = corpus(&[
+        (file.as_bytes(), record.as_bytes()),
+        (b"records/things/g.yaml", citing.as_bytes()),
+        (b"docs/s.md", page.as_bytes()),
+    ]);
+    let run = human(dir.path());
+    for shown in [
+        format!("= help: did you mean {NFD} (things/{NFD})?"),
+        "= note: they differ only in Unicode normalisation: the id written here is composed (NFC), the record's decomposed (NFD)".to_string(),
+        "= help: did you mean vllm (things/vllm)?".to_string(),
+        "= note: they differ only in Unicode compatibility forms (full-width letters, ligatures and the like), which NFKC makes `vllm`".to_string(),
+        "= note: `ni\\u{200d}xl` holds an invisible character, U+200D ZERO WIDTH JOINER".to_string(),
+        "= help: did you mean nixl (things/nixl)?".to_string(),
+        "= note: they differ only in case".to_string(),
+    ] {
+        assert!(run.stdout.contains(&shown), "{shown} in:\n{}", run.stdout);
+    }
+    // Every name of one character is an edit from every other: no page is suggested for
+    // an emoji or an invisible character.
+    assert!(!run.stdout.contains("the page s"), "{}", run.stdout);
+
+    let fixed = check(dir.path(), &["--fix"]);
+    assert_eq!(fixed.code, 1, "{}", fixed.stdout);
+    let written = std::fs::read_to_string(dir.path().join("records/things/g.yaml")).unwrap();
+    // A decomposed letter is quoted as YAML is written for any reader.
+    assert_eq!(
+        written,
+        format!("id: g\ntype: thing\nname: G\nrelated: [\"{NFD}\", vllm, nixl, vllm]\n")
+    );
+    let page = std::fs::read_to_string(dir.path().join("docs/s.md")).unwrap();
+    assert_eq!(
+        page,
+        format!("See [[{NFD}]], [[\u{1f600}]] and [[\u{200b}]].\n")
+    );
+}

@@ -203,6 +203,9 @@ fn diagnose<F: Cites>(
                 (None, Some(allows)) => diagnostic.with_help(allows),
                 (None, None) => diagnostic.with_help("link to an existing record id or page stem"),
             };
+            for note in look_alike_notes(text, suggestions) {
+                diagnostic = diagnostic.with_note(note);
+            }
             if let Some(replacement) = certain_fix(index, text, reference.allowed, suggestions) {
                 diagnostic = diagnostic.with_fix(Fix {
                     applicability: Applicability::MachineApplicable,
@@ -282,6 +285,23 @@ fn diagnose<F: Cites>(
             diagnostic
         }
     }
+}
+
+/// What tells an id written apart from the id suggested first, when they look alike: the
+/// invisible characters either holds, and how the two differ if they read the same
+/// ([`suggest::MatchKind::Same`]); a did-you-mean of two identical-looking ids says nothing
+/// without them.
+fn look_alike_notes(text: &str, suggestions: &Suggestions<'_>) -> Vec<String> {
+    let written = bare_id(text);
+    let first = suggestions.first().map(|(s, _)| s);
+    let difference = first.filter(|s| s.kind == MatchKind::Same).and_then(|s| {
+        crate::unicode::only_difference(("the id written here", written), ("the record's", s.name))
+    });
+    crate::unicode::invisible_note(written)
+        .into_iter()
+        .chain(first.and_then(|s| crate::unicode::invisible_note(s.name)))
+        .chain(difference)
+        .collect()
 }
 
 /// For a reference naming a record of a collection it may not point at, the record it

@@ -146,3 +146,41 @@ fn a_look_alike_of_a_known_id_is_suggested_first_and_fixed() {
         format!("See [[{NFD}]], [[\u{1f600}]] and [[\u{200b}]].\n")
     );
 }
+
+#[test]
+fn an_invisible_character_is_no_word_break_in_a_made_id() {
+    let dir = corpus(&[
+        (
+            b"gotchas.toml",
+            b"docs = [\"docs/*.md\"]\n[collections.thing]\nid_pattern = \"^[a-z0-9]+(-[a-z0-9]+)*$\"\n",
+        ),
+        (
+            "records/things/x\u{200b}y.yaml".as_bytes(),
+            "id: x\u{200b}y\ntype: thing\nname: X\n".as_bytes(),
+        ),
+    ]);
+    let run = human(dir.path());
+    assert!(
+        run.stdout
+            .contains("= help: use `xy` (and rename the file to match)"),
+        "{}",
+        run.stdout
+    );
+    let made = common::gotchas_in(
+        dir.path(),
+        &[
+            "new",
+            "thing",
+            "--name",
+            "Zero\u{200b}width\u{ad}ed",
+            "--format",
+            "yaml",
+        ],
+    );
+    assert_eq!(made.code, 0, "{}", made.stderr);
+    assert!(
+        dir.path().join("records/things/zerowidthed.yaml").is_file(),
+        "{}",
+        made.stderr
+    );
+}

@@ -314,6 +314,9 @@ pub struct IdIndex<'c, F = Value> {
     /// The fold ([`unicode::fold`]) of every id that is not its own -> those ids, built on
     /// first use (see [`IdIndex::look_alikes`]).
     folds: OnceLock<HashMap<String, Vec<&'c str>>>,
+    /// `(collection, file stem)` -> file, for every record file that did not load, built on
+    /// first use (see [`IdIndex::unloaded_file`]).
+    unloaded: OnceLock<HashMap<(usize, &'c str), usize>>,
     /// Record file path, normalized as `doc_paths`' -> record, built on first use: only a
     /// corpus whose prose links a record's file needs it.
     record_files: OnceLock<HashMap<std::path::PathBuf, usize>>,
@@ -384,6 +387,7 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             repeats,
             suggestions: OnceLock::new(),
             folds: OnceLock::new(),
+            unloaded: OnceLock::new(),
             record_files: OnceLock::new(),
         };
         for (i, doc) in corpus.docs.iter().enumerate() {
@@ -445,6 +449,42 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             .get(shard_of(hash, self.shard_bits))
             .and_then(|shard| shard.find(hash, |(key, _)| *key == id))
             .map_or(&[], |(_, owners)| owners.as_slice())
+    }
+
+    /// The record file that would hold the record `text` (`vllm` or `engines/vllm`) names in
+    /// one of `allowed`, if there is one and it did not load: its name is the id, in the
+    /// collection's folder. Such a record is not missing, and a did-you-mean would lead
+    /// away from it; its file's own error says what to fix. The files that did not load
+    /// are looked for on the first call only, as a corpus whose references all resolve
+    /// never asks.
+    pub fn unloaded_file(&self, text: &str, allowed: &[usize]) -> Option<usize> {
+        let unloaded = self.unloaded.get_or_init(|| {
+            let corpus = self.corpus;
+            (corpus
+                .files
+                .iter()
+                .zip(&corpus.file_collections)
+                .enumerate())
+            .filter(|&(file, _)| corpus.record_of_file(file).is_none())
+            .filter_map(|(file, (source, collection))| {
+                let stem = source.path.file_stem()?.to_str()?;
+                Some(((collection.as_ref().copied()?, stem), file))
+            })
+            .collect()
+        });
+        if unloaded.is_empty() {
+            return None;
+        }
+        match split_qualified(text) {
+            Some((folder, id)) => {
+                let collection = self.schemas.by_folder(folder)?;
+                allowed.contains(&collection).then_some(())?;
+                unloaded.get(&(collection, id)).copied()
+            }
+            None => allowed
+                .iter()
+                .find_map(|&collection| unloaded.get(&(collection, text)).copied()),
+        }
     }
 
     /// The qualified id of a record: `engines/vllm`.

@@ -184,3 +184,74 @@ fn an_invisible_character_is_no_word_break_in_a_made_id() {
         made.stderr
     );
 }
+
+#[test]
+fn a_reference_to_a_record_whose_file_did_not_load_says_so_and_is_not_fixed() {
+    for broken in [
+        &b"id: vllm\ntype: thing\nname: V\nrelated: [mooncake\n"[..],
+        b"id: vllm\ntype: thing\nname: caf\xe9\n",
+        b"\xff\xfei\x00d\x00:\x00 \x00v\x00l\x00l\x00m\x00\n\x00",
+    ] {
+        let dir = corpus(&[
+            (b"records/things/vllm.yaml", broken),
+            // One edit from `vllm`: a did-you-mean would offer it, and `--fix` apply it.
+            (
+                b"records/things/vlln.yaml",
+                b"id: vlln\ntype: thing\nname: W\nrelated: [mooncake]\n",
+            ),
+            (b"docs/a.md", b"See [[vllm]] and [[things/vllm]].\n"),
+        ]);
+        let run = check(dir.path(), &["--format", "json"]);
+        assert_eq!(run.code, 1, "{}", run.stdout);
+        let report = common::json_report(&run);
+        let citing: Vec<&serde_json::Value> = report
+            .iter()
+            .filter(|d| {
+                d["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("names a record whose file did not load")
+            })
+            .collect();
+        assert_eq!(citing.len(), 3, "{}", run.stdout);
+        for diagnostic in &citing {
+            assert_eq!(
+                diagnostic["help"],
+                "fix the error in `records/things/vllm.yaml` first; the reference is checked once it loads"
+            );
+            assert_eq!(
+                diagnostic["related"][0]["path"], "records/things/vllm.yaml",
+                "{diagnostic}"
+            );
+            assert!(diagnostic["fix"].is_null(), "{diagnostic}");
+        }
+        assert!(!run.stdout.contains("names no record"), "{}", run.stdout);
+        assert!(!run.stdout.contains("did you mean"), "{}", run.stdout);
+
+        let human = human(dir.path());
+        assert!(
+            human.stdout.contains(
+                "error[unresolved-ref]: `vllm` in `related` names a record whose file did not load"
+            ),
+            "{}",
+            human.stdout
+        );
+        assert!(
+            human.stdout.contains(
+                "= note: records/things/vllm.yaml: would define `vllm`, but did not load"
+            ),
+            "{}",
+            human.stdout
+        );
+
+        let mooncake = dir.path().join("records/things/mooncake.yaml");
+        let before = std::fs::read(&mooncake).unwrap();
+        let fixed = check(dir.path(), &["--fix"]);
+        assert_eq!(fixed.code, 1, "{}", fixed.stdout);
+        assert_eq!(std::fs::read(&mooncake).unwrap(), before);
+        assert_eq!(
+            std::fs::read(dir.path().join("docs/a.md")).unwrap(),
+            b"See [[vllm]] and [[things/vllm]].\n"
+        );
+    }
+}

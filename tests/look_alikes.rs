@@ -255,3 +255,52 @@ fn a_reference_to_a_record_whose_file_did_not_load_says_so_and_is_not_fixed() {
         );
     }
 }
+
+#[test]
+fn machine_formats_name_a_file_by_its_real_name() {
+    let dir = corpus(&[
+        (
+            b"records/things/caf\xe9.yaml",
+            b"id: cafe\ntype: thing\nname: C\n",
+        ),
+        (
+            b"records/things/c\x1b[31md.yaml",
+            b"id: cd\ntype: thing\nname: C\nrelated: [vllm]\n",
+        ),
+    ]);
+    let sarif = check(dir.path(), &["--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let mut uris: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|result| {
+            result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    uris.sort_unstable();
+    uris.dedup();
+    assert_eq!(
+        uris,
+        [
+            "records/things/c%1B%5B31md.yaml",
+            "records/things/caf%E9.yaml"
+        ]
+    );
+    let github = check(dir.path(), &["--format", "github"]);
+    assert!(
+        github
+            .stdout
+            .contains("::error file=records/things/c\u{1b}[31md.yaml,line=1,col=5,"),
+        "{}",
+        github.stdout
+    );
+    // The message still shows the name escaped.
+    assert!(
+        github.stdout.contains("file name `c\\u{1b}[31md`"),
+        "{}",
+        github.stdout
+    );
+}

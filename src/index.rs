@@ -23,6 +23,7 @@ use crate::load::Record;
 use crate::schema::Schemas;
 use crate::source::Span;
 use crate::suggest::{self, Suggestion};
+use crate::unicode;
 
 /// How many records [`IdIndex::resolve_all`] resolves into one part of its result: enough
 /// that the parts are few (a hundred at 100,000 records), few enough that the threads share
@@ -315,6 +316,12 @@ pub struct IdIndex<'c, F = Value> {
     /// Built on first use (see [`IdIndex::names`]): a corpus whose references all resolve
     /// never pays for it, and the language server rebuilds the index on edits.
     suggestions: OnceLock<NameIndex<'c>>,
+    /// The fold ([`unicode::fold`]) of every id that is not its own -> those ids, built on
+    /// first use (see [`IdIndex::look_alikes`]).
+    folds: OnceLock<HashMap<String, Vec<&'c str>>>,
+    /// `(collection, file stem)` -> file, for every record file that did not load, built on
+    /// first use (see [`IdIndex::unloaded_file`]).
+    unloaded: OnceLock<HashMap<(usize, &'c str), usize>>,
     /// Record file path, normalized as `doc_paths`' -> record, built on first use: only a
     /// corpus whose prose links a record's file needs it.
     record_files: OnceLock<HashMap<std::path::PathBuf, usize>>,
@@ -384,6 +391,8 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             duplicates,
             repeats,
             suggestions: OnceLock::new(),
+            folds: OnceLock::new(),
+            unloaded: OnceLock::new(),
             record_files: OnceLock::new(),
         };
         for (i, doc) in corpus.docs.iter().enumerate() {
@@ -447,6 +456,42 @@ impl<'c, F: Cites> IdIndex<'c, F> {
             .get(shard_of(hash, self.shard_bits))
             .and_then(|shard| shard.find(hash, |(key, _)| *key == id))
             .map_or(&[], |(_, owners)| owners.as_slice())
+    }
+
+    /// The record file that would hold the record `text` (`vllm` or `engines/vllm`) names in
+    /// one of `allowed`, if there is one and it did not load: its name is the id, in the
+    /// collection's folder. Such a record is not missing, and a did-you-mean would lead
+    /// away from it; its file's own error says what to fix. The files that did not load
+    /// are looked for on the first call only, as a corpus whose references all resolve
+    /// never asks.
+    pub fn unloaded_file(&self, text: &str, allowed: &[usize]) -> Option<usize> {
+        let unloaded = self.unloaded.get_or_init(|| {
+            let corpus = self.corpus;
+            (corpus
+                .files
+                .iter()
+                .zip(&corpus.file_collections)
+                .enumerate())
+            .filter(|&(file, _)| corpus.record_of_file(file).is_none())
+            .filter_map(|(file, (source, collection))| {
+                let stem = source.path.file_stem()?.to_str()?;
+                Some(((collection.as_ref().copied()?, stem), file))
+            })
+            .collect()
+        });
+        if unloaded.is_empty() {
+            return None;
+        }
+        match split_qualified(text) {
+            Some((folder, id)) => {
+                let collection = self.schemas.by_folder(folder)?;
+                allowed.contains(&collection).then_some(())?;
+                unloaded.get(&(collection, id)).copied()
+            }
+            None => allowed
+                .iter()
+                .find_map(|&collection| unloaded.get(&(collection, text)).copied()),
+        }
     }
 
     /// The qualified id of a record: `engines/vllm`.
@@ -528,8 +573,28 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // name's budget of four or five edits lets hundreds of similar ids through to
         // scoring; the nearest few are usually closer.
         let mut best: Vec<(Suggestion<'c>, usize)> = Vec::new();
+        // Ids that read as the one written come first, whatever their distance; those of
+        // collections the field may not cite are offered only as close typos would be.
+        let look_alikes = self.look_alikes(&unknown);
+        let mut alike_elsewhere = Vec::new();
+        for name in &look_alikes {
+            let Some(found) = unknown.score_same(name) else {
+                continue;
+            };
+            for owner in self.owners(name).iter().filter(|o| in_folder(o)) {
+                let place = if fits(owner) {
+                    &mut best
+                } else {
+                    &mut alike_elsewhere
+                };
+                place.push((found.clone(), owner.record()));
+            }
+        }
         let mut nearest = Nearest::new();
         for candidate in self.names().candidates(id, budget, wanted) {
+            if look_alikes.contains(&candidate.name) {
+                continue;
+            }
             let reach = nearest.reach().unwrap_or(budget);
             let found = unknown.score_typo(candidate.name, reach).or_else(|| {
                 (reach == budget && candidate.may_share_words)
@@ -551,9 +616,42 @@ impl<'c, F: Cites> IdIndex<'c, F> {
         // looked up. The tighter distance also keeps this fallback cheap.
         if best.is_empty() {
             let close = budget.min(suggest::MAX_CERTAIN_DISTANCE);
-            best = self.typos(&unknown, id, close, other_groups(wanted), in_folder);
+            best = alike_elsewhere;
+            let typos = self.typos(&unknown, id, close, other_groups(wanted), in_folder);
+            best.extend(
+                typos
+                    .into_iter()
+                    .filter(|(typo, _)| !look_alikes.contains(&typo.name)),
+            );
         }
         ranked(best)
+    }
+
+    /// The known ids that read as `unknown` does ([`unicode::fold`]), but for itself: the id
+    /// that is its fold, if there is one, and the ids that are not their own fold and share
+    /// it. The latter's folds are worked out on the first call, which looks at every id but
+    /// folds only those that are not plain ASCII in lower case ([`unicode::is_plain`]), nearly
+    /// none; an id that is its own fold is found by the one look-up of the unknown's.
+    fn look_alikes(&self, unknown: &suggest::Unknown<'_>) -> Vec<&'c str> {
+        let folded = unknown.folded();
+        let folds = self.folds.get_or_init(|| {
+            let mut folds: HashMap<String, Vec<&'c str>> = HashMap::new();
+            let ids = self.bare.iter().flat_map(|shard| shard.iter());
+            for &(id, _) in ids.filter(|(id, _)| !unicode::is_plain(id)) {
+                folds
+                    .entry(unicode::fold(id).into_owned())
+                    .or_default()
+                    .push(id);
+            }
+            folds
+        });
+        let its_fold = self
+            .owners(folded)
+            .first()
+            .and_then(|owner| self.corpus.records.get(owner.record()))
+            .map(|record| record.id.as_str());
+        let sharing = folds.get(folded).into_iter().flatten().copied();
+        its_fold.into_iter().chain(sharing).collect()
     }
 
     /// The records with the id `id` in the allowed collections whose folders are at most
@@ -1429,7 +1527,14 @@ mod tests {
         };
         let mut best = found(&|name| scorer.score(name), true);
         if best.is_empty() {
-            best = found(&|name| scorer.score_typo(name, close), false);
+            best = found(
+                &|name| {
+                    scorer
+                        .score_same(name)
+                        .or_else(|| scorer.score_typo(name, close))
+                },
+                false,
+            );
         }
         ranked(best)
     }

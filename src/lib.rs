@@ -86,6 +86,7 @@ pub mod stats;
 pub mod suggest;
 #[cfg(test)]
 mod testing;
+pub mod unicode;
 pub mod write;
 
 pub use diagnostic::{Diagnostic, Severity};

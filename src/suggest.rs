@@ -8,12 +8,22 @@
 //! Jaro-Winkler similarity, then name, so the order is total and deterministic; but a typo
 //! that changes a word with a digit in it ranks after the word matches, as such words name
 //! models and versions: `nvidia-h200` means `nvidia-h200-sxm` before `nvidia-b200`.
+//!
+//! Before either, a name that reads the same ([`crate::unicode::fold`]: composed or
+//! decomposed, full-width, with an invisible character, or in another case) is the name
+//! meant, however many edits apart the bytes are; and a name of one character, which every
+//! other is an edit from, gets no typo at all.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
+
+use crate::unicode;
 
 /// Why a candidate was suggested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MatchKind {
+    /// The same name to a reader: equal once folded ([`crate::unicode::fold`]).
+    Same,
     /// Within the typo distance.
     Typo,
     /// All the words of one name are among the other's.
@@ -43,6 +53,10 @@ pub struct Suggestion<'a> {
 /// different names, and the cap keeps suggestion look-ups selective in large corpora.
 pub const MAX_TYPO_BUDGET: usize = 5;
 
+/// The fewest characters a name has, invisible ones aside, for a typo of it to be suggested:
+/// every name of one character is one edit from every other, as rustc finds.
+pub const MIN_TYPO_CHARS: usize = 2;
+
 /// The largest edit distance counted as a typo for a name of `len` characters:
 /// `max(1, len / 3)`, at most [`MAX_TYPO_BUDGET`].
 pub fn typo_budget(len: usize) -> usize {
@@ -54,7 +68,11 @@ pub fn typo_budget(len: usize) -> usize {
 /// candidate (a did-you-mean in a large corpus scores about a thousand).
 pub struct Unknown<'u> {
     name: &'u str,
+    /// The name as look-alikes are compared ([`unicode::fold`]).
+    folded: Cow<'u, str>,
     chars: Vec<char>,
+    /// How many of its characters are not invisible ([`unicode::is_invisible`]).
+    visible: usize,
     /// How many of each character, by [`bucket`].
     counts: [i32; 128],
     /// The dash- or underscore-separated words, as [`words`] gives them.
@@ -77,9 +95,16 @@ impl<'u> Unknown<'u> {
                 *count += 1;
             }
         }
+        let visible = if name.is_ascii() {
+            chars.len()
+        } else {
+            chars.iter().filter(|&&c| !unicode::is_invisible(c)).count()
+        };
         Unknown {
             name,
+            folded: unicode::fold(name),
             chars,
+            visible,
             counts,
             words: words(name).collect(),
             codes: model_codes(name),
@@ -87,15 +112,37 @@ impl<'u> Unknown<'u> {
         }
     }
 
-    /// The most edits counted as a typo of it: [`typo_budget`] of its length.
+    /// The most edits counted as a typo of it: [`typo_budget`] of its length, or none when
+    /// fewer than [`MIN_TYPO_CHARS`] of its characters are visible.
     pub fn budget(&self) -> usize {
-        typo_budget(self.chars.len())
+        if self.visible < MIN_TYPO_CHARS {
+            0
+        } else {
+            typo_budget(self.chars.len())
+        }
+    }
+
+    /// The name as look-alikes of it are found: [`unicode::fold`] of it.
+    pub fn folded(&self) -> &str {
+        &self.folded
     }
 
     /// Scores one candidate, or `None` when it is not close.
     pub fn score<'a>(&self, candidate: &'a str) -> Option<Suggestion<'a>> {
-        self.score_typo(candidate, self.budget())
+        self.score_same(candidate)
+            .or_else(|| self.score_typo(candidate, self.budget()))
             .or_else(|| self.score_words(candidate))
+    }
+
+    /// Scores a candidate that reads as the name does (see [`MatchKind::Same`]), or `None`.
+    pub fn score_same<'a>(&self, candidate: &'a str) -> Option<Suggestion<'a>> {
+        (self.name != candidate && unicode::fold(candidate) == self.folded).then(|| Suggestion {
+            name: candidate,
+            kind: MatchKind::Same,
+            distance: strsim::damerau_levenshtein(self.name, candidate),
+            similarity: strsim::jaro_winkler(self.name, candidate),
+            changes_code: false,
+        })
     }
 
     /// Scores a candidate as a naming near miss (see [`MatchKind::Words`]), or `None`.
@@ -390,14 +437,15 @@ pub fn rank(a: &Suggestion<'_>, b: &Suggestion<'_>) -> Ordering {
         .then(a.name.cmp(b.name))
 }
 
-/// Where a suggestion ranks by how it matched: typos, then word matches, then typos of
-/// another model or version, then the same id in another folder.
+/// Where a suggestion ranks by how it matched: look-alikes, typos, then word matches, then
+/// typos of another model or version, then the same id in another folder.
 fn tier(suggestion: &Suggestion<'_>) -> u8 {
     match (suggestion.kind, suggestion.changes_code) {
-        (MatchKind::Typo, false) => 0,
-        (MatchKind::Words, _) => 1,
-        (MatchKind::Typo, true) => 2,
-        (MatchKind::Folder, _) => 3,
+        (MatchKind::Same, _) => 0,
+        (MatchKind::Typo, false) => 1,
+        (MatchKind::Words, _) => 2,
+        (MatchKind::Typo, true) => 3,
+        (MatchKind::Folder, _) => 4,
     }
 }
 
@@ -421,7 +469,8 @@ where
 /// another name than a slip of the finger (`nvidia-rtx-4080-super` is not `nvidia-rtx-4080`).
 pub const MAX_CERTAIN_DISTANCE: usize = 2;
 
-/// The one suggestion that is certain enough to apply without asking: the one record of the
+/// The one suggestion that is certain enough to apply without asking: the only look-alike
+/// ([`MatchKind::Same`]), the one record of the
 /// id written in the folder nearest the misspelt one written, or the only typo-distance
 /// candidate at the best distance, at most [`MAX_CERTAIN_DISTANCE`] edits away, whose words
 /// that contain a digit are the unknown name's. Such words name models and versions
@@ -431,6 +480,13 @@ pub fn certain<'a, 'b>(
     unknown: &str,
     suggestions: &'b [Suggestion<'a>],
 ) -> Option<&'b Suggestion<'a>> {
+    // A name that reads as the one written is what was meant, unless two do.
+    if let Some(best) = suggestions.first().filter(|s| s.kind == MatchKind::Same) {
+        let tie = suggestions
+            .get(1)
+            .is_some_and(|s| s.kind == MatchKind::Same);
+        return (!tie).then_some(best);
+    }
     // An id written right in a misspelt folder is certain when no other folder is as near.
     if let Some(best) = suggestions.first().filter(|s| s.kind == MatchKind::Folder) {
         let tie = suggestions
@@ -668,6 +724,29 @@ mod tests {
             certain("mooncache", &found).map(|s| s.name),
             Some("mooncake")
         );
+    }
+
+    #[test]
+    fn look_alikes_rank_first_and_are_certain() {
+        let found = suggest("ｖｌｌｍ", ["vllm", "vllx", "nixl"], 3);
+        assert_eq!(found[0].name, "vllm");
+        assert_eq!(found[0].kind, MatchKind::Same);
+        assert_eq!(certain("ｖｌｌｍ", &found).map(|s| s.name), Some("vllm"));
+        let found = suggest("caf\u{e9}", ["cafe\u{301}", "cafes"], 3);
+        assert_eq!(found[0].name, "cafe\u{301}");
+        let found = suggest("VLLM", ["vllm", "Vllm"], 3);
+        assert_eq!(found.len(), 2);
+        assert!(certain("VLLM", &found).is_none(), "two look-alikes tie");
+    }
+
+    #[test]
+    fn a_name_of_one_visible_character_gets_no_typo() {
+        assert!(suggest("\u{1f600}", ["s", "ab"], 3).is_empty());
+        assert!(suggest("\u{200b}", ["s"], 3).is_empty());
+        assert!(suggest("x\u{200b}", ["y", "xy"], 3).is_empty());
+        let found = suggest("x\u{200b}", ["x", "y"], 3);
+        assert_eq!(found.iter().map(|s| s.name).collect::<Vec<_>>(), ["x"]);
+        assert_eq!(suggest("ab", ["ac"], 3).len(), 1);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::index::{Cites, IdIndex};
 use crate::load::Record;
 use crate::rules;
 use crate::schema::{Collection, Schemas};
+use crate::unicode;
 
 /// The per-record id and type rules.
 pub fn check_record(
@@ -28,26 +29,28 @@ pub fn check_record(
     if let Some(Value::String(id)) = id_field
         && id != stem
     {
-        diagnostics.push(
-            Diagnostic::new(
-                rules::ID_MISMATCH,
-                display,
-                format!("the id `{id}` differs from the file name `{stem}`"),
-            )
-            .at(id_anchor.clone())
-            .with_label(format!("expected `{stem}`"))
-            .with_help(format!(
-                "rename the file to `{id}.{}`, or change the id to `{stem}`",
-                file_extension(display).unwrap_or_default(),
-            ))
-            .with_fix(Fix {
-                applicability: Applicability::MaybeIncorrect,
-                edits: vec![Edit {
-                    anchor: id_anchor.clone(),
-                    replacement: stem.to_string(),
-                }],
-            }),
-        );
+        let mut diagnostic = Diagnostic::new(
+            rules::ID_MISMATCH,
+            display,
+            format!("the id `{id}` differs from the file name `{stem}`"),
+        )
+        .at(id_anchor.clone())
+        .with_label(format!("expected `{stem}`"))
+        .with_help(format!(
+            "rename the file to `{id}.{}`, or change the id to `{stem}`",
+            file_extension(display).unwrap_or_default(),
+        ))
+        .with_fix(Fix {
+            applicability: Applicability::MaybeIncorrect,
+            edits: vec![Edit {
+                anchor: id_anchor.clone(),
+                replacement: stem.to_string(),
+            }],
+        });
+        for note in look_alike_notes(id, stem) {
+            diagnostic = diagnostic.with_note(note);
+        }
+        diagnostics.push(diagnostic);
     }
     if !collection.id_pattern.is_match(&record.id) {
         let suggestion = kebab_case(&record.id);
@@ -125,6 +128,18 @@ pub fn duplicate_ids<F: Cites>(
             })
             .with_help("merge the two records, or give one of them another id")
         })
+        .collect()
+}
+
+/// What tells an id and its file's name apart when they look alike: the invisible characters
+/// either holds, and how the two differ if they read the same (macOS stores file names
+/// decomposed, so an id typed composed differs from its file's name in bytes alone).
+fn look_alike_notes(id: &str, stem: &str) -> Vec<String> {
+    let difference = unicode::only_difference(("the id", id), ("the file name", stem));
+    unicode::invisible_note(id)
+        .into_iter()
+        .chain(unicode::invisible_note(stem))
+        .chain(difference)
         .collect()
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::corpus::Corpus;
-use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix};
+use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix, Label};
 use crate::index::{Cites, IdIndex, Problem, Source, Unresolved};
 use crate::links::LinkKind;
 use crate::rules;
@@ -60,7 +60,8 @@ pub fn check<F: Cites>(
 }
 
 /// The id a reference that did not resolve is looked up by for a did-you-mean, with the
-/// collections it may name: an unknown id as written; for a record of the wrong
+/// collections it may name: an unknown id as written, unless its record's file is there and
+/// did not load ([`IdIndex::unloaded_file`]); for a record of the wrong
 /// collection, its bare id, as a record of an allowed collection may be a typo away
 /// (`affects: [lmcache]`, meaning engines/lm-cache, where sources/lmcache exists), unless
 /// the id is qualified and its bare id names a record the field allows, which is what it
@@ -71,7 +72,9 @@ fn looked_up<'r, F: Cites>(
 ) -> Option<(&'r str, &'static [usize])> {
     let text = reference.text.as_str();
     match reference.problem {
-        Problem::Unresolved => Some((text, reference.allowed)),
+        Problem::Unresolved => {
+            (unloaded_file(index, reference).is_none()).then_some((text, reference.allowed))
+        }
         Problem::WrongTarget(_) => {
             let bare = bare_id(text);
             (bare == text || index.resolve(bare, reference.allowed).is_err())
@@ -147,6 +150,10 @@ fn diagnose<F: Cites>(
         .collect();
     match &reference.problem {
         Problem::Unresolved => {
+            if let Some(unloaded) = unloaded_file(index, reference) {
+                let unloaded = &corpus.files[unloaded].display;
+                return not_loaded(display, anchor, &what, link, text, unloaded);
+            }
             let (code, message, label) = match link {
                 Some(LinkKind::File) => (
                     rules::BROKEN_LINK,
@@ -203,6 +210,9 @@ fn diagnose<F: Cites>(
                 (None, Some(allows)) => diagnostic.with_help(allows),
                 (None, None) => diagnostic.with_help("link to an existing record id or page stem"),
             };
+            for note in look_alike_notes(text, suggestions) {
+                diagnostic = diagnostic.with_note(note);
+            }
             if let Some(replacement) = certain_fix(index, text, reference.allowed, suggestions) {
                 diagnostic = diagnostic.with_fix(Fix {
                     applicability: Applicability::MachineApplicable,
@@ -327,6 +337,78 @@ fn ambiguous_page<F: Cites>(
                 replacement: name.to_string(),
             }],
         })
+}
+
+/// The record file that would define the record an unresolved reference names, and did not
+/// load ([`IdIndex::unloaded_file`]); never for a Markdown link, which names a file.
+fn unloaded_file<F: Cites>(index: &IdIndex<'_, F>, reference: &Unresolved) -> Option<usize> {
+    let names_file = matches!(
+        &reference.source,
+        Source::FieldLink {
+            kind: LinkKind::File,
+            ..
+        } | Source::Link {
+            kind: LinkKind::File,
+            ..
+        }
+    );
+    (!names_file && reference.problem == Problem::Unresolved)
+        .then(|| index.unloaded_file(&reference.text, reference.allowed))
+        .flatten()
+}
+
+/// The diagnostic of a reference to a record whose file, `unloaded`, did not load: the
+/// record is there, so it is not said to be missing, and no other id is suggested or fixed
+/// in (that would rewrite a right reference); the file's own error, which fails the check,
+/// is what to fix, and the reference is checked once it loads. Said rather than left out,
+/// so that a check of the citing file alone, or an editor showing it, tells why its
+/// reference is not checked.
+fn not_loaded(
+    display: &str,
+    anchor: Anchor,
+    what: &str,
+    link: Option<LinkKind>,
+    text: &str,
+    unloaded: &str,
+) -> Diagnostic {
+    let (code, message) = match link {
+        Some(_) => (
+            rules::BROKEN_LINK,
+            format!("the wiki-link `[[{text}]]` names a record whose file did not load"),
+        ),
+        None => (
+            rules::UNRESOLVED_REF,
+            format!("`{text}` in {what} names a record whose file did not load"),
+        ),
+    };
+    Diagnostic::new(code, display, message)
+        .at(anchor)
+        .with_label("its record's file did not load")
+        .with_secondary(Label {
+            file: unloaded.to_string(),
+            anchor: Anchor::File,
+            message: format!("would define `{}`, but did not load", bare_id(text)),
+        })
+        .with_help(format!(
+            "fix the error in `{unloaded}` first; the reference is checked once it loads"
+        ))
+}
+
+/// What tells an id written apart from the id suggested first, when they look alike: the
+/// invisible characters either holds, and how the two differ if they read the same
+/// ([`suggest::MatchKind::Same`]); a did-you-mean of two identical-looking ids says nothing
+/// without them.
+fn look_alike_notes(text: &str, suggestions: &Suggestions<'_>) -> Vec<String> {
+    let written = bare_id(text);
+    let first = suggestions.first().map(|(s, _)| s);
+    let difference = first.filter(|s| s.kind == MatchKind::Same).and_then(|s| {
+        crate::unicode::only_difference(("the id written here", written), ("the record's", s.name))
+    });
+    crate::unicode::invisible_note(written)
+        .into_iter()
+        .chain(first.and_then(|s| crate::unicode::invisible_note(s.name)))
+        .chain(difference)
+        .collect()
 }
 
 /// For a reference naming a record of a collection it may not point at, the record it

@@ -1,6 +1,5 @@
 //! `gotchas new` and `gotchas convert`: writing records.
 
-use std::collections::HashSet;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -16,7 +15,6 @@ use crate::graph::Linked;
 use crate::index::{self, IdIndex, Problem, Source};
 use crate::project::Project;
 use crate::rules;
-use crate::schema::Schemas;
 use crate::serialize;
 use crate::skeleton;
 use crate::source::Format;
@@ -436,9 +434,10 @@ pub(super) fn named_records(
                 return Err(super::ambiguous(id, qualified.iter().map(String::as_str)));
             }
             Err(_) => {
-                if let Some(file) = unloaded_file(&corpus, &project.schemas, id) {
+                if let Some(file) = index.unloaded_file(id, &every) {
                     say!(
-                        "error: `{id}` is in {file}, which did not load (`gotchas check` says why)"
+                        "error: `{id}` is in {}, which did not load (`gotchas check` says why)",
+                        corpus.files[file].display
                     );
                     super::note_load_problems(corpus.diagnostics.len());
                     return Err(ExitCode::from(2));
@@ -488,31 +487,6 @@ pub(super) fn named_records(
         .filter_map(|record| distinct.binary_search(record).ok())
         .collect();
     Ok((named, order))
-}
-
-/// The displayed path of a record file of `corpus` that did not load and would have held
-/// the record `id` (`vllm` or `engines/vllm`) names: its file name is the id, in the
-/// collection's folder. Such a record is not missing, and a did-you-mean would mislead.
-fn unloaded_file<F>(corpus: &Corpus<F>, schemas: &Schemas, id: &str) -> Option<String> {
-    let loaded: HashSet<usize> = corpus.records.iter().map(|record| record.file).collect();
-    let (folder, bare) = match id.split_once('/') {
-        Some((folder, bare)) => (Some(folder), bare),
-        None => (None, id),
-    };
-    corpus
-        .files
-        .iter()
-        .zip(&corpus.file_collections)
-        .enumerate()
-        .find(|&(at, (file, collection))| {
-            let in_folder = collection
-                .and_then(|c| schemas.collections.get(c))
-                .is_some_and(|c| folder.is_none_or(|folder| c.folder == folder));
-            in_folder
-                && !loaded.contains(&at)
-                && file.path.file_stem().and_then(|stem| stem.to_str()) == Some(bare)
-        })
-        .map(|(_, (file, _))| file.display.clone())
 }
 
 /// The most unmet fields `new` lists: a schema a skeleton cannot meet at all (one that

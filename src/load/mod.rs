@@ -587,7 +587,12 @@ fn misspelt_section(
     let fields = context.text_fields.iter().map(String::as_str);
     let meant: Vec<String> = suggest::suggest(field, fields, 3)
         .into_iter()
-        .filter(|suggestion| suggestion.kind == suggest::MatchKind::Typo)
+        .filter(|suggestion| {
+            matches!(
+                suggestion.kind,
+                suggest::MatchKind::Same | suggest::MatchKind::Typo
+            )
+        })
         .map(|suggestion| format!("`## {}`", crate::serialize::heading(suggestion.name)))
         .collect();
     if meant.is_empty() {

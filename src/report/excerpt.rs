@@ -16,6 +16,7 @@
 use std::borrow::Cow;
 
 use crate::source::{LineCol, Span, char_span};
+use crate::unicode;
 
 /// The longest source line shown in a snippet, in characters.
 pub const MAX_LINE_CHARS: usize = 200;
@@ -174,22 +175,36 @@ pub fn clip(text: &str) -> Cow<'_, str> {
 
 /// `text` with each control character written as an escape (`\n`, `\u{1b}`), as Rust's
 /// `{:?}` would: a file's name may hold one as well as a value, and printed as it is, it
-/// would break the line or drive the terminal.
+/// would break the line or drive the terminal. So is every other character a reader cannot
+/// see ([`unicode::is_unprintable`]: `ni\u{200d}xl` printed raw reads `nixl`, a
+/// right-to-left override turns the rest of the line around), but for the joiners of an
+/// emoji, which are part of the picture.
 pub fn one_line(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    if text.is_ascii() && !text.bytes().any(|b| b.is_ascii_control()) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(
-        text.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_debug().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
+    let mut escaped = String::with_capacity(text.len());
+    let mut any = false;
+    let mut before = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if unicode::is_unprintable(c) && !unicode::joins_emoji(before, c, chars.peek().copied()) {
+            any = true;
+            if c.is_control() {
+                escaped.extend(c.escape_debug());
+            } else {
+                escaped.extend(c.escape_unicode());
+            }
+        } else {
+            escaped.push(c);
+        }
+        before = Some(c);
+    }
+    if any {
+        Cow::Owned(escaped)
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// `text`, or its start and end around a cut mark when it is longer than `max` characters.
@@ -354,6 +369,16 @@ mod tests {
             clip("`majr\n` is not an allowed\tvalue \u{1b}[31m"),
             "`majr\\n` is not an allowed\\tvalue \\u{1b}[31m"
         );
+    }
+
+    #[test]
+    fn invisible_characters_in_a_message_are_escaped_but_an_emoji_s_joiners_are_not() {
+        assert_eq!(
+            one_line("`ni\u{200d}xl` `\u{202e}ab\u{2066}` caf\u{e9} \u{200b}"),
+            "`ni\\u{200d}xl` `\\u{202e}ab\\u{2066}` caf\u{e9} \\u{200b}"
+        );
+        let family = "`👨\u{200d}👩\u{200d}👧` 🏴\u{e0067}\u{e0062}\u{e007f}";
+        assert_eq!(one_line(family), Cow::Borrowed(family));
     }
 
     #[test]

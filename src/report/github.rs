@@ -35,7 +35,8 @@ pub fn write(
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut properties = vec![("file", repository_path(prefix, &diagnostic.file))];
+        let file = escape_path(&repository_path(prefix, &diagnostic.file));
+        let mut properties = Vec::new();
         if let Some((start, end)) = sources.range(&diagnostic.file, &diagnostic.anchor) {
             properties.extend([
                 ("line", start.line.to_string()),
@@ -45,9 +46,11 @@ pub fn write(
             ]);
         }
         properties.push(("title", diagnostic.code.to_string()));
-        let properties: Vec<String> = properties
-            .iter()
-            .map(|(name, value)| format!("{name}={}", escape_property(value)))
+        let properties: Vec<String> = std::iter::once(format!("file={file}"))
+            .chain(
+                (properties.iter())
+                    .map(|(name, value)| format!("{name}={}", escape_property(value))),
+            )
             .collect();
         writeln!(
             out,
@@ -89,6 +92,17 @@ fn escape_property(text: &str) -> String {
     escape_data(text).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// Escapes a file's path as the Actions toolkit escapes a property, and no more: the runner
+/// matches the path, unescaped, with the repository's files, so a control character in the
+/// name (which the message shows escaped) stays as it is.
+fn escape_path(path: &str) -> String {
+    path.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+        .replace(':', "%3A")
+        .replace(',', "%2C")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +112,6 @@ mod tests {
         assert_eq!(escape_data("50% a:b,c\r\nd"), "50%25 a:b,c%0D%0Ad");
         assert_eq!(escape_data("a\u{0}b\u{1b}[31m"), "a\\0b\\u{1b}[31m");
         assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+        assert_eq!(escape_path("c\u{1b}[31m:d%,\n"), "c\u{1b}[31m%3Ad%25%2C%0A");
     }
 }

@@ -24,11 +24,62 @@ use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
 use crate::source::{LineCol, NamedFiles, ReadAgain, SourceFile, TextAgain};
 
+/// The bytes of the relative paths of the files that `diagnostics` name and whose names are
+/// not UTF-8, by displayed path. A displayed path holds U+FFFD where a name was not UTF-8,
+/// so only such paths are looked for (nearly always none is), on disk, as a file whose name
+/// is not UTF-8 is reported where it was found and may be in no list of the corpus's.
+fn raw_paths(root: &Path, diagnostics: &[Diagnostic]) -> HashMap<String, Vec<u8>> {
+    let mut named: Vec<&String> = diagnostics
+        .iter()
+        .flat_map(|d| std::iter::once(&d.file).chain(d.labels.iter().map(|l| &l.file)))
+        .filter(|file| file.contains('\u{fffd}'))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    named
+        .into_iter()
+        .filter_map(|file| {
+            let found = found_on_disk(root, file)?;
+            let relative = found.strip_prefix(root).ok()?;
+            Some((
+                file.clone(),
+                relative.as_os_str().as_encoded_bytes().to_vec(),
+            ))
+        })
+        .collect()
+}
+
+/// The file under `root` shown as `display`: each part of it that holds U+FFFD is the one
+/// entry of its folder shown so; `None` when there is none, or several.
+fn found_on_disk(root: &Path, display: &str) -> Option<std::path::PathBuf> {
+    let mut path = root.to_path_buf();
+    for part in display.split('/') {
+        if !part.contains('\u{fffd}') {
+            path.push(part);
+            continue;
+        }
+        let mut shown_so = std::fs::read_dir(&path)
+            .ok()?
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_name().to_string_lossy() == part);
+        let entry = shown_so.next()?;
+        if shown_so.next().is_some() {
+            return None;
+        }
+        path.push(entry.file_name());
+    }
+    Some(path)
+}
+
 /// The text of every file a report quotes, by displayed path, with the places of the spans
 /// found in it as it was located ([`TextAgain`]).
 #[derive(Debug, Default)]
 pub struct Sources {
     texts: HashMap<String, TextAgain>,
+    /// The bytes of the path, relative to the corpus root, of each file named whose name is
+    /// not UTF-8, by displayed path (which shows each byte that is not as U+FFFD):
+    /// a format that can carry bytes (SARIF's URIs, percent-encoded) names the real file.
+    raw_paths: HashMap<String, Vec<u8>>,
 }
 
 impl Sources {
@@ -109,7 +160,16 @@ impl Sources {
                 texts.insert(file.to_string(), TextAgain::new(text, placed(file)));
             }
         }
-        Sources { texts }
+        Sources {
+            texts,
+            raw_paths: raw_paths(root, diagnostics),
+        }
+    }
+
+    /// The path's bytes, relative to the corpus root, of the corpus file shown as `file`,
+    /// when its name is not UTF-8; `None` when `file` is its name.
+    pub fn raw_path(&self, file: &str) -> Option<&[u8]> {
+        self.raw_paths.get(file).map(Vec::as_slice)
     }
 
     /// The text of a file, if it could be read.

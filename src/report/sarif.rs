@@ -234,14 +234,14 @@ fn what_it_finds(explanation: &str) -> String {
 
 fn result<'a>(diagnostic: &'a Diagnostic, sources: &Sources, prefix: &str) -> SarifResult<'a> {
     let artifact = ArtifactLocation {
-        uri: uri(prefix, &diagnostic.file),
+        uri: uri(prefix, &diagnostic.file, sources),
     };
     let related_locations = (diagnostic.labels.iter().enumerate())
         .map(|(id, label)| Location {
             id: Some(id),
             physical_location: PhysicalLocation {
                 artifact_location: ArtifactLocation {
-                    uri: uri(prefix, &label.file),
+                    uri: uri(prefix, &label.file, sources),
                 },
                 region: region(sources, &label.file, &label.anchor),
             },
@@ -318,11 +318,26 @@ fn fix(
     })
 }
 
-/// A repository-relative URI reference: the path's segments, percent-encoded.
-fn uri(prefix: &str, file: &str) -> String {
-    repository_path(prefix, file)
-        .split('/')
-        .map(crate::source::uri_segment)
+/// A repository-relative URI reference: the path's segments, percent-encoded, from the
+/// bytes of the file's name where it is not UTF-8 (`caf%E9.yaml`), which its displayed
+/// path shows as U+FFFD.
+fn uri(prefix: &str, file: &str, sources: &Sources) -> String {
+    let Some(raw) = sources.raw_path(file) else {
+        return segments_encoded(repository_path(prefix, file).as_bytes());
+    };
+    segments_encoded(&[prefix.as_bytes(), raw].concat())
+}
+
+/// `path`'s `/`-separated segments, each percent-encoded but for unreserved characters
+/// (as [`crate::source::uri_segment`] encodes a UTF-8 one).
+fn segments_encoded(path: &[u8]) -> String {
+    const UNRESERVED: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~');
+    path.split(|&byte| byte == b'/')
+        .map(|segment| percent_encoding::percent_encode(segment, UNRESERVED).to_string())
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -342,6 +357,11 @@ mod tests {
 
     #[test]
     fn uris_are_percent_encoded_per_segment() {
-        assert_eq!(uri("my kb/", "records/a b.md"), "my%20kb/records/a%20b.md");
+        let sources = Sources::default();
+        assert_eq!(
+            uri("my kb/", "records/a b.md", &sources),
+            "my%20kb/records/a%20b.md"
+        );
+        assert_eq!(uri("", "caf\u{e9}.md", &sources), "caf%C3%A9.md");
     }
 }

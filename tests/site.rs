@@ -396,7 +396,8 @@ fn the_search_index_keeps_hashes_and_angle_brackets_written_as_text() {
         status: draft\nconfidence: 0.5\nupdated: 2026-01-01\n\
         sources: [engine-vllm-github]\naffects: [vllm]\n\
         symptom: |\n  # Heading\n\n  > Quoted: C# bindings see #123 when latency > 10 ms\n  \
-        and `Vec<u8>` goes a -> b.\n";
+        and `Vec<u8>` goes a -> b.\n  <!-- TODO: ask Bob about the NDA -->\n  \
+        See [the docs](https://example.com/docs).\n";
     std::fs::write(
         corpus.path().join("records/gotchas/yaml-symbols.yaml"),
         record,
@@ -413,10 +414,11 @@ fn the_search_index_keeps_hashes_and_angle_brackets_written_as_text() {
         .unwrap();
     assert!(
         row.contains(
-            "Heading Quoted: C# bindings see #123 when latency > 10 ms and Vec<u8> goes a -> b."
+            "Heading Quoted: C# bindings see #123 when latency > 10 ms and Vec<u8> goes a -> b. See the docs."
         ),
         "{row}"
     );
+    assert!(!search.contains("NDA"), "a comment is no text: {row}");
 }
 
 #[test]

@@ -115,6 +115,7 @@ fn plain(markdown: &str, limit: usize) -> String {
             .take(limit - count)
             .take_while(|&b| {
                 b.is_ascii()
+                    && b != b'<'
                     && !is_mark(char::from(b))
                     && !is_line_mark(char::from(b))
                     && !is_space(char::from(b))
@@ -129,6 +130,10 @@ fn plain(markdown: &str, limit: usize) -> String {
             rest = after;
             continue;
         }
+        if let Some(after) = past_unshown(rest) {
+            rest = after;
+            continue;
+        }
         let mut chars = rest.chars();
         let Some(c) = chars.next() else { break };
         rest = chars.as_str();
@@ -140,6 +145,24 @@ fn plain(markdown: &str, limit: usize) -> String {
     let kept = out.trim_end().len();
     out.truncate(kept);
     out
+}
+
+/// What follows, when `rest` starts with Markdown a reader never sees as text: a comment
+/// (`<!-- TODO ... -->`, which may be a note not meant for readers), or a link's
+/// destination after its text (`](https://...)`).
+fn past_unshown(rest: &str) -> Option<&str> {
+    if let Some(comment) = rest.strip_prefix("<!--") {
+        return Some(
+            comment
+                .find("-->")
+                .and_then(|end| comment.get(end + 3..))
+                .unwrap_or(""),
+        );
+    }
+    let destination = rest.strip_prefix("](")?;
+    destination
+        .find(')')
+        .and_then(|end| destination.get(end + 1..))
 }
 
 /// Where plain text is, for what it writes next.
@@ -220,14 +243,32 @@ mod tests {
         );
     }
 
+    #[test]
+    fn comments_and_link_destinations_are_not_text() {
+        assert_eq!(
+            plain(
+                "Visible.\n\n<!-- TODO ask Bob -->\n\n[a link](https://example.com) <b>x</b> <!-- open",
+                100
+            ),
+            "Visible. a link <b>x</b>"
+        );
+    }
+
     /// The definition: each character on its own, until `limit` are written.
     fn plain_by_characters(markdown: &str, limit: usize) -> String {
         let mut at = Place::LineStart;
-        let out: String = markdown
-            .chars()
-            .filter_map(|c| plain_char(c, &mut at))
-            .take(limit)
-            .collect();
+        let mut out = String::new();
+        let mut rest = markdown;
+        while out.chars().count() < limit {
+            if let Some(after) = past_unshown(rest) {
+                rest = after;
+                continue;
+            }
+            let mut chars = rest.chars();
+            let Some(c) = chars.next() else { break };
+            rest = chars.as_str();
+            out.extend(plain_char(c, &mut at));
+        }
         out.trim_end().to_string()
     }
 
@@ -236,7 +277,7 @@ mod tests {
 
         #[test]
         fn plain_text_is_what_a_character_at_a_time_gives(
-            markdown in "[a-c *_`#\\[\\]>|\t\n\u{0b}\u{a0}\u{2003}éß]{0,40}",
+            markdown in "([a-c *_`#\\[\\]>|\t\n\u{0b}\u{a0}\u{2003}éß()]|<!--|-->|\\]\\(){0,40}",
             limit in 1usize..30,
         ) {
             proptest::prop_assert_eq!(plain(&markdown, limit), plain_by_characters(&markdown, limit));

@@ -5,13 +5,14 @@ use std::borrow::Cow;
 
 /// Text escaped for HTML and XML content and for attributes in either quotes. Control
 /// characters that XML 1.0 cannot hold at all, even as references, become U+FFFD, so that a
-/// stray one in a record's name cannot make a feed, a report or a picture unreadable.
+/// stray one in a record's name cannot make a feed, a report or a picture unreadable; so do
+/// DEL and the C1 controls (U+0080 to U+009F), which XML holds but HTML counts as errors.
 pub fn escape(text: &str) -> String {
     escaped(text).into_owned()
 }
 
-/// The bytes [`escaped`] looks at twice: markup, control characters, and the first byte of
-/// U+FFFE and U+FFFF.
+/// The bytes [`escaped`] looks at twice: markup, control characters, the first byte of
+/// the C1 controls (0xC2, which also starts `°`, `µ`, `©`), and that of U+FFFE and U+FFFF.
 // Evaluated when the tool is compiled, where an index out of bounds fails the build.
 #[allow(clippy::indexing_slicing)]
 const MAY_CHANGE: [bool; 256] = {
@@ -20,7 +21,7 @@ const MAY_CHANGE: [bool; 256] = {
     while byte < 256 {
         table[byte] = matches!(
             byte as u8,
-            0..0x20 | b'&' | b'<' | b'>' | b'"' | b'\'' | 0xEF
+            0..0x20 | b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7F | 0xC2 | 0xEF
         ) && !matches!(byte as u8, b'\n' | b'\r' | b'\t');
         byte += 1;
     }
@@ -53,7 +54,8 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
             b'>' => ("&gt;", 1),
             b'"' => ("&quot;", 1),
             b'\'' => ("&#39;", 1),
-            0..0x20 => ("\u{FFFD}", 1),
+            0..0x20 | 0x7F => ("\u{FFFD}", 1),
+            0xC2 if matches!(bytes.get(at + 1), Some(0x80..=0x9F)) => ("\u{FFFD}", 2),
             0xEF if matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])) => {
                 ("\u{FFFD}", 3)
             }
@@ -85,7 +87,8 @@ pub fn has_unholdable(text: &str) -> bool {
     let bytes = text.as_bytes();
     bytes.iter().enumerate().any(|(at, &byte)| match byte {
         b'\n' | b'\r' | b'\t' => false,
-        0..0x20 => true,
+        0..0x20 | 0x7F => true,
+        0xC2 => matches!(bytes.get(at + 1), Some(0x80..=0x9F)),
         0xEF => matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])),
         _ => false,
     })
@@ -101,9 +104,10 @@ pub fn unholdable_replaced(markup: &str) -> String {
         .collect()
 }
 
-/// A character XML 1.0 cannot hold, which HTML also counts a parse error.
+/// A character XML 1.0 cannot hold, or HTML counts a parse error.
 fn is_unholdable(c: char) -> bool {
-    matches!(c, '\u{0}'..='\u{1F}' | '\u{FFFE}' | '\u{FFFF}') && !matches!(c, '\n' | '\r' | '\t')
+    matches!(c, '\u{0}'..='\u{1F}' | '\u{7F}'..='\u{9F}' | '\u{FFFE}' | '\u{FFFF}')
+        && !matches!(c, '\n' | '\r' | '\t')
 }
 
 #[cfg(test)]
@@ -116,6 +120,7 @@ mod tests {
             escape("a<b & \"c\" 'd'\u{1}\n"),
             "a&lt;b &amp; &quot;c&quot; &#39;d&#39;\u{FFFD}\n"
         );
+        assert_eq!(escape("a\u{7F}b\u{85}c\u{9F}° µ"), "a\u{FFFD}b\u{FFFD}c\u{FFFD}° µ");
     }
 
     #[test]
@@ -163,11 +168,11 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn escapes_as_one_character_at_a_time_would(text in "(?s).{0,40}|[&<>\"'\\x00-\\x1F\u{FFFE}\u{FFFF}\u{EFBF}a\t\n]{0,20}") {
+        fn escapes_as_one_character_at_a_time_would(text in "(?s).{0,40}|[&<>\"'\\x00-\\x1F\\x7F-\\u{A0}°\u{FFFE}\u{FFFF}\u{EFBF}a\t\n]{0,20}") {
             proptest::prop_assert_eq!(escaped(&text), escaped_char_by_char(&text));
         }
         #[test]
-        fn finds_what_it_replaces(text in "(?s).{0,40}|[&<\\x00-\\x1F\u{FFFE}\u{FFFF}\u{EFBF}a\t\n]{0,20}") {
+        fn finds_what_it_replaces(text in "(?s).{0,40}|[&<\\x00-\\x1F\\x7F-\\u{A0}°\u{FFFE}\u{FFFF}\u{EFBF}a\t\n]{0,20}") {
             proptest::prop_assert_eq!(has_unholdable(&text), text.chars().any(is_unholdable));
             proptest::prop_assert_eq!(has_unholdable(&text), unholdable_replaced(&text) != text);
         }

@@ -424,7 +424,7 @@ fn the_search_index_keeps_hashes_and_angle_brackets_written_as_text() {
 #[test]
 fn control_characters_in_prose_reach_no_page() {
     let corpus = bundled_copy();
-    let record = "id: yaml-controls\ntype: gotcha\nname: Controls\nclass: config\n\
+    let record = "id: yaml-controls\ntype: gotcha\nname: \"Con\\Ntrols\\x7f\"\nclass: config\n\
         status: draft\nconfidence: 0.5\nupdated: 2026-01-01\n\
         sources: [engine-vllm-github]\naffects: [vllm]\n\
         symptom: \"The log shows \\e[31m red \\a and `a\\x0bb`.\\n\\nA second paragraph.\"\n";
@@ -443,9 +443,10 @@ fn control_characters_in_prose_reach_no_page() {
         "{page}"
     );
     assert!(
-        !page.contains(|c: char| c.is_ascii_control() && !matches!(c, '\n' | '\t')),
+        !page.contains(|c: char| c.is_control() && !matches!(c, '\n' | '\t')),
         "{page}"
     );
+    assert!(page.contains("<h1>Con\u{FFFD}trols\u{FFFD}</h1>"), "{page}");
 }
 
 #[test]

@@ -591,6 +591,10 @@ fn a_records_values_do_not_depend_on_its_line_endings() {
     let crlf = run(dir.path(), &["convert", "--to", "json", id]);
     assert_eq!(crlf.code, 0, "{}", crlf.stderr);
     assert_eq!(crlf.stdout, lf.stdout);
+    std::fs::write(&record, text.replace('\n', "\r")).unwrap();
+    let cr = run(dir.path(), &["convert", "--to", "json", id]);
+    assert_eq!(cr.code, 0, "{}", cr.stderr);
+    assert_eq!(cr.stdout, lf.stdout);
 }
 
 #[test]

@@ -530,7 +530,7 @@ fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
         match bytes.get(at) {
             Some(b' ' | b'\t' | b'\r' | b'\n') => at += 1,
             Some(b'#') => {
-                at = memchr::memchr(b'\n', bytes.get(at..).unwrap_or_default())
+                at = memchr::memchr2(b'\n', b'\r', bytes.get(at..).unwrap_or_default())
                     .map_or(bytes.len(), |end| at + end);
             }
             _ => return at,

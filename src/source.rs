@@ -337,6 +337,15 @@ pub enum DecodeError {
         /// The mark's bytes.
         mark: &'static [u8],
     },
+    /// The bytes start as UTF-16 text of ASCII characters does, with no byte-order mark: a
+    /// NUL in every other byte. Those are valid UTF-8, so without this a parser would
+    /// refuse the first NUL as a character it does not print.
+    UnmarkedUtf16 {
+        /// `UTF-16LE` or `UTF-16BE`.
+        name: &'static str,
+        /// How many of the first bytes look so: what a report underlines.
+        len: usize,
+    },
 }
 
 /// The byte-order marks of the Unicode encodings other than UTF-8, each with its encoding's
@@ -357,6 +366,12 @@ pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
     if let Some(&(mark, name)) = OTHER_BOMS.iter().find(|(bom, _)| bytes.starts_with(bom)) {
         return Err(DecodeError::OtherEncoding { name, mark });
     }
+    if let Some(name) = unmarked_utf16(&bytes) {
+        return Err(DecodeError::UnmarkedUtf16 {
+            name,
+            len: UTF16_SAMPLE.min(bytes.len()),
+        });
+    }
     let had_bom = bytes.starts_with(BOM);
     let bytes = if had_bom {
         bytes.get(BOM.len()..).unwrap_or_default().to_vec()
@@ -368,6 +383,34 @@ pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
         Err(err) => Err(DecodeError::InvalidUtf8 {
             offset: err.utf8_error().valid_up_to(),
         }),
+    }
+}
+
+/// The bytes [`unmarked_utf16`] looks at: four UTF-16 code units.
+const UTF16_SAMPLE: usize = 8;
+
+/// The UTF-16 encoding `bytes` look written in without a byte-order mark: their first code
+/// units (two at least, up to four) each a NUL and a byte that is not, the NUL second in
+/// little-endian and first in big-endian. No record or page holds a NUL, so a text of UTF-8
+/// never starts so; a file saved as "Unicode" without a mark by some editors does.
+fn unmarked_utf16(bytes: &[u8]) -> Option<&'static str> {
+    let sample = bytes.get(..UTF16_SAMPLE.min(bytes.len()))?;
+    let units: Vec<&[u8]> = sample.chunks_exact(2).collect();
+    if units.len() < 2 {
+        return None;
+    }
+    if units
+        .iter()
+        .all(|unit| matches!(unit, [low, 0] if *low != 0))
+    {
+        Some("UTF-16LE")
+    } else if units
+        .iter()
+        .all(|unit| matches!(unit, [0, low] if *low != 0))
+    {
+        Some("UTF-16BE")
+    } else {
+        None
     }
 }
 
@@ -868,6 +911,29 @@ mod tests {
             decode("ÿþ".as_bytes().to_vec()),
             Ok(("ÿþ".to_string(), false))
         );
+    }
+
+    #[test]
+    fn decode_names_utf16_without_a_byte_order_mark() {
+        for (bytes, name, len) in [
+            (&b"i\0d\0:\0 \0x\0"[..], "UTF-16LE", 8),
+            (b"\0{\0\"", "UTF-16BE", 4),
+        ] {
+            assert_eq!(
+                decode(bytes.to_vec()),
+                Err(DecodeError::UnmarkedUtf16 { name, len })
+            );
+        }
+        // One NUL, or NULs out of step, are no UTF-16.
+        for bytes in [&b"a\0"[..], b"a\0\0b", b"ab\0\0", b"\0\0\0\0"] {
+            assert!(
+                !matches!(
+                    decode(bytes.to_vec()),
+                    Err(DecodeError::UnmarkedUtf16 { .. })
+                ),
+                "{bytes:?}"
+            );
+        }
     }
 
     #[test]

@@ -542,10 +542,19 @@ fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
         .into_iter()
         .chain("id: wide\n".bytes().flat_map(|byte| [byte, 0]))
         .collect();
+    // Without a byte-order mark, UTF-16 of ASCII text is valid UTF-8 with a NUL in every
+    // other byte, which the parsers refused as a character they do not print.
+    let unmarked_le: Vec<u8> = "id: wide\n".bytes().flat_map(|byte| [byte, 0]).collect();
+    let unmarked_be: Vec<u8> = "{\"id\": \"wide\"}"
+        .bytes()
+        .flat_map(|byte| [0, byte])
+        .collect();
     let corpus = temp_corpus(&[
         ("engines/good.yaml", GOOD),
         ("engines/wide.yaml", &utf16),
         ("engines/latin1.yaml", b"id: latin1\nname: Caf\xE9\n"),
+        ("engines/unmarked-le.yaml", &unmarked_le),
+        ("engines/unmarked-be.json", &unmarked_be),
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
@@ -571,6 +580,20 @@ fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
                 2,
                 10,
                 11
+            ),
+            (
+                "records/engines/unmarked-be.json",
+                "the file looks like UTF-16BE without a byte-order mark, not UTF-8",
+                1,
+                1,
+                9
+            ),
+            (
+                "records/engines/unmarked-le.yaml",
+                "the file looks like UTF-16LE without a byte-order mark, not UTF-8",
+                1,
+                1,
+                9
             ),
             (
                 "records/engines/wide.yaml",

@@ -217,6 +217,16 @@ pub fn decode_text(path: &Path, display: String, bytes: Vec<u8>) -> LoadedText {
             .with_label(format!("a {name} byte-order mark"))
             .with_help("re-save the file as UTF-8"),
         ),
+        Err(source::DecodeError::UnmarkedUtf16 { name, len }) => diagnostics.push(
+            Diagnostic::new(
+                rules::INVALID_UTF8,
+                &file.display,
+                format!("the file looks like {name} without a byte-order mark, not UTF-8"),
+            )
+            .at_span(0..len)
+            .with_label("a NUL in every other byte")
+            .with_help("re-save the file as UTF-8"),
+        ),
     }
     LoadedText { file, diagnostics }
 }

@@ -200,8 +200,7 @@ fn comment_line(text: &str, format: Format) -> Option<usize> {
             yaml.start + yaml::first_comment(text.get(yaml)?)?
         }
     };
-    let before = text.get(..at).unwrap_or_default();
-    Some(1 + memchr::memchr_iter(b'\n', before.as_bytes()).count())
+    Some(crate::source::line_col(text, at).line)
 }
 
 /// The number tokens of a JSON text, as written: what is outside strings and starts with a
@@ -267,7 +266,7 @@ fn has_free_prose(
     let marked_up = |heading: &crate::source::Span| {
         let line = text
             .get(heading.clone())
-            .and_then(|h| h.lines().next())
+            .and_then(|h| h.split(['\n', '\r']).next())
             .unwrap_or_default();
         let title = line.trim().trim_matches('#').trim();
         title.contains(['[', ']', '<', '>', '`', '*', '\\', '&'])

@@ -681,12 +681,8 @@ mod tests {
         }
         prop_assert_eq!(again.line_cols(&expected), line_cols(text, &expected));
         let line = |text: &str| {
-            let start = text[..expected.start].rfind('\n').map_or(0, |at| at + 1);
-            text[start..]
-                .split('\n')
-                .next()
-                .unwrap_or_default()
-                .to_string()
+            let start = crate::source::line_start(text, expected.start);
+            text[start..crate::source::line_end(text, start)].to_string()
         };
         prop_assert_eq!(line(head), line(text));
         Ok(())

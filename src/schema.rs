@@ -665,6 +665,12 @@ fn read_schema_dir(
                     crate::source::DecodeError::OtherEncoding { name, .. } => {
                         (format!("the schema is {name}, not UTF-8"), 0)
                     }
+                    crate::source::DecodeError::UnmarkedUtf16 { name, .. } => (
+                        format!(
+                            "the schema looks like {name} without a byte-order mark, not UTF-8"
+                        ),
+                        0,
+                    ),
                 };
                 errors.push(
                     Diagnostic::new(rules::INVALID_SCHEMA, &display, message)

@@ -287,11 +287,23 @@ pub fn heading(field: &str) -> String {
     }
 }
 
+/// Whether `text` holds a character a section may not hold as it is, where the front
+/// matter's escapes can: a control character other than a tab or a line feed (C0, DEL, C1),
+/// or a line or paragraph separator (U+2028, U+2029). Written raw into Markdown, a NUL makes
+/// git take the file for binary, an ESC drives the terminal that shows it, and YAML 1.1
+/// readers and some editors break lines at U+0085, U+2028 and U+2029; and a section's line
+/// breaks are read as `\n` whatever the file's are, so a `\r` would be lost.
+fn holds_what_prose_may_not(text: &str) -> bool {
+    text.chars().any(|c| {
+        (c.is_control() && !matches!(c, '\t' | '\n')) || matches!(c, '\u{2028}' | '\u{2029}')
+    })
+}
+
 /// Whether a section for this field would be read back as exactly this field and value.
 fn section_round_trips(field: &str, text: &str, text_fields: &HashSet<String>) -> bool {
-    // A section's line breaks are read as `\n` whatever the file's are: a `\r` in the
-    // value would be lost, so such a value stays in the front matter, escaped.
-    if text.trim() != text || text.contains('\r') || markdown::field_name(&heading(field)) != field
+    if text.trim() != text
+        || holds_what_prose_may_not(text)
+        || markdown::field_name(&heading(field)) != field
     {
         return false;
     }
@@ -337,6 +349,33 @@ mod tests {
         });
         let text = to_yaml(&value);
         assert_eq!(reparse_yaml(&text), value, "{text}");
+    }
+
+    #[test]
+    fn a_text_with_a_control_character_or_a_separator_stays_in_the_front_matter() {
+        let fields: HashSet<String> = ["notes".to_string()].into();
+        for odd in [
+            "\0",
+            "\u{1b}[31m",
+            "\u{7}",
+            "\u{7f}",
+            "\u{85}",
+            "\u{9f}",
+            "\u{2028}",
+            "\u{2029}",
+            "\r",
+        ] {
+            let notes = format!("line one\nline two {odd} and on");
+            let text = to_markdown(&json!({"notes": notes}), &fields);
+            assert!(!text.contains("## Notes"), "{text:?}");
+            assert!(!text.contains(odd), "{text:?}");
+            assert_eq!(
+                reparse_yaml(text.trim_matches(['-', '\n'])),
+                json!({"notes": notes})
+            );
+        }
+        let tabbed = "line one\n\tline two".to_string();
+        assert!(to_markdown(&json!({"notes": tabbed}), &fields).contains("## Notes"));
     }
 
     #[test]

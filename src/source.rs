@@ -224,10 +224,7 @@ impl SourceFile {
     pub fn keep_head(&mut self, root: &Span) {
         self.head = self.text.as_deref().map(|text| {
             let root = first_line(text, root);
-            let end = text
-                .get(root.start..)
-                .and_then(|rest| rest.find('\n'))
-                .map_or(text.len(), |at| root.start + at);
+            let end = line_end(text, root.start);
             Head {
                 text: text.get(..end).unwrap_or_default().into(),
                 root,
@@ -296,17 +293,7 @@ impl TextAgain {
             .into_iter()
             .map(|span| {
                 let start = floor_char_boundary(&text, span.start);
-                let between = text.get(offset..start).unwrap_or_default();
-                walked = match between.rfind('\n') {
-                    Some(last) => LineCol {
-                        line: walked.line + between.bytes().filter(|&b| b == b'\n').count(),
-                        column: between.get(last + 1..).unwrap_or_default().chars().count() + 1,
-                    },
-                    None => LineCol {
-                        line: walked.line,
-                        column: walked.column + between.chars().count(),
-                    },
-                };
+                walked = walk(&text, walked, offset, start);
                 offset = offset.max(start);
                 let ends = (walked, end_from(&text, walked, start, span.end));
                 (span, ends)
@@ -350,6 +337,15 @@ pub enum DecodeError {
         /// The mark's bytes.
         mark: &'static [u8],
     },
+    /// The bytes start as UTF-16 text of ASCII characters does, with no byte-order mark: a
+    /// NUL in every other byte. Those are valid UTF-8, so without this a parser would
+    /// refuse the first NUL as a character it does not print.
+    UnmarkedUtf16 {
+        /// `UTF-16LE` or `UTF-16BE`.
+        name: &'static str,
+        /// How many of the first bytes look so: what a report underlines.
+        len: usize,
+    },
 }
 
 /// The byte-order marks of the Unicode encodings other than UTF-8, each with its encoding's
@@ -370,6 +366,12 @@ pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
     if let Some(&(mark, name)) = OTHER_BOMS.iter().find(|(bom, _)| bytes.starts_with(bom)) {
         return Err(DecodeError::OtherEncoding { name, mark });
     }
+    if let Some(name) = unmarked_utf16(&bytes) {
+        return Err(DecodeError::UnmarkedUtf16 {
+            name,
+            len: UTF16_SAMPLE.min(bytes.len()),
+        });
+    }
     let had_bom = bytes.starts_with(BOM);
     let bytes = if had_bom {
         bytes.get(BOM.len()..).unwrap_or_default().to_vec()
@@ -381,6 +383,34 @@ pub fn decode(bytes: Vec<u8>) -> Result<(String, bool), DecodeError> {
         Err(err) => Err(DecodeError::InvalidUtf8 {
             offset: err.utf8_error().valid_up_to(),
         }),
+    }
+}
+
+/// The bytes [`unmarked_utf16`] looks at: four UTF-16 code units.
+const UTF16_SAMPLE: usize = 8;
+
+/// The UTF-16 encoding `bytes` look written in without a byte-order mark: their first code
+/// units (two at least, up to four) each a NUL and a byte that is not, the NUL second in
+/// little-endian and first in big-endian. No record or page holds a NUL, so a text of UTF-8
+/// never starts so; a file saved as "Unicode" without a mark by some editors does.
+fn unmarked_utf16(bytes: &[u8]) -> Option<&'static str> {
+    let sample = bytes.get(..UTF16_SAMPLE.min(bytes.len()))?;
+    let units: Vec<&[u8]> = sample.chunks_exact(2).collect();
+    if units.len() < 2 {
+        return None;
+    }
+    if units
+        .iter()
+        .all(|unit| matches!(unit, [low, 0] if *low != 0))
+    {
+        Some("UTF-16LE")
+    } else if units
+        .iter()
+        .all(|unit| matches!(unit, [0, low] if *low != 0))
+    {
+        Some("UTF-16BE")
+    } else {
+        None
     }
 }
 
@@ -406,13 +436,102 @@ pub struct LineCol {
 /// An offset past the end is clamped to the end, and one inside a multi-byte character is
 /// moved back to its start, so any offset a parser reports can be rendered.
 pub fn line_col(text: &str, offset: usize) -> LineCol {
-    let offset = floor_char_boundary(text, offset);
-    let before = text.get(..offset).unwrap_or_default();
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    LineCol {
-        line: before.bytes().filter(|&b| b == b'\n').count() + 1,
-        column: before.get(line_start..).unwrap_or_default().chars().count() + 1,
+    walk(
+        text,
+        LineCol { line: 1, column: 1 },
+        0,
+        floor_char_boundary(text, offset),
+    )
+}
+
+/// The position of byte `to`, walked on from `at`, the position of byte `from` (both char
+/// boundaries, `from` at most `to`).
+fn walk(text: &str, at: LineCol, from: usize, to: usize) -> LineCol {
+    let (ends, line_start) = line_ends(text, from, to);
+    let chars = |from: usize| text.get(from..to).map_or(0, |line| line.chars().count());
+    match line_start {
+        Some(line_start) => LineCol {
+            line: at.line + ends,
+            column: chars(line_start) + 1,
+        },
+        None => LineCol {
+            line: at.line,
+            column: at.column + chars(from),
+        },
     }
+}
+
+/// The line ends among the bytes `from..to` of `text`: how many there are, and where the
+/// line after the last one starts.
+///
+/// A line ends at `\n`, at `\r\n` (one end) and at a `\r` alone, as YAML, CommonMark, the
+/// LSP and SARIF count lines: a file saved with classic Mac line endings is as many lines
+/// as it shows. A `\r` is told from the first half of `\r\n` by the byte after it in
+/// `text`, so a range that ends between the two counts neither. Scanned with `memchr2`,
+/// which on lines of 20 bytes or more is faster than counting the `\n` bytes one by one was.
+pub fn line_ends(text: &str, from: usize, to: usize) -> (usize, Option<usize>) {
+    let bytes = text.as_bytes();
+    let mut ends = 0;
+    let mut line_start = None;
+    for at in memchr::memchr2_iter(b'\n', b'\r', bytes.get(from..to).unwrap_or_default()) {
+        let at = from + at;
+        if bytes.get(at) == Some(&b'\r') && bytes.get(at + 1) == Some(&b'\n') {
+            continue;
+        }
+        ends += 1;
+        line_start = Some(at + 1);
+    }
+    (ends, line_start)
+}
+
+/// Where the line holding byte `from` ends: the offset of its line break (the `\r` of
+/// `\r\n`), or the text's length.
+pub fn line_end(text: &str, from: usize) -> usize {
+    text.as_bytes()
+        .get(from..)
+        .and_then(|rest| memchr::memchr2(b'\n', b'\r', rest))
+        .map_or(text.len(), |at| from + at)
+}
+
+/// Where the line after the one holding byte `from` starts, past its line break; `None` on
+/// the last line.
+pub fn next_line_start(text: &str, from: usize) -> Option<usize> {
+    let end = line_end(text, from);
+    match text.as_bytes().get(end..)? {
+        [b'\r', b'\n', ..] => Some(end + 2),
+        [_, ..] => Some(end + 1),
+        [] => None,
+    }
+}
+
+/// `text` with every `\r` that ends a line alone written as `\n`, for a renderer that
+/// knows no other line end (annotate-snippets draws a lone `\r` as a character of a line
+/// that runs on). The text keeps its length, so every span into it stays where it was.
+pub fn lone_crs_as_lfs(text: &str) -> Cow<'_, str> {
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for at in memchr::memchr_iter(b'\r', text.as_bytes()) {
+        if text.as_bytes().get(at + 1) != Some(&b'\n')
+            && let Some(byte) = bytes.get_mut(at)
+        {
+            *byte = b'\n';
+        }
+    }
+    // One ASCII byte for another leaves the text UTF-8.
+    Cow::Owned(String::from_utf8(bytes).unwrap_or_else(|_| text.to_string()))
+}
+
+/// Where the line holding byte `offset` starts: just past the line break before it, or 0.
+pub fn line_start(text: &str, offset: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut before = bytes.get(..offset).unwrap_or_default();
+    // The `\r` of a `\r\n` that `offset` splits does not end the line `offset` is on.
+    if before.last() == Some(&b'\r') && bytes.get(offset) == Some(&b'\n') {
+        before = before.get(..before.len() - 1).unwrap_or_default();
+    }
+    memchr::memrchr2(b'\n', b'\r', before).map_or(0, |at| at + 1)
 }
 
 /// [`line_col`] of both ends of `span`, the end counted on from the start rather than from
@@ -430,26 +549,14 @@ pub fn line_cols(text: &str, span: &Span) -> (LineCol, LineCol) {
 /// The position of byte `end`, counted on from `start`, the position of byte `from`.
 fn end_from(text: &str, start: LineCol, from: usize, end: usize) -> LineCol {
     let to = floor_char_boundary(text, end);
-    let Some(between) = text.get(from..to) else {
+    if to < from {
         return line_col(text, end);
-    };
-    // Where the end is within the text between the two ends: on the start's line, its
-    // column runs on from the start's.
-    let within = line_col(between, between.len());
-    if within.line == 1 {
-        LineCol {
-            line: start.line,
-            column: start.column + within.column - 1,
-        }
-    } else {
-        LineCol {
-            line: start.line + within.line - 1,
-            column: within.column,
-        }
     }
+    walk(text, start, from, to)
 }
 
-/// The byte offset of a 1-based line and a 0-based byte column, clamped to the text.
+/// The byte offset of a 1-based line and a 0-based byte column, clamped to the text, the
+/// lines counted as `serde_json` counts them in its errors: by `\n` alone.
 pub fn offset_of_line(text: &str, line: usize, byte_column: usize) -> usize {
     let mut start = 0;
     for _ in 1..line {
@@ -715,7 +822,7 @@ mod tests {
         /// was placed with the text or not, among spans that share a start or an end.
         #[test]
         fn a_text_had_again_places_spans_as_its_text_does(
-            text in "[aé\n-]{0,40}",
+            text in "[aé\n\r-]{0,40}",
             placed in proptest::collection::vec((0usize..45, 0usize..45), 0..8),
             asked in proptest::collection::vec((0usize..45, 0usize..45), 1..8),
         ) {
@@ -761,6 +868,19 @@ mod tests {
     }
 
     #[test]
+    fn line_col_ends_a_line_at_a_lone_carriage_return() {
+        let text = "a\rb\r\nc\nd";
+        assert_eq!(line_col(text, 2), LineCol { line: 2, column: 1 });
+        assert_eq!(line_col(text, 5), LineCol { line: 3, column: 1 });
+        assert_eq!(line_col(text, 7), LineCol { line: 4, column: 1 });
+        // Between the two bytes of `\r\n` is still the end of line 2.
+        assert_eq!(line_col(text, 4), LineCol { line: 2, column: 3 });
+        assert_eq!(line_start(text, 4), 2);
+        assert_eq!(next_line_start(text, 2), Some(5));
+        assert_eq!(lone_crs_as_lfs(text), "a\nb\r\nc\nd");
+    }
+
+    #[test]
     fn decode_strips_bom_and_reports_bad_bytes() {
         assert_eq!(
             decode(b"\xEF\xBB\xBFa".to_vec()),
@@ -791,6 +911,29 @@ mod tests {
             decode("ÿþ".as_bytes().to_vec()),
             Ok(("ÿþ".to_string(), false))
         );
+    }
+
+    #[test]
+    fn decode_names_utf16_without_a_byte_order_mark() {
+        for (bytes, name, len) in [
+            (&b"i\0d\0:\0 \0x\0"[..], "UTF-16LE", 8),
+            (b"\0{\0\"", "UTF-16BE", 4),
+        ] {
+            assert_eq!(
+                decode(bytes.to_vec()),
+                Err(DecodeError::UnmarkedUtf16 { name, len })
+            );
+        }
+        // One NUL, or NULs out of step, are no UTF-16.
+        for bytes in [&b"a\0"[..], b"a\0\0b", b"ab\0\0", b"\0\0\0\0"] {
+            assert!(
+                !matches!(
+                    decode(bytes.to_vec()),
+                    Err(DecodeError::UnmarkedUtf16 { .. })
+                ),
+                "{bytes:?}"
+            );
+        }
     }
 
     #[test]

@@ -573,6 +573,47 @@ fn converted_yaml_escapes_what_other_yaml_readers_refuse() {
     );
 }
 
+/// A text holding a control character or a line separator is no Markdown prose: written
+/// raw, a NUL makes git take the file for binary and an ESC drives the terminal showing
+/// it. It stays in the front matter, escaped, and reads back equal.
+#[test]
+fn convert_to_markdown_keeps_control_characters_escaped_in_the_front_matter() {
+    let dir = bundled_copy();
+    let id = "pd-batch-invariant-mode-absent-from-kv-namespace";
+    let to_json = run(dir.path(), &["convert", "--to", "json", "--in-place", id]);
+    assert_eq!(to_json.code, 0, "{}", to_json.stderr);
+    let json = dir.path().join(format!("records/gotchas/{id}.json"));
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    value["notes"] = "line one\nline two \u{0} nul \u{1b}[31m red \u{7}".into();
+    let name = value["name"].as_str().unwrap().to_string();
+    value["name"] = format!("{name} \u{85} \u{2028} \u{2029} \u{7f} \u{9b}").into();
+    std::fs::write(&json, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+
+    let to_md = run(dir.path(), &["convert", "--to", "md", "--in-place", id]);
+    assert_eq!(to_md.code, 0, "{}", to_md.stderr);
+    let markdown = std::fs::read_to_string(json.with_extension("md")).unwrap();
+    let raw: Vec<char> = markdown
+        .chars()
+        .filter(|&c| {
+            (c.is_control() && !matches!(c, '\t' | '\n')) || matches!(c, '\u{2028}' | '\u{2029}')
+        })
+        .collect();
+    assert_eq!(raw, [], "{markdown}");
+    assert!(
+        markdown.contains("\nnotes: \"line one\\nline two \\u0000 nul \\u001b[31m red \\u0007\"\n"),
+        "{markdown}"
+    );
+    assert!(!markdown.contains("## Notes"), "{markdown}");
+    assert!(markdown.contains("## Symptom"), "{markdown}");
+
+    let back = run(dir.path(), &["convert", "--to", "json", "--in-place", id]);
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    let read: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(read, value);
+}
+
 #[test]
 fn a_records_values_do_not_depend_on_its_line_endings() {
     let dir = bundled_copy();
@@ -591,6 +632,10 @@ fn a_records_values_do_not_depend_on_its_line_endings() {
     let crlf = run(dir.path(), &["convert", "--to", "json", id]);
     assert_eq!(crlf.code, 0, "{}", crlf.stderr);
     assert_eq!(crlf.stdout, lf.stdout);
+    std::fs::write(&record, text.replace('\n', "\r")).unwrap();
+    let cr = run(dir.path(), &["convert", "--to", "json", id]);
+    assert_eq!(cr.code, 0, "{}", cr.stderr);
+    assert_eq!(cr.stdout, lf.stdout);
 }
 
 #[test]

@@ -536,16 +536,89 @@ fn repeated_json_keys_are_placed_however_spelled_and_however_deep() {
 
 /// A file in another encoding is named by its byte-order mark, and the report's range covers
 /// what it shows of the offending bytes: the mark, or the bad byte's replacement character.
+/// YAML 1.2 allows no control character but tab and the line breaks in a stream as it is,
+/// nor DEL, C1 controls but U+0085, U+FFFE or U+FFFF: other YAML readers refuse a file
+/// holding one, so a check does too, at the character, in a record or in front matter.
+#[test]
+fn an_unprintable_character_in_yaml_is_a_syntax_error_at_it() {
+    let good = String::from_utf8_lossy(GOOD);
+    let with = |id: &str, name: &str| {
+        good.replace("id: good", &format!("id: {id}"))
+            .replace("name: Good", &format!("name: {name}"))
+    };
+    let front = format!("---\n{}---\n", with("front", "\"c\u{1b}[31m\""));
+    let corpus = temp_corpus(&[
+        ("engines/soh.yaml", with("soh", "a\u{1}b").as_bytes()),
+        ("engines/del.yaml", with("del", "'a\u{7f}'").as_bytes()),
+        ("engines/csi.yaml", with("csi", "\"é\u{9b}\"").as_bytes()),
+        (
+            "engines/nonchar.yaml",
+            with("nonchar", "a\u{fffe}").as_bytes(),
+        ),
+        (
+            "engines/comment.yaml",
+            format!("{good}# a\u{7}\n").as_bytes(),
+        ),
+        ("gotchas/front.md", front.as_bytes()),
+        // Tab, U+0085 and the line ends are printable.
+        (
+            "engines/fine.yaml",
+            with("fine", "\"a\tb\u{85}\"\r").as_bytes(),
+        ),
+    ]);
+    let run = check(corpus.path(), &["--format", "json"]);
+    let found: Vec<(String, String, Option<u64>, Option<u64>)> = json_report(&run)
+        .iter()
+        .filter(|d| d["code"] == "syntax-error")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or_default().to_string(),
+                d["message"].as_str().unwrap_or_default().to_string(),
+                d["line"].as_u64(),
+                d["column"].as_u64(),
+            )
+        })
+        .collect();
+    let at = |file: &str, character: &str, line: u64, column: u64| {
+        (
+            format!("records/{file}"),
+            format!("invalid YAML: found unprintable character U+{character}"),
+            Some(line),
+            Some(column),
+        )
+    };
+    assert_eq!(
+        found,
+        [
+            at("engines/comment.yaml", "0007", 8, 4),
+            at("engines/csi.yaml", "009B", 3, 9),
+            at("engines/del.yaml", "007F", 3, 9),
+            at("engines/nonchar.yaml", "FFFE", 3, 8),
+            at("engines/soh.yaml", "0001", 3, 8),
+            at("gotchas/front.md", "001B", 4, 9),
+        ]
+    );
+}
+
 #[test]
 fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
     let utf16: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
         .chain("id: wide\n".bytes().flat_map(|byte| [byte, 0]))
         .collect();
+    // Without a byte-order mark, UTF-16 of ASCII text is valid UTF-8 with a NUL in every
+    // other byte, which the parsers refused as a character they do not print.
+    let unmarked_le: Vec<u8> = "id: wide\n".bytes().flat_map(|byte| [byte, 0]).collect();
+    let unmarked_be: Vec<u8> = "{\"id\": \"wide\"}"
+        .bytes()
+        .flat_map(|byte| [0, byte])
+        .collect();
     let corpus = temp_corpus(&[
         ("engines/good.yaml", GOOD),
         ("engines/wide.yaml", &utf16),
         ("engines/latin1.yaml", b"id: latin1\nname: Caf\xE9\n"),
+        ("engines/unmarked-le.yaml", &unmarked_le),
+        ("engines/unmarked-be.json", &unmarked_be),
     ]);
     let run = check(corpus.path(), &["--format", "json"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
@@ -571,6 +644,20 @@ fn a_file_in_another_encoding_is_named_and_its_bad_bytes_are_spanned() {
                 2,
                 10,
                 11
+            ),
+            (
+                "records/engines/unmarked-be.json",
+                "the file looks like UTF-16BE without a byte-order mark, not UTF-8",
+                1,
+                1,
+                9
+            ),
+            (
+                "records/engines/unmarked-le.yaml",
+                "the file looks like UTF-16LE without a byte-order mark, not UTF-8",
+                1,
+                1,
+                9
             ),
             (
                 "records/engines/wide.yaml",

@@ -217,6 +217,76 @@ fn bom_and_crlf_are_accepted_with_columns_right() {
     assert_eq!(diagnostics[0].3, Some(9));
 }
 
+/// A file saved with classic Mac line endings (a `\r` alone) is as many lines as YAML,
+/// CommonMark and an editor read in it: every report places its problems on those lines,
+/// and a Markdown record's front matter is found.
+#[test]
+fn a_lone_carriage_return_ends_a_line_in_every_report() {
+    let yaml = "id: mac\rtype: engine\rname: M\rstatus: drafty\rconfidence: 0.5\r\
+                updated: 2026-10-03\rsources: []\r";
+    let markdown = "---\rid: macmd\rtype: engine\rname: M\rstatus: draft\rconfidence: 0.5\r\
+                    updated: 2026-10-03\rsources: []\r---\r\rSee [[nowhere]].\r";
+    let dir = common::temp_corpus(&[
+        ("engines/mac.yaml", yaml.as_bytes()),
+        ("engines/macmd.md", markdown.as_bytes()),
+    ]);
+    let human = check(dir.path(), &[]);
+    for said in [
+        " --> records/engines/mac.yaml:4:9\n",
+        "4 | status: drafty\n",
+        "  --> records/engines/macmd.md:11:7\n",
+        "11 | See [[nowhere]].\n",
+    ] {
+        assert!(human.stdout.contains(said), "{said}\n{}", human.stdout);
+    }
+    assert!(!human.stdout.contains('\u{240d}'), "{}", human.stdout);
+    let json = check(dir.path(), &["--format", "json"]);
+    assert_eq!(
+        json_diagnostics(&json),
+        [
+            (
+                "invalid-value".into(),
+                "records/engines/mac.yaml".into(),
+                Some(4),
+                Some(9)
+            ),
+            (
+                "broken-link".into(),
+                "records/engines/macmd.md".into(),
+                Some(11),
+                Some(7)
+            ),
+        ]
+    );
+    let sarif = check(dir.path(), &["--format", "sarif"]);
+    let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("SARIF");
+    let regions: Vec<(u64, u64)> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|result| {
+            let region = &result["locations"][0]["physicalLocation"]["region"];
+            (
+                region["startLine"].as_u64().unwrap_or_default(),
+                region["startColumn"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(regions, [(4, 9), (11, 7)]);
+    let github = check(dir.path(), &["--format", "github"]);
+    assert!(
+        github
+            .stdout
+            .contains("file=records/engines/mac.yaml,line=4,col=9,endLine=4,endColumn=15,"),
+        "{}",
+        github.stdout
+    );
+    // A fix keeps the file's own line endings.
+    check(dir.path(), &["--fix"]);
+    let fixed = std::fs::read_to_string(dir.path().join("records/engines/mac.yaml")).unwrap();
+    assert_eq!(fixed, yaml.replace("drafty", "draft"));
+}
+
 #[test]
 fn the_bundled_corpus_is_clean() {
     let run = check(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), &[]);

@@ -493,6 +493,85 @@ fn a_workspace_through_a_link_named_by_its_root_uri_is_served_by_its_names() {
     drop(dir);
 }
 
+/// A buffer that starts with a byte-order mark holds it as a UTF-16 unit before its first
+/// line's first character: positions on that line count it, both ways.
+#[test]
+fn positions_on_the_first_line_of_a_buffer_with_a_byte_order_mark_count_it() {
+    let (dir, root) = corpus();
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root);
+    let path = root.join("records/engines/vllm.yaml");
+    let vllm = uri(&path);
+    let text = std::fs::read_to_string(&path).expect("the engine");
+    let typo = format!(
+        "\u{feff}status: verifyed\n{}",
+        text.replace("status: verified\n", "")
+    );
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": vllm, "languageId": "yaml", "version": 1, "text": typo}}),
+    );
+    let diagnostics = client.diagnostics(&vllm, Some(1));
+    let [typo] = diagnostics.as_slice() else {
+        panic!("one diagnostic: {diagnostics:#?}")
+    };
+    assert_eq!(
+        typo["range"],
+        json!({"start": {"line": 0, "character": 9}, "end": {"line": 0, "character": 17}})
+    );
+
+    let cited = format!(
+        "\u{feff}sources: [engine-vllm-github]\n{}",
+        text.replace("sources:\n  - engine-vllm-github\n", "")
+    );
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": vllm, "version": 2}, "contentChanges": [{"text": cited}]}),
+    );
+    assert_eq!(client.diagnostics(&vllm, Some(2)), Vec::<Value>::new());
+    // In the buffer, `[` is the 11th unit and the id starts at the 12th.
+    let bracket = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": vllm}, "position": {"line": 0, "character": 10}}),
+    );
+    assert_eq!(bracket["result"], Value::Null, "{bracket:#?}");
+    let shown = client.hover(&vllm, json!({"line": 0, "character": 11}));
+    assert!(shown.contains("`sources/engine-vllm-github`"), "{shown}");
+    client.stop();
+    drop(dir);
+}
+
+/// Lines end as the protocol has them end, at `\n`, `\r\n` or a `\r` alone: a buffer saved
+/// with classic Mac line endings is as many lines as the editor shows.
+#[test]
+fn positions_count_a_lone_carriage_return_as_a_line_end() {
+    let (dir, root) = corpus();
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root);
+    let path = root.join("records/engines/vllm.yaml");
+    let vllm = uri(&path);
+    let text = std::fs::read_to_string(&path)
+        .expect("the engine")
+        .replace("status: verified", "status: verifyed")
+        .replace('\n', "\r");
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": vllm, "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    let diagnostics = client.diagnostics(&vllm, Some(1));
+    let [typo] = diagnostics.as_slice() else {
+        panic!("one diagnostic: {diagnostics:#?}")
+    };
+    assert_eq!(
+        typo["range"],
+        json!({"start": {"line": 8, "character": 8}, "end": {"line": 8, "character": 16}})
+    );
+    let shown = client.hover(&vllm, json!({"line": 12, "character": 4}));
+    assert!(shown.contains("`sources/engine-vllm-github`"), "{shown}");
+    client.stop();
+    drop(dir);
+}
+
 /// A change to the config or a schema is a change to how every record is checked: the
 /// corpus is read again by it, and a setup that cannot be used is said, the last one kept.
 #[test]

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::links::{self, Link};
-use crate::source::Span;
+use crate::source::{Span, next_line_start};
 
 /// Front matter located in a Markdown file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,37 +34,42 @@ pub enum FrontMatterError {
 }
 
 /// Finds the front matter: a first line `---`, then YAML, then a line `---` (or `...`).
+///
+/// Lines end as YAML and CommonMark end them: at `\n`, `\r\n` or a `\r` alone.
 pub fn split_front_matter(text: &str) -> Result<FrontMatter, FrontMatterError> {
-    let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
+    let first_end = next_line_start(text, 0).unwrap_or(text.len());
     let first = text.get(..first_end).unwrap_or_default().trim_end();
     if first != "---" {
         return Err(FrontMatterError::Missing(0..first.len()));
     }
     // The closing fence is the first line that is `---` or `...`: each is looked for
     // after a line break with `memmem`, and the earlier kept, rather than every line of
-    // the YAML cut out and trimmed. `...` is rare, so it is looked for only before the
-    // first `---`, not through the whole body.
+    // the YAML cut out and trimmed. `...`, and a fence after a `\r` alone (a file with
+    // classic Mac line endings), are rare, so they are looked for only before the first
+    // `---` after a `\n`, not through the whole body.
     let bytes = text.as_bytes();
     let opening_break = first_end
         .checked_sub(1)
-        .filter(|&at| bytes.get(at) == Some(&b'\n'));
+        .filter(|&at| matches!(bytes.get(at), Some(b'\n' | b'\r')));
     let closing = |fence: &[u8], until: usize| {
         let from = opening_break?;
         memchr::memmem::find_iter(bytes.get(from..until)?, fence)
             .map(|at| from + at + 1)
             .find_map(|line_start| {
-                let line_end = memchr::memchr(b'\n', bytes.get(line_start..)?)
-                    .map_or(text.len(), |at| line_start + at + 1);
+                let line_end = next_line_start(text, line_start).unwrap_or(text.len());
                 let line = text.get(line_start..line_end)?.trim_end();
                 (line.as_bytes() == fence.get(1..)?).then_some((line_start, line_end))
             })
     };
     let dashes = closing(b"\n---", text.len());
-    let dots = closing(
-        b"\n...",
-        dashes.map_or(text.len(), |(line_start, _)| line_start),
-    );
-    if let Some((line_start, line_end)) = [dashes, dots].into_iter().flatten().min() {
+    let until = dashes.map_or(text.len(), |(line_start, _)| line_start);
+    let found = [dashes, closing(b"\r---", until)]
+        .into_iter()
+        .flatten()
+        .min();
+    let until = found.map_or(text.len(), |(line_start, _)| line_start);
+    let dots = [closing(b"\n...", until), closing(b"\r...", until)];
+    if let Some((line_start, line_end)) = [found].into_iter().chain(dots).flatten().min() {
         return Ok(FrontMatter {
             yaml: first_end..line_start,
             body: line_end..text.len(),
@@ -242,7 +247,7 @@ fn sections_of(
         // Only whole blank lines are left out before the content: the first line's own
         // indentation is content (an indented code block).
         let leading: usize = raw
-            .split_inclusive('\n')
+            .split_inclusive(['\n', '\r'])
             .take_while(|line| line.trim().is_empty())
             .map(str::len)
             .sum();
@@ -272,13 +277,13 @@ mod tests {
     /// The closing fence as the first version found it, a line at a time: the definition
     /// the fast search is held to.
     fn closing_fence_line_by_line(text: &str) -> Result<FrontMatter, FrontMatterError> {
-        let first_end = text.find('\n').map_or(text.len(), |i| i + 1);
+        let first_end = next_line_start(text, 0).unwrap_or(text.len());
         if text.get(..first_end).unwrap_or_default().trim_end() != "---" {
             return split_front_matter(text);
         }
         let mut line_start = first_end;
-        while let Some(rest) = text.get(line_start..).filter(|rest| !rest.is_empty()) {
-            let line_end = rest.find('\n').map_or(text.len(), |i| line_start + i + 1);
+        while line_start < text.len() {
+            let line_end = next_line_start(text, line_start).unwrap_or(text.len());
             let line = text
                 .get(line_start..line_end)
                 .unwrap_or_default()
@@ -295,29 +300,44 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Lines near a fence (`--`, `---x`, ` ---`, `...`, trailing blanks, CRLF) end the
-        /// front matter where the line-by-line search ends it, and nowhere else.
+        /// Lines near a fence (`--`, `---x`, ` ---`, `...`, trailing blanks), ended by
+        /// `\n`, `\r\n` or `\r` alone, end the front matter where the line-by-line search
+        /// ends it, and nowhere else.
         #[test]
         fn the_closing_fence_is_found_as_line_by_line(
             lines in proptest::collection::vec(
-                proptest::sample::select(vec![
-                    "---", "--- ", "---\r", "...", "..", "--", "---x", " ---", "-", ".",
-                    "a: 1", "", "µ: é", "- x",
-                ]),
+                (
+                    proptest::sample::select(vec![
+                        "---", "--- ", "---\r", "...", "..", "--", "---x", " ---", "-", ".",
+                        "a: 1", "", "µ: é", "- x",
+                    ]),
+                    proptest::sample::select(vec!["\n", "\r\n", "\r"]),
+                ),
                 0..12,
             ),
+            opening in proptest::sample::select(vec!["\n", "\r\n", "\r"]),
             last_newline in proptest::bool::ANY,
         ) {
-            let mut text = String::from("---\n");
-            text.push_str(&lines.join("\n"));
-            if last_newline {
-                text.push('\n');
+            let mut text = format!("---{opening}");
+            for (index, (line, end)) in lines.iter().enumerate() {
+                text.push_str(line);
+                if last_newline || index + 1 < lines.len() {
+                    text.push_str(end);
+                }
             }
             proptest::prop_assert_eq!(
                 split_front_matter(&text),
                 closing_fence_line_by_line(&text)
             );
         }
+    }
+
+    #[test]
+    fn front_matter_is_split_with_classic_mac_line_endings() {
+        let text = "---\rid: x\r---\r\r## Notes\r";
+        let fm = split_front_matter(text).unwrap();
+        assert_eq!(&text[fm.yaml], "id: x\r");
+        assert_eq!(&text[fm.body], "\r## Notes\r");
     }
 
     #[test]

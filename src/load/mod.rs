@@ -217,6 +217,16 @@ pub fn decode_text(path: &Path, display: String, bytes: Vec<u8>) -> LoadedText {
             .with_label(format!("a {name} byte-order mark"))
             .with_help("re-save the file as UTF-8"),
         ),
+        Err(source::DecodeError::UnmarkedUtf16 { name, len }) => diagnostics.push(
+            Diagnostic::new(
+                rules::INVALID_UTF8,
+                &file.display,
+                format!("the file looks like {name} without a byte-order mark, not UTF-8"),
+            )
+            .at_span(0..len)
+            .with_label("a NUL in every other byte")
+            .with_help("re-save the file as UTF-8"),
+        ),
     }
     LoadedText { file, diagnostics }
 }
@@ -457,8 +467,7 @@ fn indented_with_a_tab(text: &str, at: usize) -> bool {
         return false;
     };
     let line = before
-        .rfind('\n')
-        .and_then(|end| before.get(end + 1..))
+        .get(crate::source::line_start(text, at)..)
         .unwrap_or(before);
     line.trim_start_matches([' ', '\t']).is_empty() && line.contains('\t')
 }
@@ -518,11 +527,12 @@ fn parse_markdown(
     );
     if let Value::Object(map) = &mut value {
         for section in body.sections {
-            // Line breaks as the front matter's values have them: YAML reads `\r\n` as
-            // `\n`, and a field's value must not depend on where in the file it is written.
+            // Line breaks as the front matter's values have them: YAML reads `\r\n` and a
+            // `\r` alone as `\n`, and a field's value must not depend on where in the file
+            // it is written.
             let content = text.get(section.content.clone()).unwrap_or_default();
             let content = if content.contains('\r') {
-                content.replace("\r\n", "\n")
+                content.replace("\r\n", "\n").replace('\r', "\n")
             } else {
                 content.to_string()
             };
@@ -601,7 +611,7 @@ fn misspelt_section(
     // A setext heading (`Workarond` over a line of `-`) is named by its text line.
     let written = text
         .get(heading.clone())
-        .and_then(|h| h.lines().next())
+        .and_then(|h| h.split(['\n', '\r']).next())
         .unwrap_or_default()
         .trim_end();
     let heading = crate::source::first_line(text, heading);

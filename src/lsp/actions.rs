@@ -20,11 +20,11 @@ pub fn quick_fixes(
     uri: &Uri,
     range: Range,
 ) -> Vec<CodeActionOrCommand> {
-    let text = workspace.text(file);
+    let buffer = workspace.buffer(file);
     let mut actions = Vec::new();
     for diagnostic in workspace.published(file) {
         let Some(fix) = &diagnostic.fix else { continue };
-        let shown = convert::anchor_range(text, &diagnostic.anchor);
+        let shown = convert::anchor_range(buffer, &diagnostic.anchor);
         if shown.end < range.start || range.end < shown.start {
             continue;
         }
@@ -33,7 +33,7 @@ pub fn quick_fixes(
             .iter()
             .map(|edit| match &edit.anchor {
                 Anchor::Span(span) => Some(TextEdit {
-                    range: convert::range(text, span),
+                    range: convert::range(buffer, span),
                     new_text: edit.replacement.clone(),
                 }),
                 _ => None,
@@ -48,7 +48,7 @@ pub fn quick_fixes(
             title,
             kind: Some(CodeActionKind::QUICKFIX),
             diagnostics: Some(vec![super::protocol_diagnostic(
-                workspace, diagnostic, text,
+                workspace, diagnostic, buffer,
             )]),
             edit: Some(WorkspaceEdit {
                 changes: Some(HashMap::from([(uri.clone(), edits)])),

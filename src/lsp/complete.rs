@@ -45,7 +45,7 @@ pub fn complete(workspace: &Workspace, file: usize, offset: usize) -> Option<Com
     let text = workspace.text(file);
     let offset = crate::source::floor_char_boundary(text, offset);
     let before = text.get(..offset)?;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::source::line_start(text, offset);
     let line = before.get(line_start..)?;
     let (context, start) = match wiki_start(line) {
         Some(at) => (Context::Wiki, line_start + at),
@@ -80,7 +80,7 @@ pub fn complete(workspace: &Workspace, file: usize, offset: usize) -> Option<Com
         }
     };
     let prefix = text.get(start..offset)?;
-    let range = convert::range(text, &(start..offset));
+    let range = convert::range(workspace.buffer(file), &(start..offset));
     let (candidates, quote) = match context {
         Context::Wiki => (wiki_candidates(workspace), false),
         Context::Field {
@@ -313,11 +313,11 @@ fn key_of(line: &str) -> Option<(usize, &str, &str)> {
 /// (`affects: [vllm, |`, `severity: |`) or of the block a `- |` item belongs to, with the
 /// keys of the mappings around it.
 fn yaml_path(text: &str, offset: usize) -> Option<Vec<String>> {
-    let line_start = text.get(..offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::source::line_start(text, offset);
     let line = text.get(line_start..offset)?;
     let word = line.rfind(DELIMITERS).map_or(0, |i| i + 1);
     let before = line.get(..word)?;
-    let previous = text.get(..line_start)?.lines().rev();
+    let previous = text.get(..line_start)?.split(['\n', '\r']).rev();
     if let Some((indent, key, rest)) = key_of(before) {
         let rest = rest.trim_start();
         let in_flow = rest.starts_with('[') && !rest.contains(']');

@@ -289,14 +289,15 @@ fn publish(connection: &Connection, workspace: &mut Workspace) -> Result<(), Err
         let Some(uri) = convert::uri(&path) else {
             continue;
         };
-        let text = workspace
+        let buffer = workspace
             .file(&path)
-            .map_or("", |file| workspace.text(file));
+            .map(|file| workspace.buffer(file))
+            .unwrap_or_default();
         let params = PublishDiagnosticsParams {
             uri,
             diagnostics: diagnostics
                 .iter()
-                .map(|d| protocol_diagnostic(workspace, d, text))
+                .map(|d| protocol_diagnostic(workspace, d, buffer))
                 .collect(),
             version,
         };
@@ -308,23 +309,24 @@ fn publish(connection: &Connection, workspace: &mut Workspace) -> Result<(), Err
     Ok(())
 }
 
-/// A located diagnostic of a file with text `text`, as the protocol shows it.
+/// A located diagnostic of a file held as `buffer`, as the protocol shows it.
 fn protocol_diagnostic(
     workspace: &Workspace,
     diagnostic: &Diagnostic,
-    text: &str,
+    buffer: convert::Buffer<'_>,
 ) -> lsp_types::Diagnostic {
     let locate = |display: &str, anchor: &Anchor| -> Option<Location> {
         let path = workspace.path_of(display);
-        let text = workspace
+        let buffer = workspace
             .file(&path)
-            .map_or("", |file| workspace.text(file));
+            .map(|file| workspace.buffer(file))
+            .unwrap_or_default();
         Some(Location {
             uri: convert::uri(&path)?,
-            range: convert::anchor_range(text, anchor),
+            range: convert::anchor_range(buffer, anchor),
         })
     };
-    convert::diagnostic(diagnostic, text, &locate)
+    convert::diagnostic(diagnostic, buffer, &locate)
 }
 
 fn notice(
@@ -401,7 +403,10 @@ fn notice(
 fn position(workspace: &Workspace, params: &TextDocumentPositionParams) -> Option<(usize, usize)> {
     let path = convert::path(&params.text_document.uri)?;
     let file = workspace.file(&path)?;
-    Some((file, convert::offset(workspace.text(file), params.position)))
+    Some((
+        file,
+        convert::offset(workspace.buffer(file), params.position),
+    ))
 }
 
 fn respond(workspace: &Workspace, request: Request) -> Response {

@@ -157,7 +157,7 @@ fn id_location(workspace: &Workspace, record: usize) -> (usize, Span) {
 fn location(workspace: &Workspace, file: usize, span: &Span) -> Option<Location> {
     Some(Location {
         uri: convert::uri(&workspace.corpus.files[file].path)?,
-        range: convert::range(workspace.text(file), span),
+        range: convert::range(workspace.buffer(file), span),
     })
 }
 
@@ -211,7 +211,7 @@ pub fn hover(workspace: &Workspace, file: usize, offset: usize) -> Option<Hover>
             kind: MarkupKind::Markdown,
             value: markdown,
         }),
-        range: Some(convert::range(workspace.text(file), &span)),
+        range: Some(convert::range(workspace.buffer(file), &span)),
     })
 }
 
@@ -323,7 +323,7 @@ pub fn rename(
     let (id_file, id_span) = id_location(workspace, record);
     if !id_span.is_empty() {
         edits.entry(id_file).or_default().push(TextEdit {
-            range: convert::range(workspace.text(id_file), &id_span),
+            range: convert::range(workspace.buffer(id_file), &id_span),
             new_text: new_id.to_string(),
         });
     }
@@ -365,7 +365,7 @@ pub fn rename(
                 }
             };
             let edit = TextEdit {
-                range: convert::range(text, &span),
+                range: convert::range(workspace.buffer(file), &span),
                 new_text,
             };
             let edits = edits.entry(file).or_default();

@@ -12,7 +12,7 @@
 //! editor has them (the tests compare the two after every kind of edit); the files whose
 //! diagnostics changed are handed back to be published.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -23,6 +23,7 @@ use crate::diagnostic::Diagnostic;
 use crate::discover;
 use crate::index::{self, Edge, Edges, IdIndex, Resolved, Source, Target, Unresolved, Written};
 use crate::load;
+use crate::lsp::convert;
 use crate::project::{Project, locate};
 use crate::source::Format;
 use crate::sourcemap::SourceMap;
@@ -58,6 +59,9 @@ pub struct Workspace {
     by_display: HashMap<String, usize>,
     /// Open documents and their versions.
     versions: HashMap<PathBuf, i32>,
+    /// Open documents whose buffer starts with a byte-order mark, which the corpus's text
+    /// leaves out and the protocol's positions count (see [`convert::Buffer`]).
+    marked: HashSet<PathBuf>,
     /// Per displayed file: the diagnostics last published, located.
     published: BTreeMap<String, Vec<Diagnostic>>,
     /// The same, before locating: compared to tell which files changed.
@@ -102,6 +106,7 @@ impl Workspace {
             by_path: HashMap::new(),
             by_display: HashMap::new(),
             versions: HashMap::new(),
+            marked: HashSet::new(),
             published: BTreeMap::new(),
             unlocated: BTreeMap::new(),
             touched: BTreeSet::new(),
@@ -254,12 +259,18 @@ impl Workspace {
     /// A document was opened or changed in the editor: its text is now `text`.
     pub fn edit(&mut self, path: &Path, text: String, version: i32) {
         self.versions.insert(path.to_path_buf(), version);
+        if text.starts_with('\u{feff}') {
+            self.marked.insert(path.to_path_buf());
+        } else {
+            self.marked.remove(path);
+        }
         self.set_text(path, text);
     }
 
     /// A document was closed: the file on disk is the truth again, so it alone is re-read.
     pub fn close(&mut self, path: &Path) {
         self.versions.remove(path);
+        self.marked.remove(path);
         self.reload(path);
     }
 
@@ -605,6 +616,14 @@ impl Workspace {
     /// The text of a file, as the editor has it.
     pub fn text(&self, file: usize) -> &str {
         self.corpus.files[file].text.as_deref().unwrap_or_default()
+    }
+
+    /// The text of a file as the editor's buffer has it, for positions in the protocol.
+    pub fn buffer(&self, file: usize) -> convert::Buffer<'_> {
+        convert::Buffer {
+            text: self.text(file),
+            bom: !self.marked.is_empty() && self.marked.contains(&self.corpus.files[file].path),
+        }
     }
 
     /// A file's source map (JSON pointer to span), built on demand.

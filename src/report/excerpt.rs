@@ -232,31 +232,26 @@ fn touches_long_line(text: &str, span: &Span) -> bool {
     let end = line_end(text, span.end.min(text.len()));
     text.get(start..end).is_some_and(|lines| {
         lines
-            .split('\n')
+            .split(['\n', '\r'])
             .any(|line| line.len() > MAX_LINE_CHARS && line.chars().nth(MAX_LINE_CHARS).is_some())
     })
 }
 
-/// The start of the line holding `offset`, or a place [`REACH`] bytes before `offset` when
+/// The start of the line holding `offset` (past a `\n` or a `\r`), or a place [`REACH`] bytes before `offset` when
 /// the line starts before that.
 fn line_start(text: &str, offset: usize) -> usize {
     let floor = crate::source::floor_char_boundary(text, offset.saturating_sub(REACH));
     text.get(floor..offset)
-        .and_then(|before| before.rfind('\n'))
+        .and_then(|before| before.rfind(['\n', '\r']))
         .map_or(floor, |i| floor + i + 1)
 }
 
-/// The end of the line holding `offset`, before its line break, or a place [`REACH`] bytes
-/// after `offset` when the line ends after that.
+/// The end of the line holding `offset`, before its line break (`\n`, `\r\n` or a lone
+/// `\r`), or a place [`REACH`] bytes after `offset` when the line ends after that.
 fn line_end(text: &str, offset: usize) -> usize {
     let ceiling = crate::source::floor_char_boundary(text, offset.saturating_add(REACH));
     let rest = text.get(offset..ceiling).unwrap_or_default();
-    let end = offset + rest.find('\n').unwrap_or(rest.len());
-    if end > offset && text.get(..end).is_some_and(|t| t.ends_with('\r')) {
-        end - 1
-    } else {
-        end
-    }
+    offset + rest.find(['\n', '\r']).unwrap_or(rest.len())
 }
 
 /// The offset `count` characters before `offset`, but not before `floor`.

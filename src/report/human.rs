@@ -9,7 +9,7 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet,
 use super::excerpt::{Excerpt, clip, one_line};
 use super::{Sources, Summary};
 use crate::diagnostic::{Anchor, Diagnostic, Severity};
-use crate::source::{LineCol, Span, char_span, line_col};
+use crate::source::{LineCol, Span, char_span, line_col, lone_crs_as_lfs};
 
 /// Renders diagnostics one after another, each followed by a blank line.
 ///
@@ -152,7 +152,8 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
                     if let Some(label) = &diagnostic.label {
                         primary = primary.label(one_line(label));
                     }
-                    let mut snippet = Snippet::source(text.get(from..to).unwrap_or_default())
+                    let lines = text.get(from..to).unwrap_or_default();
+                    let mut snippet = Snippet::source(lone_crs_as_lfs(lines))
                         .line_start(line)
                         .path(one_line(&diagnostic.file))
                         .annotation(primary);
@@ -176,7 +177,7 @@ fn group<'a>(diagnostic: &'a Diagnostic, sources: &'a Sources) -> (Group<'a>, Op
     {
         group = match (&label.anchor, sources.get(&label.file)) {
             (Anchor::Span(span), Some(text)) => group.element(
-                Snippet::source(text)
+                Snippet::source(lone_crs_as_lfs(text))
                     .path(one_line(&label.file))
                     .annotation(
                         AnnotationKind::Context
@@ -212,15 +213,10 @@ fn start_of(sources: &Sources, file: &str, text: &str, span: &Span) -> LineCol {
 fn lines_around(text: &str, start: usize, end: usize) -> (usize, usize) {
     let start = crate::source::floor_char_boundary(text, start);
     let end = crate::source::floor_char_boundary(text, end.max(start));
-    let from = text
-        .get(..start)
-        .and_then(|before| before.rfind('\n'))
-        .map_or(0, |i| i + 1);
-    let to = text
-        .get(end..)
-        .and_then(|after| after.find('\n'))
-        .map_or(text.len(), |i| end + i + 1);
-    (from, to)
+    (
+        crate::source::line_start(text, start),
+        crate::source::next_line_start(text, end).unwrap_or(text.len()),
+    )
 }
 
 /// The snippet of a diagnostic on a long line: its window of the line, with the labels that

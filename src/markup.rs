@@ -120,7 +120,10 @@ mod tests {
             escape("a<b & \"c\" 'd'\u{1}\n"),
             "a&lt;b &amp; &quot;c&quot; &#39;d&#39;\u{FFFD}\n"
         );
-        assert_eq!(escape("a\u{7F}b\u{85}c\u{9F}° µ"), "a\u{FFFD}b\u{FFFD}c\u{FFFD}° µ");
+        assert_eq!(
+            escape("a\u{7F}b\u{85}c\u{9F}° µ"),
+            "a\u{FFFD}b\u{FFFD}c\u{FFFD}° µ"
+        );
     }
 
     #[test]

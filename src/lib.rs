@@ -46,6 +46,7 @@
 #![cfg_attr(not(test), deny(clippy::string_slice))]
 #![warn(missing_docs)]
 
+pub mod anchors;
 pub mod baseline;
 pub mod buckets;
 pub mod cache;

@@ -4,6 +4,9 @@
 //!
 //! pulldown-cmark finds them (wiki-links are built in since 0.13), so a link inside a code span
 //! or a code block is text, not a link, exactly as a reader of the rendered page sees it.
+//!
+//! A link may also name a place in a page by its fragment (`[[vllm#setup]]`,
+//! `[s](guide.md#setup)`, `[s](#setup)`): a [`Fragment`], found in the same pass.
 
 use pulldown_cmark::{Event, LinkType, Options, Parser, RefDefs, Tag};
 
@@ -30,20 +33,45 @@ pub struct Link {
     pub span: Span,
 }
 
+/// A link to a place in a page, by the id of one of its elements: `[[vllm#setup]]`,
+/// `[s](guide.md#setup)`, `[s](#setup)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fragment {
+    /// The page the place is in: the link's, or `None` for the page the link is on.
+    pub page: Option<Link>,
+    /// The id named, as a browser looks it up: the text after `#`, percent-decoded.
+    pub id: String,
+    /// Where the fragment is written, after its `#`.
+    pub span: Span,
+}
+
 /// The links in `text[range]`, with spans in `text`.
 pub fn extract(text: &str, range: &Span) -> Vec<Link> {
+    read(text, range).0
+}
+
+/// The links in `text[range]` and the places in pages they name, with spans in `text`.
+pub fn read(text: &str, range: &Span) -> (Vec<Link>, Vec<Fragment>) {
     let Some(prose) = text.get(range.clone()) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut events = Parser::new_ext(prose, Options::ENABLE_WIKILINKS).into_offset_iter();
     let mut links = Vec::new();
+    let mut fragments = Vec::new();
     while let Some((event, at)) = events.next() {
         if let Some((link_type, dest_url, id)) = opened(&event) {
             let at = destination_at(events.reference_definitions(), link_type, id, at);
-            links.extend(classify(prose, range.start, link_type, dest_url, at));
+            links.extend(classify(
+                prose,
+                range.start,
+                link_type,
+                dest_url,
+                at.clone(),
+            ));
+            fragments.extend(fragment(prose, range.start, link_type, dest_url, at));
         }
     }
-    links
+    (links, fragments)
 }
 
 /// The link type, destination and reference id of a parser event that opens a link, or an
@@ -97,22 +125,13 @@ pub fn classify(
     dest_url: &str,
     at: Span,
 ) -> Option<Link> {
-    let (kind, opening) = match link_type {
-        LinkType::WikiLink { .. } => (LinkKind::Wiki, b'['),
-        LinkType::Inline if is_relative_path(dest_url) => (LinkKind::File, b'('),
-        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut
-            if is_relative_path(dest_url) =>
-        {
-            (LinkKind::File, b':')
-        }
+    let opening = opening(link_type)?;
+    let kind = match link_type {
+        LinkType::WikiLink { .. } => LinkKind::Wiki,
+        _ if is_relative_path(dest_url) => LinkKind::File,
         _ => return None,
     };
-    // In a table a wiki-link's `|` is escaped, as it would end the cell (`[[vllm\|vLLM]]`),
-    // and the parser leaves the backslash on the target; no id ends with one.
-    let dest_url = match kind {
-        LinkKind::Wiki => dest_url.strip_suffix('\\').unwrap_or(dest_url),
-        LinkKind::File => dest_url,
-    };
+    let dest_url = written_destination(link_type, dest_url);
     let written = prose.get(at.clone()).unwrap_or_default();
     let target_start =
         destination_in(written, dest_url, opening).map_or(at.start, |i| at.start + i);
@@ -129,6 +148,60 @@ pub fn classify(
         span: base + target_start..base + target_start + target.len(),
         target,
     })
+}
+
+/// The place in a page that a parser's link event names by its fragment, if it names one
+/// in the corpus: after a wiki-link's target or a relative link's path ([`classify`]), or
+/// alone (`#setup`, `[[#setup]]`), a place in the page the link is on. `#` alone and
+/// `#top` name the top of the page, which every page has, as browsers read them.
+pub fn fragment(
+    prose: &str,
+    base: usize,
+    link_type: LinkType,
+    dest_url: &str,
+    at: Span,
+) -> Option<Fragment> {
+    let opening = opening(link_type)?;
+    let dest_url = written_destination(link_type, dest_url);
+    let (path, raw) = dest_url.split_once('#')?;
+    if raw.is_empty() || raw.eq_ignore_ascii_case("top") {
+        return None;
+    }
+    let page = match path {
+        "" => None,
+        _ => Some(classify(prose, base, link_type, dest_url, at.clone())?),
+    };
+    // A destination written otherwise than it reads (`a\_b.md#x`, `&amp;`) is not placed,
+    // nor checked: a fix must replace the fragment as written.
+    let written = prose.get(at.clone()).unwrap_or_default();
+    let start = base + at.start + destination_in(written, dest_url, opening)? + path.len() + 1;
+    let span = start..start + raw.len();
+    let id = percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .map_or_else(|_| raw.to_string(), String::from);
+    Some(Fragment { page, id, span })
+}
+
+/// What a link's destination follows where it is written: the `[` of a wiki-link, the `(`
+/// of an inline link, the `:` of a reference link's definition; `None` for a link of a
+/// kind no corpus link is (an autolink, an email address).
+fn opening(link_type: LinkType) -> Option<u8> {
+    match link_type {
+        LinkType::WikiLink { .. } => Some(b'['),
+        LinkType::Inline => Some(b'('),
+        LinkType::Reference | LinkType::Collapsed | LinkType::Shortcut => Some(b':'),
+        _ => None,
+    }
+}
+
+/// A destination as it is written: in a table a wiki-link's `|` is escaped, as it would end
+/// the cell (`[[vllm\|vLLM]]`), and the parser leaves the backslash on the target; no id
+/// ends with one.
+fn written_destination(link_type: LinkType, dest_url: &str) -> &str {
+    match link_type {
+        LinkType::WikiLink { .. } => dest_url.strip_suffix('\\').unwrap_or(dest_url),
+        _ => dest_url,
+    }
 }
 
 /// Where `destination` is written in `written`, a link or its definition: its first
@@ -266,6 +339,30 @@ mod tests {
                 (LinkKind::File, "img/plot.png".into(), "img/plot.png".into()),
                 (LinkKind::File, "paper.pdf".into(), "paper.pdf".into()),
                 (LinkKind::File, "notes.txt".into(), "notes.txt".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn fragments_are_found_after_a_target_or_alone_and_placed_as_written() {
+        let text = "[[vllm#setup]] [[engines/vllm#a|A]] [g](guide.md?x=1#Tier-0) [h](#r%C3%A9) \
+                    [[#here]] [t](#top) [e](#) [w](https://x.org/#y) `[c](#code)`\n\n\
+                    [r]: other.md#far\n\nSee [r].\n";
+        let found: Vec<(Option<String>, String, String)> = read(text, &(0..text.len()))
+            .1
+            .into_iter()
+            .map(|f| (f.page.map(|l| l.target), f.id, text[f.span].to_string()))
+            .collect();
+        let page = |target: &str| Some(target.to_string());
+        assert_eq!(
+            found,
+            vec![
+                (page("vllm"), "setup".into(), "setup".into()),
+                (page("engines/vllm"), "a".into(), "a".into()),
+                (page("guide.md"), "Tier-0".into(), "Tier-0".into()),
+                (None, "ré".into(), "r%C3%A9".into()),
+                (None, "here".into(), "here".into()),
+                (page("other.md"), "far".into(), "far".into()),
             ]
         );
     }

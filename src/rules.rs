@@ -437,6 +437,30 @@ rules! {
     BROKEN_LINK = "broken-link", Error, fatal = false, "a link in prose points at nothing";
 
     /// ## What it finds
+    /// A link in prose whose fragment names no element of the page it leads to: no heading
+    /// of a prose page or of a record's Markdown body has that id (`[[vllm#instal]]`,
+    /// `[setup](guide.md#no-such-heading)`, `[above](#nowhere)` for the page the link is
+    /// on). A heading's id is made from its text as GitHub makes it (`## Tier 0: Setup` is
+    /// `tier-0-setup`, a second `## Setup` on the page `setup-1`); a footnote's from its
+    /// label; a record's page also has `field-NAME` for each of its fields and the ids its
+    /// template gives (`main`, `backlinks-h`, `graph-h` ...). `#` alone and `#top` are the
+    /// top of any page.
+    ///
+    /// ## Why it matters
+    /// The link still leads to the page, but not to the place it cites: a reader lands at
+    /// the top and has to look for it, usually because the heading was renamed.
+    ///
+    /// ## Example
+    /// ```markdown
+    /// See [[engines/vllm#instal]].   # did you mean `install`?
+    /// ```
+    ///
+    /// ## How to fix
+    /// Use the suggested id (`--fix` applies it when one is near enough to be sure of), or
+    /// the id of the heading as it is now written.
+    BROKEN_ANCHOR = "broken-anchor", Warn, fatal = false, "a link's fragment names no place in its page";
+
+    /// ## What it finds
     /// A record that references nothing and that nothing references: no reference field, no
     /// link in prose, in either direction. Collections whose records are expected to be
     /// leaves can be exempted: `[graph] leaf_collections = ["source"]`.

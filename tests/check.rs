@@ -100,6 +100,12 @@ fn unknown_field() {
 /// A misspelt `## Heading` is a warning (its text is still there, as prose); the intro and a
 /// heading that is no field's near miss are prose on purpose and say nothing.
 #[test]
+fn broken_anchor() {
+    rule_case_exiting("broken-anchor", "broken-anchor", 4, 0);
+    positioned("broken-anchor");
+}
+
+#[test]
 fn unknown_section() {
     rule_case_exiting("unknown-section", "unknown-section", 2, 0);
     positioned("unknown-section");

@@ -920,3 +920,63 @@ fn related_information_follows_an_edit_of_the_file_it_points_into() {
     );
     client.stop();
 }
+
+/// Find-references on a prose page finds every link that resolves to it, whatever name it
+/// gives the page (its path below its `docs` folder or from the root, `.md` or not), in
+/// prose and in a record's string field alike, and none to the page sharing its stem.
+#[test]
+fn references_to_a_page_are_the_links_that_resolve_to_it() {
+    let (_dir, root) = corpus();
+    std::fs::write(root.join("gotchas.toml"), "docs = [\"docs/**/*.md\"]\n").expect("config");
+    for os in ["linux", "windows"] {
+        std::fs::create_dir_all(root.join("docs").join(os)).expect("a docs folder");
+        std::fs::write(root.join(format!("docs/{os}/setup.md")), "# Setup\n").expect("a page");
+    }
+    let guide =
+        "# Guide\n\nOn [[windows/setup]], not [[linux/setup]]; [again](windows/setup.md).\n";
+    std::fs::write(root.join("docs/guide.md"), guide).expect("the guide");
+    let nixl = root.join("records/engines/nixl.yaml");
+    let text = std::fs::read_to_string(&nixl).expect("the engine");
+    let notes = "notes: \"See [[docs/windows/setup.md|setup]] and [[windows/setup]].\"\n";
+    let engine = format!("{text}{notes}");
+    std::fs::write(&nixl, &engine).expect("write the engine");
+    let mut client = Client::start(&root);
+    initialize(&mut client, &root);
+    let page = root.join("docs/windows/setup.md");
+    let references = client.request(
+        "textDocument/references",
+        json!({
+            "textDocument": {"uri": uri(&page)},
+            "position": {"line": 0, "character": 2},
+            "context": {"includeDeclaration": false}
+        }),
+    );
+    let mut found: Vec<(String, Value)> = references["result"]
+        .as_array()
+        .expect("locations")
+        .iter()
+        .map(|l| {
+            (
+                l["uri"].as_str().unwrap().to_string(),
+                l["range"]["start"].clone(),
+            )
+        })
+        .collect();
+    found.sort_by_key(|(uri, start)| (uri.clone(), start.to_string()));
+    let in_guide = |after| {
+        (
+            uri(&root.join("docs/guide.md")),
+            position_of(guide, after, "windows"),
+        )
+    };
+    let in_engine = |after| (uri(&nixl), position_of(&engine, after, "windows"));
+    let mut expected = vec![
+        in_guide("On"),
+        in_guide("again"),
+        (uri(&nixl), position_of(&engine, "notes", "docs/windows")),
+        in_engine("and"),
+    ];
+    expected.sort_by_key(|(uri, start)| (uri.clone(), start.to_string()));
+    assert_eq!(found, expected, "{references:#?}");
+    client.stop();
+}

@@ -109,6 +109,7 @@ fn verbose_times_each_stage_on_stderr_and_changes_nothing_else() {
         "check/resolve",
         "check/duplicate ids",
         "check/references and graph",
+        "check/fragments",
         "check/levels",
         "check/locate",
         "baseline",

@@ -999,3 +999,92 @@ fn docs_patterns_match_as_a_shell_does() {
         ["docs/deeper/nested.md", "docs/guide.md"]
     );
 }
+
+/// The `broken-anchor` fixture in a folder of its own, to fix and build.
+fn anchor_corpus() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture("rules/broken-anchor"), dir.path());
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    let config = std::fs::read_to_string(dir.path().join("gotchas.toml")).unwrap();
+    let config = config.replace("../../../../schema", schemas.to_str().unwrap());
+    std::fs::write(dir.path().join("gotchas.toml"), config).unwrap();
+    dir
+}
+
+/// A fragment naming no place in its page is a warning at the fragment, recalled alike
+/// from the check cache (a record's body is let go, its fragments kept); `--fix` rewrites
+/// the one a single id is near, and nothing else.
+#[test]
+fn fragments_naming_no_place_are_recalled_and_fixed() {
+    let dir = anchor_corpus();
+    let places = |run: &common::Run| -> Vec<String> {
+        json_diagnostics(run)
+            .into_iter()
+            .map(|(code, file, line, column)| {
+                format!("{code} {file}:{}:{}", line.unwrap(), column.unwrap())
+            })
+            .collect()
+    };
+    let expected = [
+        "broken-anchor docs/guide.md:14:38",
+        "broken-anchor docs/guide.md:14:73",
+        "broken-anchor docs/guide.md:15:9",
+        "broken-anchor records/gotchas/example-gotcha.md:15:12",
+    ];
+    let first = common::check_keeping_cache(dir.path(), &["--format", "json"]);
+    assert_eq!(places(&first), expected);
+    let recalled = common::check_keeping_cache(dir.path(), &["--format", "json", "--verbose"]);
+    assert!(
+        recalled.stderr.contains("recalled 2"),
+        "{}",
+        recalled.stderr
+    );
+    assert_eq!(places(&recalled), expected);
+    let guide = dir.path().join("docs/guide.md");
+    let before = std::fs::read_to_string(&guide).unwrap();
+    check(dir.path(), &["--fix"]);
+    assert_eq!(
+        std::fs::read_to_string(&guide).unwrap(),
+        before.replace("(#instal)", "(#install)")
+    );
+    let after = check(dir.path(), &["--format", "json"]);
+    assert_eq!(places(&after).len(), 3, "{}", after.stdout);
+}
+
+/// `build` reports a fragment naming no place as `check` does, without failing, and links
+/// its page all the same, fragment and all.
+#[test]
+fn build_reports_fragments_naming_no_place_and_links_their_pages() {
+    let dir = anchor_corpus();
+    let out = dir.path().join("out");
+    let build = common::gotchas(&[
+        "build",
+        "--root",
+        dir.path().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(build.code, 0, "{}", build.stderr);
+    assert_eq!(
+        build.stdout.matches("warning[broken-anchor]").count(),
+        4,
+        "{}",
+        build.stdout
+    );
+    assert!(build.stdout.contains("--> docs/guide.md:14:38\n"));
+    assert!(
+        !build.stdout.contains("marked on the pages"),
+        "{}",
+        build.stdout
+    );
+    let page = std::fs::read_to_string(out.join("docs/guide/index.html")).unwrap();
+    assert!(
+        page.contains("href=\"../../gotchas/example-gotcha/index.html#no-such-heading\""),
+        "{page}"
+    );
+    assert!(page.contains("<h2 id=\"install-1\">"), "{page}");
+    let record = std::fs::read_to_string(out.join("gotchas/example-gotcha/index.html")).unwrap();
+    assert!(record.contains("<h2 id=\"background\">"), "{record}");
+}

@@ -17,8 +17,8 @@ use super::Drawn;
 use crate::cache::{Kept, Memo, Reader, Writer};
 use crate::corpus::{Corpus, Place, Recall};
 use crate::index::{Source, Written};
-use crate::links::LinkKind;
-use crate::load::Record;
+use crate::links::{Fragment, Link, LinkKind};
+use crate::load::{Prose, Record};
 use crate::schema::Schemas;
 use crate::source::{Head, SourceFile, Span};
 use crate::stamp::Stamp;
@@ -211,11 +211,48 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
         }
         out.str(&written.text);
     }
+    out.option(record.prose.as_deref(), |out, prose| {
+        span(out, &prose.body);
+        out.size(prose.fragments.len());
+        for fragment in &prose.fragments {
+            out.option(fragment.page.as_ref(), |out, page| {
+                out.u8(link_kind(page.kind));
+                out.str(&page.target);
+                span(out, &page.span);
+            });
+            out.str(&fragment.id);
+            span(out, &fragment.span);
+        }
+    });
     out.option(head, |out, head| {
         out.str(&head.text);
         span(out, &head.root);
     });
     Some(out.bytes)
+}
+
+/// A body's fragments, as [`encode`] wrote them (see [`super::draw`]).
+fn read_fragments(input: &mut Reader<'_>) -> Option<Box<Prose>> {
+    let body = read_span(input)?;
+    let fragments = (0..input.size()?)
+        .map(|_| {
+            let page = input.option(|input| {
+                let kind = read_link_kind(input)?;
+                let target = input.str()?.to_string();
+                let span = read_span(input)?;
+                Some(Link { kind, target, span })
+            })?;
+            let id = input.str()?.to_string();
+            let span = read_span(input)?;
+            Some(Fragment { page, id, span })
+        })
+        .collect::<Option<Vec<Fragment>>>()?;
+    Some(Box::new(Prose {
+        body,
+        sections: Vec::new(),
+        links: Vec::new(),
+        fragments,
+    }))
 }
 
 /// A record read back from bytes [`encode`] wrote, in its place in this corpus, with the
@@ -272,6 +309,7 @@ fn decode(
             })
         })
         .collect::<Option<Box<[Written]>>>()?;
+    let prose = input.option(read_fragments)?;
     let head = input.option(|input| {
         let text = input.str()?.into();
         let root = read_span(input)?;
@@ -291,7 +329,7 @@ fn decode(
             findings: Vec::new(),
             written,
         },
-        prose: None,
+        prose,
     };
     Some((record, head))
 }
@@ -382,7 +420,27 @@ mod tests {
                     ),
                 ]),
             },
-            prose: None,
+            prose: Some(Box::new(Prose {
+                body: 30..90,
+                sections: Vec::new(),
+                links: Vec::new(),
+                fragments: vec![
+                    Fragment {
+                        page: Some(Link {
+                            kind: LinkKind::Wiki,
+                            target: "vllm".to_string(),
+                            span: 60..64,
+                        }),
+                        id: "setup".to_string(),
+                        span: 65..70,
+                    },
+                    Fragment {
+                        page: None,
+                        id: "über".to_string(),
+                        span: 80..90,
+                    },
+                ],
+            })),
         };
         let head = Head {
             text: "---\ntitle: KV cache dtype".into(),

@@ -6,6 +6,7 @@
 //! loaded ([`draw`]) and keeps a [`Drawn`] instead of the fields, and every rule runs on
 //! either kind of corpus through [`Checkable`].
 
+mod anchors;
 mod graph;
 mod ids;
 pub mod memo;
@@ -21,7 +22,7 @@ use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::Named;
 use crate::index::{self, Cites, Edge, IdIndex, KeepsWritten, Resolved, Unresolved, Written};
-use crate::load::Record;
+use crate::load::{Prose, Record};
 use crate::rules;
 use crate::schema::Schemas;
 use crate::source::SourceFile;
@@ -58,16 +59,35 @@ pub struct Drawn {
 
 /// Draws from `record`, the record at `index` of its corpus, read from `file`, what checking
 /// needs, and lets its fields go, and its Markdown body's sections and links, which are
-/// among the references drawn.
-pub fn draw(record: Record, index: usize, file: &SourceFile, schemas: &Schemas) -> Record<Drawn> {
+/// among the references drawn. Of the body, only the places in pages its links name by
+/// fragment are kept, for `broken-anchor`, and only by the few records that have some.
+pub fn draw(
+    mut record: Record,
+    index: usize,
+    file: &SourceFile,
+    schemas: &Schemas,
+) -> Record<Drawn> {
     let drawn = Drawn {
         findings: record_findings(&record, &file.display, schemas),
         written: index::written_in_read(&record, index, file, schemas).into_boxed_slice(),
     };
+    let prose = record.prose.take().and_then(|prose| fragments_only(*prose));
     Record {
-        prose: None,
+        prose,
         ..record.keeping(drawn)
     }
+}
+
+/// A body's fragments, kept as the body's, without its sections and links; `None` when it
+/// has none.
+fn fragments_only(prose: Prose) -> Option<Box<Prose>> {
+    (!prose.fragments.is_empty()).then(|| {
+        Box::new(Prose {
+            sections: Vec::new(),
+            links: Vec::new(),
+            ..prose
+        })
+    })
 }
 
 impl Drawn {
@@ -174,7 +194,8 @@ impl<'c, F: Checkable> Resolving<'c, F> {
         &self.index
     }
 
-    /// Runs the reference and graph rules (`references and graph`) and returns every
+    /// Runs the reference and graph rules (`references and graph`), then `broken-anchor`
+    /// (`fragments`), and returns every
     /// diagnostic. `reported`, when given, says by index in [`Corpus::files`] which files'
     /// diagnostics the caller reports: the references written elsewhere are not diagnosed
     /// (see [`references`]).
@@ -210,6 +231,8 @@ impl<'c, F: Checkable> Resolving<'c, F> {
         diagnostics.extend(cited);
         diagnostics.extend(linked);
         stage_done("references and graph");
+        diagnostics.extend(fragments(corpus, schemas, config, &index, reported));
+        stage_done("fragments");
         diagnostics
     }
 }
@@ -253,6 +276,18 @@ pub fn references<F: Cites>(
     reported: Option<&Reported<'_>>,
 ) -> Vec<Diagnostic> {
     refs::check(corpus, schemas, index, unresolved, reported)
+}
+
+/// `broken-anchor`: the fragments of links in prose that name no element of their page;
+/// only of those written in a file `reported` accepts, when it is given.
+pub fn fragments<F: Cites>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+    index: &IdIndex<'_, F>,
+    reported: Option<&Reported<'_>>,
+) -> Vec<Diagnostic> {
+    anchors::check(corpus, schemas, config, index, reported)
 }
 
 /// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.

@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use pulldown_cmark::{Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd};
 
-use crate::links::{self, Link};
+use crate::links::{self, Fragment, Link};
 use crate::source::{Span, next_line_start};
 
 /// Front matter located in a Markdown file.
@@ -115,6 +115,8 @@ pub struct Body {
     pub other_headings: Vec<(Span, String)>,
     /// The wiki-links and links and images to files, in order, with spans in the file.
     pub links: Vec<Link>,
+    /// The places in pages that links name by their fragments, in order.
+    pub fragments: Vec<Fragment>,
 }
 
 /// Reads the sections and the links of `text[body]` in one pass of the Markdown parser:
@@ -125,6 +127,7 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
     let mut headings = Headings::default();
     let mut wiki_link_in_heading = false;
     let mut links = Vec::new();
+    let mut fragments = Vec::new();
     let mut events = Parser::new_ext(body_text, Options::ENABLE_WIKILINKS).into_offset_iter();
     while let Some((event, range)) = events.next() {
         match links::opened(&event) {
@@ -134,6 +137,13 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
                 let at =
                     links::destination_at(events.reference_definitions(), link_type, id, range);
                 links.extend(links::classify(
+                    body_text,
+                    body.start,
+                    link_type,
+                    dest_url,
+                    at.clone(),
+                ));
+                fragments.extend(links::fragment(
                     body_text, body.start, link_type, dest_url, at,
                 ));
             }
@@ -163,6 +173,7 @@ pub fn read_body(text: &str, body: &Span, fields: &HashSet<String>) -> Body {
     Body {
         sections,
         links,
+        fragments,
         other_headings,
     }
 }

@@ -16,7 +16,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::diagnostic::{Anchor, Diagnostic, Label, join_pointer};
-use crate::links::Link;
+use crate::links::{Fragment, Link};
 use crate::rules;
 use crate::source::{self, Format, SourceFile, Span};
 use crate::sourcemap::{Node, SourceMap};
@@ -64,6 +64,8 @@ pub struct Prose {
     pub sections: Vec<String>,
     /// The corpus links of the body, found as it was parsed.
     pub links: Vec<Link>,
+    /// The places in pages that the body's links name by their fragments, found with them.
+    pub fragments: Vec<Fragment>,
 }
 
 impl<F> Record<F> {
@@ -84,6 +86,12 @@ impl<F> Record<F> {
     /// A Markdown record's fields read from `## Heading` sections; none for the others.
     pub fn sections(&self) -> &[String] {
         self.prose.as_ref().map_or(&[], |prose| &prose.sections)
+    }
+
+    /// The places in pages that a Markdown record's body links to by fragment; none for the
+    /// others.
+    pub fn fragments(&self) -> &[Fragment] {
+        self.prose.as_ref().map_or(&[], |prose| &prose.fragments)
     }
 
     /// A Markdown record's corpus links in its body; none for the others.
@@ -564,6 +572,7 @@ fn parse_markdown(
             body: front.body,
             sections: fields,
             links: body.links,
+            fragments: body.fragments,
         },
         root,
     })

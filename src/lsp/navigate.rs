@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::convert;
 use super::workspace::Workspace;
 use crate::diagnostic::Anchor;
-use crate::index::{Edge, Source, Target, linked_path, normalize};
+use crate::index::{Edge, IdIndex, Source, Target};
 use crate::links::{self, LinkKind};
 use crate::project::scalar_content;
 use crate::source::Span;
@@ -26,15 +26,25 @@ use crate::sourcemap::SourceMap;
 /// The fields whose first sentence summarises a record, in order of preference.
 const SUMMARY_FIELDS: [&str; 4] = ["summary", "description", "symptom", "notes"];
 
-/// Source maps of the files a request looks into, each built once.
+/// What a request looks things up in, each made once, when first needed: the source maps
+/// of the files it looks into, and the id index, which resolves a link found again in a
+/// string value.
 #[derive(Default)]
-struct Maps(HashMap<usize, SourceMap>);
+struct Maps<'w> {
+    sources: HashMap<usize, SourceMap>,
+    index: Option<IdIndex<'w>>,
+}
 
-impl Maps {
+impl<'w> Maps<'w> {
     fn get(&mut self, workspace: &Workspace, file: usize) -> &SourceMap {
-        self.0
+        self.sources
             .entry(file)
             .or_insert_with(|| workspace.source_map(file))
+    }
+
+    fn index(&mut self, workspace: &'w Workspace) -> &IdIndex<'w> {
+        self.index
+            .get_or_insert_with(|| IdIndex::new(&workspace.corpus, &workspace.project.schemas))
     }
 }
 
@@ -52,7 +62,7 @@ fn file_of(workspace: &Workspace, source: &Source) -> usize {
 
 /// Where an edge's reference is written: the id's span (without quotes), or each link in a
 /// string value that names the edge's target.
-fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
+fn spans<'w>(workspace: &'w Workspace, edge: &Edge, maps: &mut Maps<'w>) -> Vec<Span> {
     let file = file_of(workspace, &edge.source);
     let text = workspace.text(file);
     match &edge.source {
@@ -69,40 +79,21 @@ fn spans(workspace: &Workspace, edge: &Edge, maps: &mut Maps) -> Vec<Span> {
             else {
                 return Vec::new();
             };
+            // Each link of the value is resolved as `check` resolved the one the edge is,
+            // so that it is found whatever name it gives its target (a page by its stem or
+            // its path, a file with `%20` in its name).
+            let every = workspace.project.schemas.every_collection();
+            let index = maps.index(workspace);
             links::extract(text, &value)
                 .into_iter()
-                .filter(|link| link.kind == *kind && names(workspace, file, edge.target, link))
+                .filter(|link| {
+                    link.kind == *kind
+                        && index.resolve_prose_link(file, link, every) == Ok(edge.target)
+                })
                 .map(|link| link.span)
                 .collect()
         }
         Source::Link { span, .. } => vec![span.clone()],
-    }
-}
-
-/// Whether a link in `file` names `target` (a link in a string value is found again in the
-/// file's text, and several may share one value): a wiki-link by its id or stem, a link to
-/// a Markdown file by that file's path.
-// Record, doc, file and collection indices come from the corpus and schemas they index.
-#[allow(clippy::indexing_slicing)]
-fn names(workspace: &Workspace, file: usize, target: Target, link: &links::Link) -> bool {
-    let corpus = &workspace.corpus;
-    if link.kind == LinkKind::File {
-        let linked = linked_path(&corpus.files[file].path, &link.target);
-        let file_of_target = match target {
-            Target::Record(record) => corpus.records[record].file,
-            Target::Doc(doc) => corpus.docs[doc].file,
-            Target::File => return false,
-        };
-        return linked == normalize(&corpus.files[file_of_target].path);
-    }
-    match target {
-        Target::Record(record) => {
-            let record = &corpus.records[record];
-            let folder = &workspace.project.schemas.collections[record.collection].folder;
-            link.target == record.id || link.target == format!("{folder}/{}", record.id)
-        }
-        Target::Doc(doc) => link.target == corpus.docs[doc].stem,
-        Target::File => false,
     }
 }
 

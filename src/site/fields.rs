@@ -16,6 +16,7 @@ use super::content::Content;
 use super::kept::FieldValue;
 use super::markdown;
 use super::urls;
+use crate::anchors::PageIds;
 use crate::diagnostic::{join_pointer, push_pointer_index, push_pointer_segment};
 use crate::links;
 use crate::markup::escaped;
@@ -60,7 +61,7 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
         FieldValue::Object(map) => map.iter().map(|(name, _)| &**name).collect(),
         _ => Vec::new(),
     };
-    let ids = RefCell::new(markdown::PageIds::new(&names));
+    let ids = RefCell::new(PageIds::new(&names));
     if let (Some(body), Some(prose)) = (
         record.prose.as_ref().map(|prose| &prose.body),
         record.value.body.as_deref(),
@@ -150,8 +151,8 @@ struct Writer<'a, 'c> {
     content: &'a Content<'c>,
     published: usize,
     root: &'a str,
-    /// The page's ids, for a value rendered as Markdown (see [`markdown::PageIds`]).
-    ids: &'a RefCell<markdown::PageIds<'a>>,
+    /// The page's ids, for a value rendered as Markdown (see [`PageIds`]).
+    ids: &'a RefCell<PageIds<'a>>,
 }
 
 impl Writer<'_, '_> {

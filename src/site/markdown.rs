@@ -16,78 +16,14 @@
 //!
 //! [`IdIndex::resolve_prose_link`]: crate::index::IdIndex::resolve_prose_link
 
-use std::collections::{HashMap, HashSet};
-
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd, html};
+use pulldown_cmark::{CowStr, Event, Parser, Tag, TagEnd, html};
 
 use super::content::Content;
 use super::urls;
+use crate::anchors::{self, PageIds};
 use crate::index::{Problem, Target};
 use crate::links;
 use crate::markup;
-
-/// The ids the page templates give elements of their own, which no heading or footnote of
-/// the prose on a page may take: the skip link's `#main`, a section's `aria-labelledby`
-/// and the neighbourhood graph's arrowhead (`marker-end="url(#arrow)"`) must keep their
-/// target (`## Main` becomes `main-1`).
-const TEMPLATE_IDS: [&str; 9] = [
-    "main",
-    "site-q",
-    "backlinks-h",
-    "files-h",
-    "graph-h",
-    "arrow",
-    "collections-h",
-    "docs-h",
-    "recent-h",
-];
-
-/// The prefix of the ids the record template gives its fields' sections (`field-severity`).
-const FIELD_ID_PREFIX: &str = "field-";
-
-/// The ids given on one page so far: a page may show several pieces of prose (a record's
-/// long fields each rendered on its own), and a heading or a footnote of one must not take
-/// an id another, or the template, has.
-///
-/// The template's own ids are tested, not stored: nearly no page's prose has a heading or
-/// a footnote, and building the set of them for each of 100,000 record pages was 4% of
-/// `build`.
-#[derive(Debug)]
-pub struct PageIds<'f> {
-    /// The fields the page's template names sections after (`field-NAME`).
-    fields: &'f [&'f str],
-    used: HashSet<String>,
-}
-
-impl<'f> PageIds<'f> {
-    /// The ids of a page whose template also names a section after each of `fields`.
-    pub fn new(fields: &'f [&'f str]) -> PageIds<'f> {
-        PageIds {
-            fields,
-            used: HashSet::new(),
-        }
-    }
-
-    /// Whether the page's template names an element `id`.
-    fn template_has(&self, id: &str) -> bool {
-        TEMPLATE_IDS.contains(&id)
-            || id
-                .strip_prefix(FIELD_ID_PREFIX)
-                .is_some_and(|field| self.fields.contains(&field))
-    }
-
-    /// `wanted`, or, when the page has it, the first of `wanted-1`, `wanted-2` ... it has
-    /// not; taken for the page.
-    fn claim(&mut self, wanted: &str) -> String {
-        let mut unique = wanted.to_string();
-        let mut n = 0;
-        while self.template_has(&unique) || !self.used.insert(unique.clone()) {
-            n += 1;
-            unique = format!("{wanted}-{n}");
-        }
-        unique
-    }
-}
 
 /// Renders Markdown `prose`, which starts at byte `base` of corpus file `file` (its links are
 /// resolved relative to that file), for a page whose way back to the site root is `root`
@@ -100,11 +36,6 @@ pub fn render(
     root: &str,
     ids: &mut PageIds<'_>,
 ) -> String {
-    let options = Options::ENABLE_WIKILINKS
-        | Options::ENABLE_TABLES
-        | Options::ENABLE_STRIKETHROUGH
-        | Options::ENABLE_TASKLISTS
-        | Options::ENABLE_FOOTNOTES;
     let renderer = Renderer {
         content,
         file,
@@ -114,7 +45,7 @@ pub fn render(
     // What closes each open link or image: `None` keeps the parser's own end.
     let mut closers: Vec<Option<&'static str>> = Vec::new();
     let mut html_block: Option<String> = None;
-    for (event, at) in Parser::new_ext(prose, options).into_offset_iter() {
+    for (event, at) in Parser::new_ext(prose, anchors::OPTIONS).into_offset_iter() {
         match event {
             Event::Start(Tag::Link {
                 link_type,
@@ -167,16 +98,12 @@ pub fn render(
                     events.push(Event::Html("</code></pre>\n".into()));
                 }
             }
-            Event::InlineHtml(text) => {
-                if !text.starts_with("<!--") {
-                    events.push(Event::Text(text));
-                }
-            }
+            Event::InlineHtml(text) => events.extend(anchors::inline_html(text)),
             other => events.push(other),
         }
     }
-    name_headings(&mut events, ids);
-    name_footnotes(&mut events, ids);
+    anchors::name_headings(&mut events, ids);
+    anchors::name_footnotes(&mut events, ids);
     let mut out = String::with_capacity(prose.len() * 3 / 2);
     html::push_html(&mut out, events.into_iter());
     if markup::has_unholdable(prose) {
@@ -404,70 +331,6 @@ fn mark(class: &str, why: &str) -> Event<'static> {
     )
 }
 
-/// Gives every heading an id made from its text the way GitHub does (`Tier 0 — Silent` ->
-/// `tier-0--silent`), so links written against the repository's rendering keep their
-/// fragment. Repeats, on the page, get `-1`, `-2` ...
-fn name_headings(events: &mut [Event<'_>], ids: &mut PageIds<'_>) {
-    for i in 0..events.len() {
-        if let Some(Event::Start(Tag::Heading { id: None, .. })) = events.get(i) {
-            let mut text = String::new();
-            for event in events.get(i + 1..).unwrap_or_default() {
-                match event {
-                    Event::End(TagEnd::Heading(_)) => break,
-                    Event::Text(t) | Event::Code(t) => text.push_str(t),
-                    _ => {}
-                }
-            }
-            let unique = ids.claim(&element_id(&text, "section"));
-            if let Some(Event::Start(Tag::Heading { id, .. })) = events.get_mut(i) {
-                *id = Some(CowStr::from(unique));
-            }
-        }
-    }
-}
-
-/// Gives each footnote label an id of its own on the page: a footnote's label is its
-/// definition's id, and two fields of a record that each have a `[^1]` would have given
-/// the page two elements `id="1"`, the second field's reference leading to the first's.
-fn name_footnotes(events: &mut [Event<'_>], ids: &mut PageIds<'_>) {
-    let mut named: HashMap<String, String> = HashMap::new();
-    for event in events.iter_mut() {
-        let label = match event {
-            Event::FootnoteReference(label) | Event::Start(Tag::FootnoteDefinition(label)) => label,
-            _ => continue,
-        };
-        let unique = named
-            .entry(label.to_string())
-            .or_insert_with_key(|label| ids.claim(&element_id(label, "note")));
-        if **label != **unique {
-            *label = CowStr::from(unique.clone());
-        }
-    }
-}
-
-/// The id of an element named `text`: its [`slug`], or `fallback` when that is empty (a
-/// heading `## ???`), as HTML ids are never empty and hold no spaces (a footnote `[^my note]`).
-fn element_id(text: &str, fallback: &str) -> String {
-    let slug = slug(text);
-    if slug.is_empty() {
-        fallback.to_string()
-    } else {
-        slug
-    }
-}
-
-fn slug(text: &str) -> String {
-    text.trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            ' ' => Some('-'),
-            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
-            _ => None,
-        })
-        .collect()
-}
-
 /// Whether an HTML block is comments and nothing else: only then is it left out, since
 /// text between two comments on one line (`<!-- a --> Kept. <!-- b -->`) is the prose's.
 fn only_comments(block: &str) -> bool {
@@ -484,15 +347,6 @@ fn only_comments(block: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn slugs_follow_github() {
-        assert_eq!(
-            slug("Tier 0 — Silent wrong output at blocker severity"),
-            "tier-0--silent-wrong-output-at-blocker-severity"
-        );
-        assert_eq!(slug("Root cause"), "root-cause");
-    }
 
     #[test]
     fn urls_that_would_run_in_the_browser_are_told_apart() {

@@ -211,8 +211,9 @@ impl<'c> Site<'c> {
         self.files.iter().filter(|(_, item)| item.is_html()).count()
     }
 
-    /// The broken links in prose and in string fields, which the pages mark: the diagnostics
-    /// `check` gives them, at the levels the config sets.
+    /// The broken links in prose and in string fields, which the pages mark, and the
+    /// fragments of links that name no place in their page (the page is linked all the
+    /// same): the diagnostics `check` gives them, at the levels the config sets.
     pub fn diagnostics(&self, project: &Project) -> Vec<Diagnostic> {
         let links: Vec<_> = self
             .content
@@ -222,23 +223,31 @@ impl<'c> Site<'c> {
             .filter(|u| matches!(u.source, Source::Link { .. } | Source::FieldLink { .. }))
             .cloned()
             .collect();
-        let mut diagnostics: Vec<Diagnostic> = crate::check::refs::check(
+        let mut found = crate::check::refs::check(
             self.content.corpus,
             self.content.schemas,
             &self.content.index,
             &links,
             None,
-        )
-        .into_iter()
-        .filter_map(|mut d| {
-            d.severity = match project.config.level(d.code) {
-                crate::config::Level::Allow => return None,
-                crate::config::Level::Warn => crate::Severity::Warning,
-                crate::config::Level::Error => crate::Severity::Error,
-            };
-            Some(d)
-        })
-        .collect();
+        );
+        found.extend(crate::check::fragments(
+            self.content.corpus,
+            self.content.schemas,
+            &project.config,
+            &self.content.index,
+            None,
+        ));
+        let mut diagnostics: Vec<Diagnostic> = found
+            .into_iter()
+            .filter_map(|mut d| {
+                d.severity = match project.config.level(d.code) {
+                    crate::config::Level::Allow => return None,
+                    crate::config::Level::Warn => crate::Severity::Warning,
+                    crate::config::Level::Error => crate::Severity::Error,
+                };
+                Some(d)
+            })
+            .collect();
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         diagnostics
     }

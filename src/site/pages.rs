@@ -19,6 +19,7 @@ use super::content::Content;
 use super::fields::{self, badge_class, label};
 use super::templates::Templates;
 use super::{feed, markdown, urls};
+use crate::anchors::PageIds;
 use crate::graph::export::{self, MAX_INPROCESS_SVG_NODES};
 
 /// How many recently updated records the home page lists.
@@ -632,7 +633,7 @@ impl<'a, 'c> Frame<'a, 'c> {
             source.text.as_deref().unwrap_or_default(),
             0,
             &urls::root_of(file),
-            &mut markdown::PageIds::new(&[]),
+            &mut PageIds::new(&[]),
         );
         let view = DocPage {
             doc: DocInfo {

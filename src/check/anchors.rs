@@ -1,0 +1,250 @@
+//! `broken-anchor`: a link's fragment must name an element of the page it leads to
+//! (`[[vllm#setup]]`, `[s](guide.md#setup)`, `[s](#setup)`), as the site gives its pages'
+//! elements their ids ([`crate::anchors`]).
+//!
+//! Most corpora link to no place in a page, so a page's ids are worked out only when some
+//! fragment names the page: a prose page's from its text, a record's from its file, read
+//! and parsed again, as `check` keeps no record's fields.
+
+use std::collections::{BTreeMap, HashSet};
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::anchors::{self, PageIds};
+use crate::config::Config;
+use crate::corpus::Corpus;
+use crate::diagnostic::{Anchor, Applicability, Diagnostic, Edit, Fix};
+use crate::index::{Cites, IdIndex, Target};
+use crate::links::{self, Fragment};
+use crate::load::{self, LoadContext};
+use crate::rules;
+use crate::schema::Schemas;
+use crate::suggest;
+
+use super::Reported;
+
+/// A page of the site that a link may name a place in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Page {
+    /// A record's, by index in [`Corpus::records`].
+    Record(usize),
+    /// A prose page's, by index in [`Corpus::docs`].
+    Doc(usize),
+}
+
+/// A fragment as written: in which file, on which page.
+struct Written {
+    /// Its file, by index in [`Corpus::files`].
+    file: usize,
+    /// The page its file is shown as: where a fragment alone (`#setup`) leads.
+    on: Page,
+    fragment: Fragment,
+}
+
+/// The diagnostics of the fragments, written in a file `reported` accepts if it is given,
+/// that name no element of the page they lead to.
+pub fn check<F: Cites>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+    index: &IdIndex<'_, F>,
+    reported: Option<&Reported<'_>>,
+) -> Vec<Diagnostic> {
+    let all = schemas.every_collection();
+    let named: Vec<(Written, Page)> = written(corpus)
+        .into_iter()
+        .filter(|written| reported.is_none_or(|reported| reported(written.file)))
+        .filter_map(|written| {
+            let page = match &written.fragment.page {
+                None => written.on,
+                Some(link) => match index.resolve_prose_link(written.file, link, all) {
+                    Ok(Target::Record(record)) => Page::Record(record),
+                    Ok(Target::Doc(doc)) => Page::Doc(doc),
+                    // A link to nothing is `broken-link`'s; a file that is no page has no
+                    // headings to name.
+                    Ok(Target::File) | Err(_) => return None,
+                },
+            };
+            Some((written, page))
+        })
+        .collect();
+    if named.is_empty() {
+        return Vec::new();
+    }
+    let mut pages: Vec<Page> = named.iter().map(|(_, page)| *page).collect();
+    pages.sort_unstable();
+    pages.dedup();
+    let ids: BTreeMap<Page, HashSet<String>> = pages
+        .into_par_iter()
+        .filter_map(|page| Some((page, page_ids(corpus, schemas, config, page)?)))
+        .collect();
+    named
+        .iter()
+        .filter_map(|(written, page)| {
+            let ids = ids.get(page)?;
+            (!ids.contains(&written.fragment.id))
+                .then(|| diagnose(corpus, index, written, *page, ids))
+        })
+        .collect()
+}
+
+/// Every fragment written in prose, in corpus order: in the records' Markdown bodies, then
+/// in the prose pages.
+// Record, doc and file indices come from the corpus they index.
+#[allow(clippy::indexing_slicing)]
+fn written<F>(corpus: &Corpus<F>) -> Vec<Written> {
+    let in_records = corpus
+        .records
+        .iter()
+        .enumerate()
+        .flat_map(|(index, record)| {
+            record.fragments().iter().map(move |fragment| Written {
+                file: record.file,
+                on: Page::Record(index),
+                fragment: fragment.clone(),
+            })
+        });
+    let in_docs = corpus.docs.iter().enumerate().flat_map(|(index, doc)| {
+        let text = corpus.files[doc.file].text.as_deref().unwrap_or_default();
+        let fragments = match links::may_hold_link(text) && text.contains('#') {
+            true => links::read(text, &(0..text.len())).1,
+            false => Vec::new(),
+        };
+        fragments.into_iter().map(move |fragment| Written {
+            file: doc.file,
+            on: Page::Doc(index),
+            fragment,
+        })
+    });
+    in_records.chain(in_docs).collect()
+}
+
+/// The ids of the elements of `page`, as the site gives them; `None` when its text cannot
+/// be read or parsed, which is reported where its file is.
+// Record, doc, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
+fn page_ids<F>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+    page: Page,
+) -> Option<HashSet<String>> {
+    match page {
+        Page::Doc(doc) => {
+            let text = corpus.files[corpus.docs[doc].file].text.as_deref()?;
+            let mut ids = PageIds::new(&[]);
+            anchors::claim(text, &mut ids);
+            Some(ids.all().collect())
+        }
+        Page::Record(record) => record_ids(corpus, schemas, config, record),
+    }
+}
+
+/// The ids of a record's page: the template's, `field-NAME` for each of its fields, and
+/// those of the headings and footnotes of its Markdown body and then of its text fields
+/// (each rendered as prose on the page, the long ones always), in that order, as the page
+/// gives them. Its file is read again when its text was let go.
+// Record, file and collection indices come from the corpus and schemas they index.
+#[allow(clippy::indexing_slicing)]
+fn record_ids<F>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+    record: usize,
+) -> Option<HashSet<String>> {
+    let record = &corpus.records[record];
+    let file = &corpus.files[record.file];
+    let read;
+    let text = match file.text.as_deref() {
+        Some(text) => text,
+        None => {
+            read = load::load_text(&file.path, file.display.clone(), config.max_file_size);
+            read.file.text.as_deref()?
+        }
+    };
+    let collection = &schemas.collections[record.collection];
+    let context = LoadContext {
+        text_fields: &collection.text_fields,
+        max_file_size: config.max_file_size,
+    };
+    let loaded = load::parse(
+        text,
+        &file.display,
+        record.format,
+        &context,
+        &mut Vec::new(),
+    )?;
+    let Value::Object(fields) = &loaded.value else {
+        return None;
+    };
+    let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+    let mut ids = PageIds::new(&names);
+    let sections = loaded
+        .prose
+        .as_ref()
+        .map_or(&[][..], |prose| &prose.sections);
+    if let Some(prose) = &loaded.prose {
+        anchors::claim(text.get(prose.body.clone()).unwrap_or_default(), &mut ids);
+    }
+    for name in &collection.properties {
+        if let Some(Value::String(value)) = fields.get(name)
+            && collection.text_fields.contains(name)
+            && !sections.contains(name)
+        {
+            anchors::claim(value, &mut ids);
+        }
+    }
+    Some(ids.all().collect())
+}
+
+/// The diagnostic of a fragment that names no element of `page`, whose ids are `ids`.
+// File, doc and record indices come from the corpus the index was built from.
+#[allow(clippy::indexing_slicing)]
+fn diagnose<F: Cites>(
+    corpus: &Corpus<F>,
+    index: &IdIndex<'_, F>,
+    written: &Written,
+    page: Page,
+    ids: &HashSet<String>,
+) -> Diagnostic {
+    let id = &written.fragment.id;
+    let where_ = if written.fragment.page.is_none() {
+        "this page".to_string()
+    } else {
+        match page {
+            Page::Record(record) => format!("the page of {}", index.qualified_id(record)),
+            Page::Doc(doc) => format!("the page {}", corpus.files[corpus.docs[doc].file].display),
+        }
+    };
+    let diagnostic = Diagnostic::new(
+        rules::BROKEN_ANCHOR,
+        &corpus.files[written.file].display,
+        format!("`#{id}` names no heading or element of {where_}"),
+    )
+    .at_span(written.fragment.span.clone())
+    .with_label("no element has this id");
+    let mut known: Vec<&str> = ids.iter().map(String::as_str).collect();
+    known.sort_unstable();
+    let suggestions = suggest::suggest(id, known, 3);
+    let (Some(help), Some(first)) = (suggest::did_you_mean(&suggestions), suggestions.first())
+    else {
+        return diagnostic.with_help(
+            "a heading's id is its text in lower case, spaces as `-`, punctuation left out \
+             (`## Tier 0: Setup` is `#tier-0-setup`)",
+        );
+    };
+    // A fragment is rewritten without asking only when one id is near enough to be sure
+    // of, as an id is ([`suggest::certain`]).
+    let (best, applicability) = match suggest::certain(id, &suggestions) {
+        Some(certain) => (certain, Applicability::MachineApplicable),
+        None => (first, Applicability::MaybeIncorrect),
+    };
+    diagnostic.with_help(help).with_fix(Fix {
+        applicability,
+        edits: vec![Edit {
+            anchor: Anchor::Span(written.fragment.span.clone()),
+            replacement: best.name.to_string(),
+        }],
+    })
+}

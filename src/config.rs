@@ -443,23 +443,10 @@ pub fn base_url(url: &str) -> Result<String, String> {
             },
         ));
     }
-    // Written into the feed, the sitemap and every page's canonical link: what a URL may
-    // not hold as it is (a space, a quote, a non-ASCII letter) is percent-encoded, and what
-    // is encoded already is kept.
-    const NOT_IN_A_URL: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-        .add(b' ')
-        .add(b'"')
-        .add(b'<')
-        .add(b'>')
-        .add(b'`')
-        .add(b'{')
-        .add(b'}')
-        .add(b'|')
-        .add(b'\\')
-        .add(b'^');
-    let url = percent_encoding::utf8_percent_encode(url, NOT_IN_A_URL).to_string();
+    // Written into the feed, the sitemap and every page's canonical link.
+    let url = crate::markup::url_encoded(url);
     Ok(if url.ends_with('/') {
-        url
+        url.into_owned()
     } else {
         format!("{url}/")
     })

@@ -79,6 +79,25 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A URL as a page or feed may hold it: what a URL may not hold as it is (a space, a quote,
+/// `<`, a control character, a non-ASCII letter) is percent-encoded, and what is encoded
+/// already (`%20`) is kept, so that `https://example.com/?a=1&b=<2>` is a valid link rather
+/// than one browsers repair. Markup is still to be escaped ([`escaped`]): `&` stays.
+pub fn url_encoded(url: &str) -> Cow<'_, str> {
+    const NOT_IN_A_URL: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'<')
+        .add(b'>')
+        .add(b'`')
+        .add(b'{')
+        .add(b'}')
+        .add(b'|')
+        .add(b'\\')
+        .add(b'^');
+    percent_encoding::utf8_percent_encode(url, NOT_IN_A_URL).into()
+}
+
 /// Whether `text` holds a character [`escaped`] replaces by U+FFFD: a control character
 /// other than a line break or tab, U+FFFE or U+FFFF.
 pub fn has_unholdable(text: &str) -> bool {

@@ -915,6 +915,32 @@ fn an_ambiguous_wiki_link_is_marked_as_ambiguous() {
     );
 }
 
+/// A web address is linked as a valid URL: what a URL may not hold as written is encoded.
+#[test]
+fn web_addresses_are_linked_as_valid_urls() {
+    let corpus = bundled_copy();
+    let engine = corpus.path().join("records/engines/vllm.yaml");
+    let before = std::fs::read_to_string(&engine).unwrap();
+    std::fs::write(
+        &engine,
+        before.replace(
+            "docs_url: https://docs.vllm.ai/en/latest/",
+            "docs_url: \"https://docs.vllm.ai/?a=1&b=<2>|{x}\"",
+        ),
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = text(&out, "engines/vllm/index.html");
+    assert!(
+        page.contains(
+            "<a class=\"external\" href=\"https://docs.vllm.ai/?a=1&amp;b=%3C2%3E%7C%7Bx%7D\">https://docs.vllm.ai/?a=1&amp;b=&lt;2&gt;|{x}</a>"
+        ),
+        "{page}"
+    );
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

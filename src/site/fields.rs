@@ -19,7 +19,7 @@ use super::urls;
 use crate::anchors::PageIds;
 use crate::diagnostic::{join_pointer, push_pointer_index, push_pointer_segment};
 use crate::links;
-use crate::markup::escaped;
+use crate::markup::{escaped, url_encoded};
 
 /// Fields shown in a record page's heading rather than in its table.
 const HEADING_FIELDS: &[&str] = &["id", "type", "name"];
@@ -224,7 +224,7 @@ impl Writer<'_, '_> {
                         let _ = write!(
                             out,
                             " <a class=\"external host\" href=\"{}\">{}</a>",
-                            escaped(url),
+                            escaped(&url_encoded(url)),
                             escaped(host(url))
                         );
                     }
@@ -262,7 +262,8 @@ impl Writer<'_, '_> {
         } else if is_web(text) {
             let _ = write!(
                 out,
-                "<a class=\"external\" href=\"{0}\">{0}</a>",
+                "<a class=\"external\" href=\"{}\">{}</a>",
+                escaped(&url_encoded(text)),
                 escaped(text)
             );
         } else {

@@ -941,6 +941,25 @@ fn web_addresses_are_linked_as_valid_urls() {
     );
 }
 
+/// A record whose id another has gets no page, and the build says which.
+#[test]
+fn a_record_left_without_a_page_is_named() {
+    let corpus = bundled_copy();
+    let engine = std::fs::read_to_string(corpus.path().join("records/engines/vllm.yaml")).unwrap();
+    std::fs::write(corpus.path().join("records/engines/vllm-copy.yaml"), engine).unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "note: 1 record has no page, as another record has its id: \
+             records/engines/vllm.yaml (run `gotchas check`)"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

@@ -179,6 +179,26 @@ fn content_report(
             plural(unresolved, "reference")
         ));
     }
+    let unpublished = site.unpublished_records();
+    if !unpublished.is_empty() {
+        const LISTED: usize = 10;
+        let mut files = unpublished
+            .iter()
+            .take(LISTED)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if unpublished.len() > LISTED {
+            files.push_str(&format!(" and {} more", unpublished.len() - LISTED));
+        }
+        text.push_str(&format!(
+            "note: {}: {files} (run `gotchas check`)\n",
+            match unpublished.len() {
+                1 => "1 record has no page, as another record has its id".to_string(),
+                n => format!("{n} records have no page, as other records have their ids"),
+            }
+        ));
+    }
     if loaded > 0 {
         text.push_str(&format!(
             "note: {} while loading; the site shows what loaded (run `gotchas check`)\n",

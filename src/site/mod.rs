@@ -263,6 +263,20 @@ impl<'c> Site<'c> {
             .count()
     }
 
+    /// The files of records that have no page, in corpus order: a record whose id another
+    /// record of its collection has already (the first keeps the page, as it keeps the id
+    /// in the graph).
+    pub fn unpublished_records(&self) -> Vec<&str> {
+        let corpus = self.content.corpus;
+        self.content
+            .published
+            .iter()
+            .zip(&corpus.records)
+            .filter(|(published, _)| published.is_none())
+            .map(|(_, record)| corpus.file_of(record).display.as_str())
+            .collect()
+    }
+
     /// Renders every file, checks the links of every page, and hands each file to `sink`.
     /// `progress` is called once per file written.
     pub fn write(&self, sink: &dyn Sink, progress: &(dyn Fn() + Sync)) -> Result<(), BuildError> {

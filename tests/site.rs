@@ -960,6 +960,34 @@ fn a_record_left_without_a_page_is_named() {
     );
 }
 
+/// A collection folder named like a file the site writes is refused before anything is
+/// written, naming both, rather than failing half-way with the system's error.
+#[test]
+fn a_collection_folder_named_like_a_file_of_the_site_is_refused() {
+    let corpus = bundled_copy();
+    configure(
+        corpus.path(),
+        "[collections.source]\nfolder = \"feed.xml\"\n",
+    );
+    std::fs::rename(
+        corpus.path().join("records/sources"),
+        corpus.path().join("records/feed.xml"),
+    )
+    .unwrap();
+    let out = corpus.path().join("out");
+    let run = build(corpus.path(), &out, &[]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stderr
+            .matches("of the site would be written in a folder `feed.xml`, where the feed goes")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+}
+
 #[test]
 fn templates_and_assets_are_overridden_from_the_corpus() {
     let corpus = bundled_copy();

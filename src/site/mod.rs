@@ -456,35 +456,51 @@ fn list_files(list: &str, len: usize, per_page: usize) -> impl Iterator<Item = (
     })
 }
 
-/// Two files at one path would overwrite each other: a collection folder named like an enum
-/// field, `graph` or `search`, a prose page in a folder named like a collection, or a file
-/// prose links to where a generated one goes (`engines/vllm.json`).
+/// Two files at one path would overwrite each other, and a file where another's folder
+/// goes cannot be written: a collection folder named like an enum field, `graph`,
+/// `search`, `assets` or a file of the site's root (`feed.xml`), a prose page in a folder
+/// named like a collection, or a file prose links to where a generated one goes
+/// (`engines/vllm.json`).
 fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Diagnostic>> {
     let mut seen: foldhash::HashMap<&str, &Item> =
         foldhash::HashMap::with_capacity_and_hasher(files.len(), Default::default());
-    let mut errors = Vec::new();
+    let mut clashes = Vec::new();
     for (file, item) in files {
         if let Some(first) = seen.insert(file, item) {
-            let display = project.config.shown(&project.root);
-            errors.push(
-                Diagnostic::new(
-                    rules::INVALID_CONFIG,
-                    display,
-                    format!(
-                        "two files of the site would be written to `{file}`: {} and {}",
-                        first.what(),
-                        item.what()
-                    ),
-                )
-                .with_help("rename the collection folder, the prose page, the file prose links to or the enum field in `[site] enum_pages`"),
-            );
+            clashes.push(format!(
+                "two files of the site would be written to `{file}`: {} and {}",
+                first.what(),
+                item.what()
+            ));
         }
     }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
+    // Said once for each such folder, which may hold a page for every record of a collection.
+    let mut folders_taken: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for (file, item) in files {
+        let folders = file.match_indices('/').filter_map(|(at, _)| file.get(..at));
+        for folder in folders {
+            if let Some(there) = seen.get(folder)
+                && folders_taken.insert(folder)
+            {
+                clashes.push(format!(
+                    "{} of the site would be written in a folder `{folder}`, where {} goes",
+                    item.what(),
+                    there.what()
+                ));
+            }
+        }
     }
+    if clashes.is_empty() {
+        return Ok(());
+    }
+    let display = project.config.shown(&project.root);
+    Err(clashes
+        .into_iter()
+        .map(|clash| {
+            Diagnostic::new(rules::INVALID_CONFIG, &display, clash)
+                .with_help("rename the collection folder, the prose page, the file prose links to or the enum field in `[site] enum_pages`")
+        })
+        .collect())
 }
 
 /// The corpus folders a site must not overlap, named for messages.

@@ -1454,3 +1454,122 @@ fn a_linked_file_where_a_generated_one_goes_is_refused() {
         run.stderr
     );
 }
+
+/// Makes the corpus's `static/` folder: a file at the site's root, a hidden one, and one in
+/// a subfolder whose bytes are no text.
+fn static_folder(root: &Path) {
+    std::fs::create_dir_all(root.join("static/img")).unwrap();
+    std::fs::write(root.join("static/CNAME"), "kb.example.org\n").unwrap();
+    std::fs::write(root.join("static/.nojekyll"), "").unwrap();
+    std::fs::write(root.join("static/robots.txt"), "User-agent: *\n").unwrap();
+    std::fs::write(
+        root.join("static/img/logo.png"),
+        b"\x89PNG\r\n\x1a\n\xff\x00",
+    )
+    .unwrap();
+}
+
+/// The files of `static/` are published as they are at their paths below it, hidden ones
+/// included, by every build: the output folder is replaced whole, so they live there.
+#[test]
+fn static_files_are_published_at_their_paths() {
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    static_folder(root);
+    let out = root.join("out");
+    for _ in 0..2 {
+        let run = build(root, &out, &[]);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        let site = files(&out);
+        assert_eq!(site["CNAME"], b"kb.example.org\n");
+        assert_eq!(site[".nojekyll"], b"");
+        assert_eq!(site["robots.txt"], b"User-agent: *\n");
+        assert_eq!(site["img/logo.png"], b"\x89PNG\r\n\x1a\n\xff\x00");
+        assert!(!site.keys().any(|file| file.starts_with("static/")));
+    }
+}
+
+/// A symbolic link in `static/` that leads out of the corpus stops the build, as one in
+/// `templates/` does, rather than publishing a file of the machine.
+#[test]
+fn a_static_link_out_of_the_corpus_is_refused() {
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    static_folder(root);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.txt"),
+        root.join("static/img/s.txt"),
+    )
+    .unwrap();
+    let out = root.join("out");
+    let run = build(root, &out, &[]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("this symlink points outside the corpus, so it is not read"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("static/img/s.txt"), "{}", run.stderr);
+    assert!(!out.exists());
+}
+
+/// A static file at a path the site writes is refused, naming both, before anything is
+/// written: neither is let win over the other.
+#[test]
+fn a_static_file_where_a_generated_one_goes_is_refused() {
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    static_folder(root);
+    std::fs::write(root.join("static/index.html"), "<p>mine</p>").unwrap();
+    let out = root.join("out");
+    let run = build(root, &out, &[]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "two files of the site would be written to `index.html`: the home page and a file of the `static` folder"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.exists());
+}
+
+/// Prose and templates may link to a static file: from the site's root (`/robots.txt`) or
+/// by its path in the corpus (`../static/img/logo.png`) in prose, by its site path in a
+/// template. Each link leads to the published file, which is not copied a second time.
+#[test]
+fn links_to_static_files_arrive() {
+    let corpus = bundled_copy();
+    let root = corpus.path();
+    static_folder(root);
+    configure(root, "docs = [\"docs/*.md\"]\n");
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(
+        root.join("docs/guide.md"),
+        "# Guide\n\n[robots](/robots.txt#top) ![logo](../static/img/logo.png)\n",
+    )
+    .unwrap();
+    let templates = root.join("templates");
+    std::fs::create_dir(&templates).unwrap();
+    std::fs::write(
+        templates.join("field.html"),
+        "{% extends \"base.html\" %}{% block main %}<img src=\"{{ href('img/logo.png') }}\">{% endblock %}",
+    )
+    .unwrap();
+    let out = root.join("out");
+    let run = build(root, &out, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(!run.stderr.contains("broken"), "{}", run.stderr);
+    assert_eq!(crawl(&out, "/"), Vec::<String>::new());
+    let page = text(&out, "docs/guide/index.html");
+    assert!(page.contains("href=\"../../robots.txt#top\""), "{page}");
+    assert!(page.contains("src=\"../../img/logo.png\""), "{page}");
+    assert!(
+        text(&out, "severity/index.html").contains("<img src=\"../img/logo.png\">"),
+        "the template's link"
+    );
+    assert!(!files(&out).contains_key("static/img/logo.png"));
+}

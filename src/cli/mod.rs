@@ -292,7 +292,7 @@ pub(crate) fn fatal(root: &Path, errors: &[Diagnostic], styled: bool) -> ExitCod
 
 /// Refuses a file a command was asked to write its output to (`check --output`, `check
 /// --write-baseline`, `index --out`) when it is one of the corpus's own: in its records,
-/// schema or templates folder, its config, or a prose page. A slip of `-o` would otherwise
+/// schema, templates or static folder, its config, or a prose page. A slip of `-o` would otherwise
 /// replace a record with the report about it. Exit code 2, as `build` refuses to replace
 /// the corpus.
 pub(crate) fn refuse_corpus_file(project: &Project, path: &Path) -> Result<(), ExitCode> {
@@ -330,8 +330,8 @@ pub(crate) fn refuse_cache_folder(project: &Project, folder: &Path) -> Result<()
     }
 }
 
-/// Why `path` is one of the corpus's own files, if it is: in its records, schema or
-/// templates folder, its config, or a prose page.
+/// Why `path` is one of the corpus's own files, if it is: in its records, schema,
+/// templates or static folder, its config, or a prose page.
 fn corpus_own(project: &Project, path: &Path) -> Option<String> {
     let target = crate::write::resolved(path);
     let root = crate::write::resolved(&project.root);

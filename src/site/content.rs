@@ -22,6 +22,7 @@ use crate::suggest;
 
 use super::kept::{FieldValue, Kept};
 use super::linked::Linked;
+use super::statics::Statics;
 
 /// The enum fields that get value pages when the config does not list them.
 const DEFAULT_ENUM_PAGES: &[&str] = &["severity", "status"];
@@ -128,13 +129,16 @@ pub struct Content<'c> {
     pub enums: Vec<EnumPage>,
     /// The files prose links to that the site copies.
     pub linked: Linked,
+    /// The files of the static folder, which the site copies whether linked or not.
+    pub statics: Statics,
 }
 
 // The published vectors have one entry per corpus record or doc; indices come from them.
 #[allow(clippy::indexing_slicing)]
 impl<'c> Content<'c> {
     /// Works out the site of a loaded corpus. Fails only on configuration the site cannot
-    /// honour: an `enum_pages` entry that names no enum field.
+    /// honour: an `enum_pages` entry that names no enum field, or a file of the static
+    /// folder that may not be published ([`Statics::find`]).
     pub fn new(
         root: &Path,
         config: &Config,
@@ -146,6 +150,7 @@ impl<'c> Content<'c> {
         let resolved = index.resolve_all();
         let graph = CorpusGraph::build(corpus, schemas, &resolved);
         let enum_names = enum_page_fields(root, config, schemas)?;
+        let statics = Statics::find(root)?;
         let mut published = vec![None; corpus.records.len()];
         let mut published_docs = vec![None; corpus.docs.len()];
         let mut records = Vec::with_capacity(graph.graph.node_count());
@@ -224,6 +229,7 @@ impl<'c> Content<'c> {
             collections: Vec::new(),
             enums: Vec::new(),
             linked,
+            statics,
         };
         content.collections = content.collection_pages();
         content.enums = enum_names

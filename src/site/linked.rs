@@ -8,7 +8,8 @@
 //! leaves the root (`../../etc/passwd`, or a symbolic link leading out), a hidden file
 //! (`.env`, `.git/`), the config, or a file of the records, schema or templates folders,
 //! which the site shows as pages or does not publish. A link to any of those is left as it
-//! was (to the repository, or marked).
+//! was (to the repository, or marked). Nor is a file of the static folder copied again: the
+//! site has it already at its own path ([`super::statics`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
@@ -127,8 +128,8 @@ struct Publishable {
     root: PathBuf,
     /// The root with its links resolved, which a file's resolved path must be under.
     real_root: Option<PathBuf>,
-    /// Paths from the root whose files are never copied: the records, schema and templates
-    /// folders and the config.
+    /// Paths from the root whose files are never copied: the records, schema, templates and
+    /// static folders and the config.
     withheld: Vec<PathBuf>,
 }
 
@@ -140,6 +141,7 @@ impl Publishable {
             root.join(&config.records),
             root.join(&config.schemas),
             root.join(super::TEMPLATES_FOLDER),
+            root.join(super::STATIC_FOLDER),
             config.path(&root),
         ]
         .iter()

@@ -4,8 +4,9 @@
 //! resolved by the same resolver as `check` ([`IdIndex::resolve_prose_link`]), so a page links
 //! exactly what `check` accepts, and what `check` reports is visibly marked instead of
 //! linked. A link or image to another file of the corpus goes to the site's copy of it
-//! ([`super::linked`]); one to a file the site does not copy goes to the repository when
-//! `repo_url` is set, and is marked otherwise. So the only internal links in a page are
+//! ([`super::linked`], [`super::statics`]), and one from the site's root (`/robots.txt`) to
+//! a file of the static folder, which is published there; one to a file the site does not
+//! copy goes to the repository when `repo_url` is set, and is marked otherwise. So the only internal links in a page are
 //! links the generator knows arrive.
 //!
 //! Raw HTML in prose is shown as text, not passed through: records are data contributed by
@@ -201,7 +202,9 @@ impl Renderer<'_, '_> {
             }
             Ok(Target::File) => {
                 let link = self.content.index.file_link(self.file, &link.target);
-                return match self.content.linked.site_path(&link) {
+                let copied = (self.content.statics.site_path(&link))
+                    .or_else(|| self.content.linked.site_path(&link));
+                return match copied {
                     Some(copied) => {
                         Rewrite::To(format!("{}{fragment}", urls::href(self.root, copied)))
                     }
@@ -245,8 +248,9 @@ impl Renderer<'_, '_> {
         }
     }
 
-    /// A link that is not to a record or page: kept when external, sent to the repository
-    /// when it names one of its files, marked when the site cannot show it.
+    /// A link that is not to a record or page: kept when external, led to the site's copy
+    /// when it names a file of the static folder from the site's root, sent to the
+    /// repository when it names one of its files, marked when the site cannot show it.
     fn outside(&self, dest_url: &str) -> Rewrite {
         if let Some(scheme) = unsafe_scheme(dest_url) {
             return Rewrite::Mark(
@@ -260,6 +264,10 @@ impl Renderer<'_, '_> {
             .is_some_and(|(scheme, _)| !scheme.is_empty() && !scheme.contains('/'));
         if path.is_empty() || has_scheme || dest_url.starts_with("//") {
             return Rewrite::Keep;
+        }
+        if let Some(published) = self.static_file(path) {
+            let after = dest_url.get(path.len()..).unwrap_or_default();
+            return Rewrite::To(format!("{}{after}", urls::href(self.root, published)));
         }
         #[allow(clippy::indexing_slicing)]
         // Published record and page indices come from this content, the others from its corpus.
@@ -280,6 +288,17 @@ impl Renderer<'_, '_> {
                 format!("`{path}` is a file of the repository, not a page of this site"),
             ),
         }
+    }
+
+    /// The file of the static folder a link from the site's root names (`/robots.txt`, its
+    /// percent escapes decoded as a browser decodes them): the site has it there, at every
+    /// base URL, since the link is rewritten relative to the page.
+    fn static_file(&self, path: &str) -> Option<&str> {
+        let rooted = path.strip_prefix('/')?;
+        let decoded = percent_encoding::percent_decode_str(rooted)
+            .decode_utf8()
+            .ok()?;
+        self.content.statics.get(&decoded)
     }
 }
 

@@ -26,6 +26,7 @@ mod output;
 mod pages;
 mod search;
 pub mod serve;
+mod statics;
 mod templates;
 pub(crate) mod urls;
 
@@ -33,6 +34,7 @@ use rayon::prelude::*;
 
 pub use kept::{FieldValue, Kept};
 pub use output::{MARKER, Memory, OutputError, Sink, Staging, Streamer};
+pub use statics::FOLDER as STATIC_FOLDER;
 pub use templates::FOLDER as TEMPLATES_FOLDER;
 
 use crate::corpus::Corpus;
@@ -101,6 +103,8 @@ enum Item {
     Asset(String),
     /// A file prose links to, copied: its place in [`linked::Linked::files`].
     Linked(usize),
+    /// A file of the static folder, copied: its place in [`statics::Statics::files`].
+    Static(usize),
 }
 
 impl Item {
@@ -123,6 +127,7 @@ impl Item {
             Item::Sitemap(_) => "the sitemap",
             Item::Asset(_) => "an asset",
             Item::Linked(_) => "a file prose links to",
+            Item::Static(_) => "a file of the `static` folder",
         }
     }
 
@@ -367,10 +372,11 @@ impl<'c> Site<'c> {
             }
             &Item::Linked(at) => {
                 let source = content.linked.files().get(at).map(|(_, path)| path);
-                return Ok(Rendered::streamed(move |out| {
-                    let source = source.ok_or(std::io::ErrorKind::NotFound)?;
-                    std::io::copy(&mut std::fs::File::open(source)?, out).map(drop)
-                }));
+                return Ok(copied(source));
+            }
+            &Item::Static(at) => {
+                let source = content.statics.files().get(at).map(|(_, path)| path);
+                return Ok(copied(source));
             }
         };
         html.map(Rendered::Page).map_err(|err| BuildError::Render {
@@ -397,6 +403,14 @@ impl<'s> Rendered<'s> {
     ) -> Rendered<'s> {
         Rendered::Streamed(Box::new(write))
     }
+}
+
+/// A file of the corpus, streamed into the site as it is.
+fn copied(source: Option<&std::path::PathBuf>) -> Rendered<'_> {
+    Rendered::streamed(move |out| {
+        let source = source.ok_or(std::io::ErrorKind::NotFound)?;
+        std::io::copy(&mut std::fs::File::open(source)?, out).map(drop)
+    })
 }
 
 /// Every file of the site but the sitemaps, with its path.
@@ -442,6 +456,9 @@ fn plan(content: &Content<'_>, templates: &Templates) -> Vec<(String, Item)> {
     for (at, (path, _)) in content.linked.files().iter().enumerate() {
         files.push((path.clone(), Item::Linked(at)));
     }
+    for (at, (path, _)) in content.statics.files().iter().enumerate() {
+        files.push((path.clone(), Item::Static(at)));
+    }
     files
 }
 
@@ -459,8 +476,9 @@ fn list_files(list: &str, len: usize, per_page: usize) -> impl Iterator<Item = (
 /// Two files at one path would overwrite each other, and a file where another's folder
 /// goes cannot be written: a collection folder named like an enum field, `graph`,
 /// `search`, `assets` or a file of the site's root (`feed.xml`), a prose page in a folder
-/// named like a collection, or a file prose links to where a generated one goes
-/// (`engines/vllm.json`).
+/// named like a collection, or a file prose links to or of the static folder where a
+/// generated one goes (`engines/vllm.json`, `static/index.html`). Neither is let win: either
+/// way a file the user meant to publish would be silently lost.
 fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Diagnostic>> {
     let mut seen: foldhash::HashMap<&str, &Item> =
         foldhash::HashMap::with_capacity_and_hasher(files.len(), Default::default());
@@ -498,7 +516,7 @@ fn collisions(project: &Project, files: &[(String, Item)]) -> Result<(), Vec<Dia
         .into_iter()
         .map(|clash| {
             Diagnostic::new(rules::INVALID_CONFIG, &display, clash)
-                .with_help("rename the collection folder, the prose page, the file prose links to or the enum field in `[site] enum_pages`")
+                .with_help("rename the collection folder, the prose page, the file prose links to, the file of the `static` folder or the enum field in `[site] enum_pages`")
         })
         .collect())
 }
@@ -515,5 +533,6 @@ pub fn protected_folders(project: &Project) -> Vec<(std::path::PathBuf, &'static
             "the schema folder",
         ),
         (project.root.join(TEMPLATES_FOLDER), "the templates folder"),
+        (project.root.join(STATIC_FOLDER), "the static folder"),
     ]
 }

@@ -556,7 +556,7 @@ struct Inputs {
     root: PathBuf,
     /// The root, [`resolved`].
     resolved_root: PathBuf,
-    /// The records, schema and templates folders.
+    /// The records, schema, templates and static folders.
     folders: Vec<PathBuf>,
     /// Every folder read: those, and those the docs patterns start in.
     reached: Vec<PathBuf>,

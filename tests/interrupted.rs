@@ -196,3 +196,91 @@ fn a_cache_file_left_by_a_killed_run_is_swept_by_the_next_save() {
         "one written to in the last minute may be another run's"
     );
 }
+
+/// The folders a build of a site into `dir/site` leaves beside it while it runs.
+fn build_folders(dir: &Path) -> Vec<PathBuf> {
+    let mut found = named(dir, ".gotchas-site-", "");
+    found.extend(named(dir, ".gotchas-old-", ""));
+    found
+}
+
+#[test]
+fn an_interrupted_build_removes_its_staged_site_and_keeps_the_old_one() {
+    let dir = corpus(2000, "major", 5);
+    let (status, caught) = interrupt_while_writing(dir.path(), &["build"], Signal::INT, || {
+        build_folders(dir.path())
+    });
+    assert_ended_by(status, Signal::INT);
+    let left = build_folders(dir.path());
+    assert!(left.is_empty(), "in flight {caught:?}, left {left:?}");
+    assert!(!dir.path().join("site").exists());
+
+    let built = common::gotchas_in(dir.path(), &["build"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    let (status, caught) = interrupt_while_writing(dir.path(), &["build"], Signal::TERM, || {
+        build_folders(dir.path())
+    });
+    assert_ended_by(status, Signal::TERM);
+    let left = build_folders(dir.path());
+    assert!(left.is_empty(), "in flight {caught:?}, left {left:?}");
+    let site = dir.path().join("site");
+    assert!(site.join(".gotchas-site").is_file(), "a whole site is left");
+    assert!(site.join("gotchas/g01999/index.html").is_file());
+}
+
+/// Makes a folder as a build leaves it, holding a marker unless `marker` is `None`, its
+/// times `age` ago.
+fn left_folder(path: &Path, marker: Option<&str>, age: Duration) {
+    std::fs::create_dir_all(path.join("gotchas/g00001")).unwrap();
+    std::fs::write(path.join("gotchas/g00001/index.html"), "<p>old</p>").unwrap();
+    if let Some(text) = marker {
+        std::fs::write(path.join(".gotchas-site"), text).unwrap();
+    }
+    let then = std::time::SystemTime::now() - age;
+    std::fs::File::open(path)
+        .unwrap()
+        .set_modified(then)
+        .unwrap();
+}
+
+/// A build killed outright (SIGKILL, a machine going down) leaves its staged site; the next
+/// build removes it, and whatever other such builds left, and says so, but never a running
+/// build's, whose marker is locked, nor a folder just made that has no marker yet.
+#[test]
+fn a_build_sweeps_what_killed_builds_left_and_never_a_running_build() {
+    let dir = corpus(2000, "major", 5);
+    let (status, killed) = interrupt_while_writing(dir.path(), &["build"], Signal::KILL, || {
+        named(dir.path(), ".gotchas-site-", "")
+    });
+    assert_eq!(status.signal(), Some(Signal::KILL.as_raw()));
+    assert_eq!(killed.len(), 1, "{killed:?}");
+    let hour = Duration::from_secs(3600);
+    let old = dir.path().join(".gotchas-old-Ab12Cd");
+    left_folder(&old, Some(""), hour);
+    let unmarked = dir.path().join(".gotchas-site-NoMark");
+    left_folder(&unmarked, None, hour);
+    let fresh = dir.path().join(".gotchas-site-Fresh1");
+    left_folder(&fresh, None, Duration::ZERO);
+    let running = dir.path().join(".gotchas-site-Runs01");
+    left_folder(&running, Some(""), hour);
+    let lock = std::fs::File::open(running.join(".gotchas-site")).unwrap();
+    lock.try_lock().unwrap();
+
+    let built = common::gotchas_in(dir.path(), &["build"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    let mut swept = [
+        killed[0].file_name().unwrap().to_str().unwrap(),
+        ".gotchas-old-Ab12Cd",
+        ".gotchas-site-NoMark",
+    ];
+    swept.sort();
+    let note = format!(
+        "note: removed 3 folders that builds killed before they finished left beside ./site: {}\n",
+        swept.join(", ")
+    );
+    assert!(built.stdout.contains(&note), "{}", built.stdout);
+    assert!(!killed[0].exists() && !old.exists() && !unmarked.exists());
+    assert!(running.join("gotchas/g00001/index.html").is_file());
+    assert!(fresh.join("gotchas/g00001/index.html").is_file());
+    drop(lock);
+}

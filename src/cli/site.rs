@@ -68,6 +68,7 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
             return ExitCode::from(2);
         }
     };
+    let swept = swept_note(staging.swept(), &folder);
     let bar = progress_bar(site.files());
     let written = site.write(&staging, &|| bar.inc(1));
     bar.finish_and_clear();
@@ -80,6 +81,7 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
         return err.1;
     }
     let mut text = content_report(&project, &corpus, &site, styled);
+    text.push_str(&swept);
     let base = (args.base_url.as_deref()).unwrap_or(&project.config.site.base_url);
     if !crate::site::urls::is_full(base) {
         // The site itself links relatively and works anywhere; the feed's ids and the
@@ -106,6 +108,25 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
     std::mem::forget(site);
     std::mem::forget(corpus);
     code
+}
+
+/// What a build removed of the builds killed before they finished beside `out`: each
+/// folder by name, as `git status` or `ls -a` showed it.
+fn swept_note(swept: &[std::path::PathBuf], out: &std::path::Path) -> String {
+    if swept.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = swept
+        .iter()
+        .filter_map(|path| path.file_name())
+        .map(|name| name.to_string_lossy().into_owned())
+        .collect();
+    format!(
+        "note: removed {} that builds killed before they finished left beside {}: {}\n",
+        plural(swept.len(), "folder"),
+        out.display(),
+        names.join(", ")
+    )
 }
 
 /// A failed build's message and exit code: 1 when the site itself is wrong (a template links

@@ -6,12 +6,19 @@
 //! the tool refuses to replace a folder it did not make: every site it writes holds a
 //! [`MARKER`] file, and a folder with files but no marker is left alone with an error. An
 //! empty folder may be replaced, since that loses nothing.
+//!
+//! The temporary folder is in flight ([`crate::interrupt`]): Ctrl-C or SIGTERM removes it
+//! before the run ends. A build killed outright cannot, so each build sweeps the folders
+//! such builds left beside its output ([`Staging::swept`]), and tells a running build's,
+//! which it leaves alone, by its marker: made first thing in the temporary folder and locked
+//! for as long as the build runs, the lock going with the process.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::interrupt::InFlight;
 use crate::write::resolved;
 use std::sync::Mutex;
 
@@ -71,10 +78,24 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> OutputError + '_ {
     }
 }
 
+/// How a site being written is named, beside its destination.
+const STAGED_PREFIX: &str = ".gotchas-site-";
+
+/// How an old site being removed is named, beside the new one.
+const OLD_PREFIX: &str = ".gotchas-old-";
+
+/// How long a folder of a build with no marker in it is left for, in case its build is
+/// running and has not made its marker yet (which it does as soon as it has made the
+/// folder).
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// A site being written into a temporary folder beside its destination.
 pub struct Staging {
-    temporary: tempfile::TempDir,
+    temporary: InFlight<tempfile::TempDir>,
+    /// The site's [`MARKER`], locked while the build runs.
+    marker: File,
     out: PathBuf,
+    swept: Vec<PathBuf>,
 }
 
 impl Staging {
@@ -128,18 +149,38 @@ impl Staging {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&parent).map_err(io_error(&parent))?;
-        let temporary = tempfile::Builder::new()
-            .prefix(".gotchas-site-")
-            .tempdir_in(&parent)
-            .map_err(io_error(&parent))?;
+        let swept = sweep(&parent);
+        let temporary = InFlight::make(
+            || {
+                tempfile::Builder::new()
+                    .prefix(STAGED_PREFIX)
+                    .tempdir_in(&parent)
+            },
+            |t| t.path(),
+        )
+        .map_err(io_error(&parent))?;
+        let marker = locked_marker(temporary.path()).map_err(io_error(temporary.path()))?;
         Ok(Staging {
             temporary,
+            marker,
             out: out.to_path_buf(),
+            swept,
         })
     }
 
-    /// Creates a file of the staged site, and its folder if need be.
+    /// The folders left beside the output by builds that did not finish, which this one
+    /// removed.
+    pub fn swept(&self) -> &[PathBuf] {
+        &self.swept
+    }
+
+    /// Creates a file of the staged site, and its folder if need be, holding off an
+    /// interruption's clean-up, which would otherwise find the folder filling as it removes it.
     fn create(&self, path: &str) -> io::Result<File> {
+        crate::interrupt::meanwhile(|| self.create_now(path))
+    }
+
+    fn create_now(&self, path: &str) -> io::Result<File> {
         let file = self.temporary.path().join(checked(path)?);
         // A page in a folder of its own (`engines/vllm/index.html`, one per record) is the
         // only file there, so its folder is made before the file is opened (one `mkdir`,
@@ -166,7 +207,9 @@ impl Staging {
     /// Marks the written site and swaps it in for the old one, which is then deleted.
     pub fn commit(self) -> Result<(), OutputError> {
         let staged = self.temporary.path().to_path_buf();
-        std::fs::write(staged.join(MARKER), MARKER_TEXT).map_err(io_error(&staged))?;
+        (&self.marker)
+            .write_all(MARKER_TEXT.as_bytes())
+            .map_err(io_error(&staged))?;
         #[cfg(unix)]
         {
             // A temporary folder is private; a site is meant to be served.
@@ -177,31 +220,100 @@ impl Staging {
         let out = self.out;
         let parent = staged.parent().unwrap_or(Path::new(".")).to_path_buf();
         let old = if out.join(MARKER).is_file() {
-            let old = tempfile::Builder::new()
-                .prefix(".gotchas-old-")
-                .tempdir_in(&parent)
-                .map_err(io_error(&parent))?;
-            std::fs::rename(&out, old.path()).map_err(io_error(&out))?;
+            let old = InFlight::make(
+                || {
+                    tempfile::Builder::new()
+                        .prefix(OLD_PREFIX)
+                        .tempdir_in(&parent)
+                },
+                |t| t.path(),
+            )
+            .map_err(io_error(&parent))?;
             Some(old)
         } else {
-            if out.is_dir() {
-                // Checked empty when the build started; `remove_dir` fails on any other.
-                std::fs::remove_dir(&out).map_err(io_error(&out))?;
-            }
             None
         };
-        let staged = self.temporary.keep();
-        if let Err(source) = std::fs::rename(&staged, &out) {
-            if let Some(old) = &old {
-                let _ = std::fs::rename(old.path(), &out);
-            }
-            let _ = std::fs::remove_dir_all(&staged);
-            return Err(OutputError::Io { path: out, source });
-        }
+        self.temporary.hold(|_| swap(&staged, &out, old.as_ref()))?;
         if let Some(old) = old {
             remove_in_parallel(old.path());
         }
         Ok(())
+    }
+}
+
+/// Puts the site staged at `staged` at `out`, moving the old one, if any, to `old`.
+fn swap(
+    staged: &Path,
+    out: &Path,
+    old: Option<&InFlight<tempfile::TempDir>>,
+) -> Result<(), OutputError> {
+    match old {
+        Some(old) => std::fs::rename(out, old.path()).map_err(io_error(out))?,
+        // Checked empty when the build started; `remove_dir` fails on any other.
+        None if out.is_dir() => std::fs::remove_dir(out).map_err(io_error(out))?,
+        None => {}
+    }
+    if let Err(source) = std::fs::rename(staged, out) {
+        if let Some(old) = old {
+            let _ = std::fs::rename(old.path(), out);
+        }
+        return Err(OutputError::Io {
+            path: out.to_path_buf(),
+            source,
+        });
+    }
+    Ok(())
+}
+
+/// Makes the marker of the site staged in `folder`, empty until the site is complete, and
+/// locks it for as long as the build runs: another build's [`sweep`] leaves the folder
+/// alone while it is locked.
+fn locked_marker(folder: &Path) -> io::Result<File> {
+    let marker = File::options()
+        .write(true)
+        .create_new(true)
+        .open(folder.join(MARKER))?;
+    marker.try_lock().map_err(io::Error::from)?;
+    Ok(marker)
+}
+
+/// Removes the folders in `parent` that builds killed before they finished left there: a
+/// staged site (`.gotchas-site-XXXXXX`) or an old one on its way out
+/// (`.gotchas-old-XXXXXX`), each as large as a site. Returns those removed.
+fn sweep(parent: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return Vec::new();
+    };
+    let mut swept = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = name.starts_with(STAGED_PREFIX) || name.starts_with(OLD_PREFIX);
+        let folder = entry.path();
+        if ours && entry.file_type().is_ok_and(|t| t.is_dir()) && abandoned(&folder) {
+            remove_in_parallel(&folder);
+            if std::fs::remove_dir(&folder).is_ok() {
+                swept.push(folder);
+            }
+        }
+    }
+    swept.sort();
+    swept
+}
+
+/// Whether a build's folder was left by a build that is no longer running: its marker is
+/// locked by no one, or it has none (a build killed before its marker was made, or one of
+/// an older version of the tool, which made none until the end) and has not changed for
+/// [`ABANDONED_AFTER`].
+fn abandoned(folder: &Path) -> bool {
+    match File::open(folder.join(MARKER)) {
+        Ok(marker) => marker.try_lock().is_ok(),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => std::fs::metadata(folder)
+            .and_then(|meta| meta.modified())
+            .ok()
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|idle| idle >= ABANDONED_AFTER),
+        Err(_) => false,
     }
 }
 
@@ -220,7 +332,8 @@ impl Sink for Staging {
 /// Deletes what an old site's folder holds, folders in parallel: for a large site this
 /// takes about as long as writing the new one, most of it waiting on the file system. The
 /// emptied folder itself goes with the temporary folder's own clean-up. Links are deleted,
-/// never followed.
+/// never followed. Each removal holds off an interruption's clean-up, which removes the
+/// same folder.
 fn remove_in_parallel(folder: &Path) {
     use rayon::prelude::*;
     let entries: Vec<PathBuf> = std::fs::read_dir(folder)
@@ -230,9 +343,9 @@ fn remove_in_parallel(folder: &Path) {
         let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
         if is_dir {
             remove_in_parallel(path);
-            let _ = std::fs::remove_dir(path);
+            let _ = crate::interrupt::meanwhile(|| std::fs::remove_dir(path));
         } else {
-            let _ = std::fs::remove_file(path);
+            let _ = crate::interrupt::meanwhile(|| std::fs::remove_file(path));
         }
     });
 }

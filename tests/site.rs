@@ -743,6 +743,79 @@ fn replaces_its_own_site_and_an_empty_folder() {
     }
 }
 
+/// The folders a build leaves beside its output while it runs.
+fn build_leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".gotchas-"))
+        .collect()
+}
+
+/// The old site and the new are exchanged in one step: a reader looking all the while never
+/// finds the output missing.
+#[test]
+fn a_rebuild_never_leaves_a_moment_without_a_site() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let corpus = bundled_copy();
+    let out = corpus.path().join("public");
+    assert_eq!(build(corpus.path(), &out, &[]).code, 0);
+    let stop = Arc::new(AtomicBool::new(false));
+    let missing = Arc::new(AtomicUsize::new(0));
+    let reader = {
+        let (marker, stop, missing) = (out.join(".gotchas-site"), stop.clone(), missing.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if !marker.exists() {
+                    missing.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        })
+    };
+    for _ in 0..20 {
+        let run = build(corpus.path(), &out, &[]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    stop.store(true, Ordering::Relaxed);
+    reader.join().unwrap();
+    assert_eq!(missing.load(Ordering::Relaxed), 0, "the site was missing");
+    assert!(out.join("engines/vllm/index.html").is_file());
+    assert_eq!(build_leftovers(corpus.path()), Vec::<String>::new());
+}
+
+/// Builds into one folder at once all succeed, each site replacing the one before it whole,
+/// and one that replaced another build's site says so.
+#[test]
+fn builds_into_one_folder_at_once_all_succeed() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("public");
+    for round in 0..4 {
+        let builds: Vec<_> = (0..4)
+            .map(|_| {
+                let (root, out) = (corpus.path().to_path_buf(), out.clone());
+                std::thread::spawn(move || build(&root, &out, &[]))
+            })
+            .collect();
+        for run in builds.into_iter().map(|b| b.join().unwrap()) {
+            assert_eq!(run.code, 0, "round {round}: {}{}", run.stdout, run.stderr);
+            if run.stdout.contains("note: another build replaced") {
+                assert!(
+                    run.stdout.contains(&format!(
+                        "note: another build replaced {} while this one ran; this build's site replaced it\n",
+                        out.display()
+                    )),
+                    "{}",
+                    run.stdout
+                );
+            }
+        }
+        assert!(out.join(".gotchas-site").is_file());
+        assert!(out.join("engines/vllm/index.html").is_file());
+        assert_eq!(build_leftovers(corpus.path()), Vec::<String>::new());
+    }
+}
+
 /// A link to the folder to build into stays a link: the site replaces the folder it leads
 /// to, on the first build and on every one after.
 #[cfg(unix)]

@@ -72,16 +72,25 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
     let bar = progress_bar(site.files());
     let written = site.write(&staging, &|| bar.inc(1));
     bar.finish_and_clear();
-    if let Err(err) = written.map_err(|e| describe(&e)).and_then(|()| {
+    let committed = match written.map_err(|e| describe(&e)).and_then(|()| {
         staging
             .commit()
             .map_err(|e| (e.to_string(), ExitCode::from(2)))
     }) {
-        say!("error: {}", err.0);
-        return err.1;
-    }
+        Ok(committed) => committed,
+        Err(err) => {
+            say!("error: {}", err.0);
+            return err.1;
+        }
+    };
     let mut text = content_report(&project, &corpus, &site, styled);
     text.push_str(&swept);
+    if committed.replaced_meanwhile {
+        text.push_str(&format!(
+            "note: another build replaced {} while this one ran; this build's site replaced it\n",
+            folder.display()
+        ));
+    }
     let base = (args.base_url.as_deref()).unwrap_or(&project.config.site.base_url);
     if !crate::site::urls::is_full(base) {
         // The site itself links relatively and works anywhere; the feed's ids and the

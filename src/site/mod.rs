@@ -32,7 +32,7 @@ pub(crate) mod urls;
 use rayon::prelude::*;
 
 pub use kept::{FieldValue, Kept};
-pub use output::{MARKER, Memory, OutputError, Sink, Staging, Streamer};
+pub use output::{Committed, MARKER, Memory, OutputError, Sink, Staging, Streamer};
 pub use templates::FOLDER as TEMPLATES_FOLDER;
 
 use crate::corpus::Corpus;

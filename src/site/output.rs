@@ -1,8 +1,9 @@
 //! Where a built site goes: a folder on disk, or memory (for `serve`).
 //!
 //! A folder is never written in place. The site is written into a fresh temporary folder
-//! beside it and swapped in when every file is written, so a failed build leaves the old
-//! site whole and a reader never sees half of a new one. The swap deletes the old folder, so
+//! beside it and swapped in when every file is written, exchanged with the old one in one
+//! step ([`place`]), so a failed build leaves the old site whole, a reader never sees half
+//! of a new one, and there is no moment without a site. The swap deletes the old folder, so
 //! the tool refuses to replace a folder it did not make: every site it writes holds a
 //! [`MARKER`] file, and a folder with files but no marker is left alone with an error. An
 //! empty folder may be replaced, since that loses nothing.
@@ -61,6 +62,16 @@ pub enum OutputError {
         /// What it overlaps, in words.
         why: String,
     },
+    /// The output folder became something no build writes while the site was built.
+    #[error(
+        "`{0}` changed while the site was built and is now neither a site `gotchas build` wrote nor an empty folder, so it is not replaced; the site built was discarded"
+    )]
+    Changed(PathBuf),
+    /// The output folder kept changing as the site was put in place.
+    #[error(
+        "`{0}` kept changing as the site was put in place (other builds into it at once?); the site built was discarded"
+    )]
+    Contended(PathBuf),
     /// A file system operation failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -95,6 +106,8 @@ pub struct Staging {
     /// The site's [`MARKER`], locked while the build runs.
     marker: File,
     out: PathBuf,
+    /// The marker of the site in `out` when the build started, if any ([`marker_id`]).
+    found: Option<(u64, u64)>,
     swept: Vec<PathBuf>,
 }
 
@@ -164,6 +177,7 @@ impl Staging {
             temporary,
             marker,
             out: out.to_path_buf(),
+            found: marker_id(out),
             swept,
         })
     }
@@ -205,7 +219,7 @@ impl Staging {
     }
 
     /// Marks the written site and swaps it in for the old one, which is then deleted.
-    pub fn commit(self) -> Result<(), OutputError> {
+    pub fn commit(self) -> Result<Committed, OutputError> {
         let staged = self.temporary.path().to_path_buf();
         (&self.marker)
             .write_all(MARKER_TEXT.as_bytes())
@@ -217,52 +231,151 @@ impl Staging {
             std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755))
                 .map_err(io_error(&staged))?;
         }
-        let out = self.out;
-        let parent = staged.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let old = if out.join(MARKER).is_file() {
-            let old = InFlight::make(
-                || {
-                    tempfile::Builder::new()
-                        .prefix(OLD_PREFIX)
-                        .tempdir_in(&parent)
-                },
-                |t| t.path(),
-            )
-            .map_err(io_error(&parent))?;
-            Some(old)
-        } else {
-            None
-        };
-        self.temporary.hold(|_| swap(&staged, &out, old.as_ref()))?;
-        if let Some(old) = old {
-            remove_in_parallel(old.path());
+        let placed = self.temporary.hold(|_| place(&staged, &self.out))?;
+        let mut committed = Committed::default();
+        if placed == Placed::Exchanged {
+            let replaced = marker_id(&staged);
+            committed.replaced_meanwhile = replaced.is_some() && replaced != self.found;
+            remove_in_parallel(&staged);
         }
-        Ok(())
+        Ok(committed)
     }
 }
 
-/// Puts the site staged at `staged` at `out`, moving the old one, if any, to `old`.
-fn swap(
-    staged: &Path,
-    out: &Path,
-    old: Option<&InFlight<tempfile::TempDir>>,
-) -> Result<(), OutputError> {
-    match old {
-        Some(old) => std::fs::rename(out, old.path()).map_err(io_error(out))?,
-        // Checked empty when the build started; `remove_dir` fails on any other.
-        None if out.is_dir() => std::fs::remove_dir(out).map_err(io_error(out))?,
-        None => {}
-    }
-    if let Err(source) = std::fs::rename(staged, out) {
-        if let Some(old) = old {
-            let _ = std::fs::rename(old.path(), out);
+/// What a build that put its site in place has to say about it.
+#[derive(Debug, Default)]
+pub struct Committed {
+    /// Whether the site replaced was not the one there when the build started: another
+    /// build's, finished while this one ran.
+    pub replaced_meanwhile: bool,
+}
+
+/// How a staged site was put in place.
+#[derive(Debug, PartialEq)]
+enum Placed {
+    /// Where there was nothing.
+    Fresh,
+    /// In one step with the old site, which is now where the staged one was.
+    Exchanged,
+}
+
+/// How many times the output is looked at again when it changed between a look and the
+/// rename that followed: another build put its site there, or removed an empty folder.
+const ATTEMPTS: usize = 8;
+
+/// Puts the site staged at `staged` at `out`, so that `out` is at every moment a whole
+/// site, the old or the new: a site there is exchanged with the staged one in one step, a
+/// folder left empty is removed first. Another build doing the same meanwhile makes a look
+/// and the rename after it disagree (`out` made, removed or filled in between), and the
+/// output is looked at again.
+fn place(staged: &Path, out: &Path) -> Result<Placed, OutputError> {
+    for _ in 0..ATTEMPTS {
+        let tried = match std::fs::symlink_metadata(out) {
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                rename_new(staged, out).map(|()| Some(Placed::Fresh))
+            }
+            Ok(meta) if meta.is_dir() && out.join(MARKER).is_file() => {
+                exchange(staged, out).map(|()| Some(Placed::Exchanged))
+            }
+            Ok(meta) if meta.is_dir() && is_empty(out) => std::fs::remove_dir(out).map(|()| None),
+            Ok(_) => return Err(OutputError::Changed(out.to_path_buf())),
+            Err(err) => Err(err),
+        };
+        match tried {
+            Ok(Some(placed)) => return Ok(placed),
+            Ok(None) => {}
+            Err(err) if raced(&err) => {}
+            Err(source) => {
+                return Err(OutputError::Io {
+                    path: out.to_path_buf(),
+                    source,
+                });
+            }
         }
-        return Err(OutputError::Io {
-            path: out.to_path_buf(),
-            source,
-        });
     }
+    Err(OutputError::Contended(out.to_path_buf()))
+}
+
+/// Whether a failed rename or removal met an output another build changed since it was
+/// looked at.
+fn raced(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::AlreadyExists | io::ErrorKind::DirectoryNotEmpty
+    )
+}
+
+fn is_empty(folder: &Path) -> bool {
+    std::fs::read_dir(folder).is_ok_and(|mut entries| entries.next().is_none())
+}
+
+/// Renames `staged` to `out`, which must not exist (`AlreadyExists` if it does).
+fn rename_new(staged: &Path, out: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, staged, CWD, out, RenameFlags::NOREPLACE) {
+            Err(errno) if unsupported(errno) => {}
+            renamed => return renamed.map_err(io::Error::from),
+        }
+    }
+    if out.exists() {
+        return Err(io::ErrorKind::AlreadyExists.into());
+    }
+    std::fs::rename(staged, out)
+}
+
+/// Exchanges the folders `staged` and `out` in one step (`renameat2`'s `RENAME_EXCHANGE`);
+/// where the system or the file system cannot, in three renames, the old site set aside
+/// between the first two.
+fn exchange(staged: &Path, out: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        match renameat_with(CWD, staged, CWD, out, RenameFlags::EXCHANGE) {
+            Err(errno) if unsupported(errno) => {}
+            exchanged => return exchanged.map_err(io::Error::from),
+        }
+    }
+    exchange_by_renames(staged, out)
+}
+
+/// Whether `renameat2` failed for want of support for its flag, by the kernel or the file
+/// system (NFS has no `RENAME_EXCHANGE`), rather than over the paths.
+#[cfg(target_os = "linux")]
+fn unsupported(errno: rustix::io::Errno) -> bool {
+    use rustix::io::Errno;
+    matches!(errno, Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP)
+}
+
+fn exchange_by_renames(staged: &Path, out: &Path) -> io::Result<()> {
+    let suffix = staged
+        .file_name()
+        .map(|name| name.to_string_lossy().replacen(STAGED_PREFIX, "", 1))
+        .unwrap_or_default();
+    let aside = staged.with_file_name(format!("{OLD_PREFIX}{suffix}"));
+    std::fs::rename(out, &aside)?;
+    if let Err(err) = std::fs::rename(staged, out) {
+        let _ = std::fs::rename(&aside, out);
+        return Err(err);
+    }
+    // Where the staged site was, the old one is removed as an exchanged one is; should this
+    // fail, the next build sweeps it.
+    let _ = std::fs::rename(&aside, staged);
     Ok(())
+}
+
+/// What tells one site's marker from another's: its device and inode.
+#[cfg(unix)]
+fn marker_id(site: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(site.join(MARKER)).ok()?;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn marker_id(_site: &Path) -> Option<(u64, u64)> {
+    None
 }
 
 /// Makes the marker of the site staged in `folder`, empty until the site is complete, and

@@ -816,6 +816,55 @@ fn builds_into_one_folder_at_once_all_succeed() {
     }
 }
 
+/// The old site is the tool's own: made read-only (`chmod -R a-w site`), it is made
+/// writable and removed, and what still cannot be (another user's folder in it) is named in
+/// a warning, never left unsaid.
+#[cfg(unix)]
+#[test]
+fn a_read_only_old_site_is_removed_and_what_cannot_be_is_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(user) = common::Unprivileged::new() else {
+        return;
+    };
+    let corpus = user.folder("corpus");
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    common::copy_dir(&main.join("schema"), &corpus.join("schema"));
+    common::copy_dir(&main.join("records"), &corpus.join("records"));
+    let build = || user.run(&corpus, &["build", "--color", "never"]);
+    let first = build();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let site = corpus.join("site");
+    let mut tree = vec![site.clone()];
+    while let Some(path) = tree.pop() {
+        if path.is_dir() {
+            tree.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        }
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode & !0o222)).unwrap();
+    }
+    let again = build();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(!again.stderr.contains("warning"), "{}", again.stderr);
+    assert_eq!(build_leftovers(&corpus), Vec::<String>::new());
+    if !user.is_nobody() {
+        eprintln!("skipped: no other user's folder can be made here");
+        return;
+    }
+    let locked = site.join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::write(locked.join("page.html"), "<p>root's</p>").unwrap();
+    let third = build();
+    assert_eq!(third.code, 0, "{}", third.stderr);
+    let left = build_leftovers(&corpus);
+    assert_eq!(left.len(), 1, "{left:?}");
+    let warning = format!(
+        "warning: the old site could not be removed whole: ./{0} (./{0}/locked/page.html: Permission denied (os error 13))\n",
+        left[0]
+    );
+    assert!(third.stderr.contains(&warning), "{}", third.stderr);
+    std::fs::remove_dir_all(corpus.join(&left[0])).unwrap();
+}
+
 /// A link to the folder to build into stays a link: the site replaces the folder it leads
 /// to, on the first build and on every one after.
 #[cfg(unix)]

@@ -68,7 +68,10 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
             return ExitCode::from(2);
         }
     };
-    let swept = swept_note(staging.swept(), &folder);
+    let swept = swept_note(&staging.swept().removed, &folder);
+    for left in &staging.swept().left {
+        say!("warning: a folder a killed build left could not be removed whole: {left}");
+    }
     let bar = progress_bar(site.files());
     let written = site.write(&staging, &|| bar.inc(1));
     bar.finish_and_clear();
@@ -85,6 +88,9 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
     };
     let mut text = content_report(&project, &corpus, &site, styled);
     text.push_str(&swept);
+    if let Some(left) = &committed.left {
+        say!("warning: the old site could not be removed whole: {left}");
+    }
     if committed.replaced_meanwhile {
         text.push_str(&format!(
             "note: another build replaced {} while this one ran; this build's site replaced it\n",

@@ -24,6 +24,7 @@ mod linked;
 mod markdown;
 mod output;
 mod pages;
+mod removal;
 mod search;
 pub mod serve;
 mod templates;
@@ -32,7 +33,8 @@ pub(crate) mod urls;
 use rayon::prelude::*;
 
 pub use kept::{FieldValue, Kept};
-pub use output::{Committed, MARKER, Memory, OutputError, Sink, Staging, Streamer};
+pub use output::{Committed, MARKER, Memory, OutputError, Sink, Staging, Streamer, Swept};
+pub use removal::Left;
 pub use templates::FOLDER as TEMPLATES_FOLDER;
 
 use crate::corpus::Corpus;

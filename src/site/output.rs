@@ -19,6 +19,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::removal::{self, Left};
 use crate::interrupt::InFlight;
 use crate::write::resolved;
 use std::sync::Mutex;
@@ -103,12 +104,14 @@ const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 /// A site being written into a temporary folder beside its destination.
 pub struct Staging {
     temporary: InFlight<tempfile::TempDir>,
+    /// The temporary folder, beside the output as the output is named.
+    staged: PathBuf,
     /// The site's [`MARKER`], locked while the build runs.
     marker: File,
     out: PathBuf,
     /// The marker of the site in `out` when the build started, if any ([`marker_id`]).
     found: Option<(u64, u64)>,
-    swept: Vec<PathBuf>,
+    swept: Swept,
 }
 
 impl Staging {
@@ -172,9 +175,12 @@ impl Staging {
             |t| t.path(),
         )
         .map_err(io_error(&parent))?;
-        let marker = locked_marker(temporary.path()).map_err(io_error(temporary.path()))?;
+        // tempfile names the folder from the current folder; it is shown as the output is.
+        let staged = parent.join(temporary.path().file_name().unwrap_or_default());
+        let marker = locked_marker(&staged).map_err(io_error(&staged))?;
         Ok(Staging {
             temporary,
+            staged,
             marker,
             out: out.to_path_buf(),
             found: marker_id(out),
@@ -183,8 +189,8 @@ impl Staging {
     }
 
     /// The folders left beside the output by builds that did not finish, which this one
-    /// removed.
-    pub fn swept(&self) -> &[PathBuf] {
+    /// removed or tried to.
+    pub fn swept(&self) -> &Swept {
         &self.swept
     }
 
@@ -195,7 +201,7 @@ impl Staging {
     }
 
     fn create_now(&self, path: &str) -> io::Result<File> {
-        let file = self.temporary.path().join(checked(path)?);
+        let file = self.staged.join(checked(path)?);
         // A page in a folder of its own (`engines/vllm/index.html`, one per record) is the
         // only file there, so its folder is made before the file is opened (one `mkdir`,
         // which is all `create_dir_all` does when the parent exists). Other files' folders
@@ -220,23 +226,23 @@ impl Staging {
 
     /// Marks the written site and swaps it in for the old one, which is then deleted.
     pub fn commit(self) -> Result<Committed, OutputError> {
-        let staged = self.temporary.path().to_path_buf();
+        let staged = &self.staged;
         (&self.marker)
             .write_all(MARKER_TEXT.as_bytes())
-            .map_err(io_error(&staged))?;
+            .map_err(io_error(staged))?;
         #[cfg(unix)]
         {
             // A temporary folder is private; a site is meant to be served.
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o755))
-                .map_err(io_error(&staged))?;
+            std::fs::set_permissions(staged, std::fs::Permissions::from_mode(0o755))
+                .map_err(io_error(staged))?;
         }
-        let placed = self.temporary.hold(|_| place(&staged, &self.out))?;
+        let placed = self.temporary.hold(|_| place(staged, &self.out))?;
         let mut committed = Committed::default();
         if placed == Placed::Exchanged {
-            let replaced = marker_id(&staged);
+            let replaced = marker_id(staged);
             committed.replaced_meanwhile = replaced.is_some() && replaced != self.found;
-            remove_in_parallel(&staged);
+            committed.left = removal::remove(staged).err();
         }
         Ok(committed)
     }
@@ -248,6 +254,8 @@ pub struct Committed {
     /// Whether the site replaced was not the one there when the build started: another
     /// build's, finished while this one ran.
     pub replaced_meanwhile: bool,
+    /// What could not be removed of the old site.
+    pub left: Option<Left>,
 }
 
 /// How a staged site was put in place.
@@ -390,27 +398,37 @@ fn locked_marker(folder: &Path) -> io::Result<File> {
     Ok(marker)
 }
 
+/// The folders builds killed before they finished left beside the output, as a build
+/// found them.
+#[derive(Debug, Default)]
+pub struct Swept {
+    /// Those removed.
+    pub removed: Vec<PathBuf>,
+    /// Those that could not be removed whole.
+    pub left: Vec<Left>,
+}
+
 /// Removes the folders in `parent` that builds killed before they finished left there: a
 /// staged site (`.gotchas-site-XXXXXX`) or an old one on its way out
-/// (`.gotchas-old-XXXXXX`), each as large as a site. Returns those removed.
-fn sweep(parent: &Path) -> Vec<PathBuf> {
+/// (`.gotchas-old-XXXXXX`), each as large as a site.
+fn sweep(parent: &Path) -> Swept {
+    let mut swept = Swept::default();
     let Ok(entries) = std::fs::read_dir(parent) else {
-        return Vec::new();
+        return swept;
     };
-    let mut swept = Vec::new();
     for entry in entries.filter_map(Result::ok) {
         let name = entry.file_name();
         let name = name.to_string_lossy();
         let ours = name.starts_with(STAGED_PREFIX) || name.starts_with(OLD_PREFIX);
         let folder = entry.path();
         if ours && entry.file_type().is_ok_and(|t| t.is_dir()) && abandoned(&folder) {
-            remove_in_parallel(&folder);
-            if std::fs::remove_dir(&folder).is_ok() {
-                swept.push(folder);
+            match removal::remove(&folder) {
+                Ok(()) => swept.removed.push(folder),
+                Err(left) => swept.left.push(left),
             }
         }
     }
-    swept.sort();
+    swept.removed.sort();
     swept
 }
 
@@ -440,27 +458,6 @@ impl Sink for Staging {
         write(&mut out)?;
         out.flush()
     }
-}
-
-/// Deletes what an old site's folder holds, folders in parallel: for a large site this
-/// takes about as long as writing the new one, most of it waiting on the file system. The
-/// emptied folder itself goes with the temporary folder's own clean-up. Links are deleted,
-/// never followed. Each removal holds off an interruption's clean-up, which removes the
-/// same folder.
-fn remove_in_parallel(folder: &Path) {
-    use rayon::prelude::*;
-    let entries: Vec<PathBuf> = std::fs::read_dir(folder)
-        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    entries.par_iter().for_each(|path| {
-        let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
-        if is_dir {
-            remove_in_parallel(path);
-            let _ = crate::interrupt::meanwhile(|| std::fs::remove_dir(path));
-        } else {
-            let _ = crate::interrupt::meanwhile(|| std::fs::remove_file(path));
-        }
-    });
 }
 
 /// A site kept in memory, by path.

@@ -223,7 +223,8 @@ pub fn save(
             Ok(temporary)
         },
         |t| t.path(),
-    )?;
+    )
+    .map_err(crate::write::without_temporary_name)?;
     // Streamed to the file, where a buffer of the whole file, grown as it filled, took
     // three times its size in fresh memory, which the kernel zeroes: at 100,000 records a
     // first check's peak memory rose by half, and its time by a quarter.

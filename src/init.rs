@@ -85,7 +85,7 @@ fn stage_and_move(dir: &Path, targets: &[&str]) -> Result<Vec<PathBuf>, InitErro
         },
         |t| t.path(),
     )
-    .map_err(|err| InitError::Io(dir.to_path_buf(), err))?;
+    .map_err(|err| InitError::Io(dir.to_path_buf(), crate::write::without_temporary_name(err)))?;
     let mut written = Vec::new();
     for (relative, content) in FILES {
         create_new(&staging.path().join(relative), content)

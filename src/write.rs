@@ -119,15 +119,10 @@ fn replace(
     );
     let in_flight = crate::interrupt::InFlight::make(|| builder.tempfile_in(dir), |t| t.path());
     let mut temporary = in_flight.map_err(|err| {
-        // tempfile's message ends with the temporary file it could not make, a name
-        // nobody has seen: the folder is named instead.
-        let shown = err.to_string();
-        let cause = shown
-            .split_once(" at path ")
-            .map_or(shown.as_str(), |(c, _)| c);
+        let err = without_temporary_name(err);
         std::io::Error::new(
             err.kind(),
-            format!("cannot create a file in {}: {cause}", dir.display()),
+            format!("cannot create a file in {}: {err}", dir.display()),
         )
     })?;
     write(temporary.as_file_mut())?;
@@ -151,6 +146,18 @@ fn replace(
     }
     temporary.land(|temporary| temporary.persist(path).map_err(|err| err.error))?;
     Ok(())
+}
+
+/// `err`, from tempfile making a temporary file or folder, without the name it could not
+/// make, which tempfile's message ends with (` at path "/home/me/kb/./.gotchas-XXXXXX.tmp"`):
+/// a name nobody has seen, made absolute. Whoever shows the error names the folder, or the
+/// file the user asked for, instead.
+pub fn without_temporary_name(err: std::io::Error) -> std::io::Error {
+    let shown = err.to_string();
+    match shown.split_once(" at path ") {
+        Some((cause, _)) => std::io::Error::new(err.kind(), cause),
+        None => err,
+    }
 }
 
 /// The path a write to `path` replaces: where a symbolic link leads, so that the link

@@ -174,10 +174,16 @@ impl Staging {
             },
             |t| t.path(),
         )
-        .map_err(io_error(&parent))?;
+        .map_err(|err| OutputError::Io {
+            path: given.to_path_buf(),
+            source: beside(crate::write::without_temporary_name(err)),
+        })?;
         // tempfile names the folder from the current folder; it is shown as the output is.
         let staged = parent.join(temporary.path().file_name().unwrap_or_default());
-        let marker = locked_marker(&staged).map_err(io_error(&staged))?;
+        let marker = locked_marker(&staged).map_err(|err| OutputError::Io {
+            path: given.to_path_buf(),
+            source: beside(err),
+        })?;
         Ok(Staging {
             temporary,
             staged,
@@ -384,6 +390,15 @@ fn marker_id(site: &Path) -> Option<(u64, u64)> {
 #[cfg(not(unix))]
 fn marker_id(_site: &Path) -> Option<(u64, u64)> {
     None
+}
+
+/// An error making the folder the site is built in, said of the output folder the user
+/// named: the temporary folder's name means nothing to them.
+fn beside(err: io::Error) -> io::Error {
+    io::Error::new(
+        err.kind(),
+        format!("cannot make the folder the site is built in, beside it: {err}"),
+    )
 }
 
 /// Makes the marker of the site staged in `folder`, empty until the site is complete, and

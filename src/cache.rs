@@ -23,7 +23,8 @@
 //! come from reading it in this run. The file ends with a hash of everything before it, so
 //! a torn or edited cache reads as no cache. Any problem reading it means loading every
 //! file, never an error; deleting the folder is always safe. It holds a `.gitignore` that
-//! ignores it whole.
+//! ignores it whole. A save interrupted by a signal removes its temporary file (see
+//! [`crate::interrupt`]); one a killed run left is removed by the next save (`sweep`).
 
 use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
@@ -207,14 +208,27 @@ pub fn save(
             b"# Written by gotchas: a cache, safe to delete.\n*\n",
         )?;
     }
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".check-")
-        .suffix(".tmp")
-        .tempfile_in(folder)?;
+    sweep(folder);
+    let mut temporary = crate::interrupt::InFlight::make(
+        || {
+            let temporary = tempfile::Builder::new()
+                .prefix(TEMPORARY_PREFIX)
+                .suffix(TEMPORARY_SUFFIX)
+                .tempfile_in(folder)?;
+            // Held while it is written, so that another run's sweep leaves it alone.
+            temporary
+                .as_file()
+                .try_lock()
+                .map_err(std::io::Error::from)?;
+            Ok(temporary)
+        },
+        |t| t.path(),
+    )
+    .map_err(crate::write::without_temporary_name)?;
     // Streamed to the file, where a buffer of the whole file, grown as it filled, took
     // three times its size in fresh memory, which the kernel zeroes: at 100,000 records a
     // first check's peak memory rose by half, and its time by a quarter.
-    let mut out = Checksummed::new(&mut temporary);
+    let mut out = Checksummed::new(temporary.as_file_mut());
     let mut head = Writer::default();
     head.bytes.extend_from_slice(MAGIC);
     head.u64(fingerprint);
@@ -239,8 +253,50 @@ pub fn save(
     let (file, sum) = out.finish()?;
     file.write_all(&sum.to_le_bytes())?;
     let path = folder.join(FILE);
-    temporary.persist(&path).map_err(|err| err.error)?;
+    temporary.land(|temporary| temporary.persist(&path).map_err(|err| err.error))?;
     Ok(path)
+}
+
+/// How a cache file being written is named: `.check-XXXXXX.tmp`.
+const TEMPORARY_PREFIX: &str = ".check-";
+const TEMPORARY_SUFFIX: &str = ".tmp";
+
+/// How long a temporary cache file nobody writes to is left for, in case its writer is
+/// alive but has not locked it yet.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the temporary cache files of runs that ended without removing their own (killed,
+/// or a machine that went down): each is as large as the cache. One is another run's while
+/// it is locked (the lock goes with its writer) or was written to in the last minute.
+fn sweep(folder: &Path) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(TEMPORARY_PREFIX)
+            && name.ends_with(TEMPORARY_SUFFIX)
+            && abandoned(&entry.path())
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a temporary cache file was left by a run that ended: unchanged for
+/// [`ABANDONED_AFTER`] and locked by no one.
+fn abandoned(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let idle = file
+        .metadata()
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|modified| modified.elapsed().ok())
+        .is_some_and(|idle| idle >= ABANDONED_AFTER);
+    idle && file.try_lock().is_ok()
 }
 
 /// The checksum that ends a cache file: a hash of everything before it, its [`BLOCK`]s

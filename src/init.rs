@@ -72,20 +72,35 @@ pub fn init(dir: &Path) -> Result<Vec<PathBuf>, InitError> {
 /// full disk, or a run killed half-way, leaves none of them behind, so that the next run
 /// is not refused for a half-made corpus. A target that appears meanwhile is never
 /// replaced, and the targets already moved are taken back.
+///
+/// The hidden folder is in flight ([`crate::interrupt`]): an interrupted run removes it,
+/// and the moves are made holding off the interruption, so that all of the targets are
+/// moved or none.
 fn stage_and_move(dir: &Path, targets: &[&str]) -> Result<Vec<PathBuf>, InitError> {
-    let staging = tempfile::Builder::new()
-        .prefix(".gotchas-init-")
-        .tempdir_in(dir)
-        .map_err(|err| InitError::Io(dir.to_path_buf(), err))?;
+    let staging = crate::interrupt::InFlight::make(
+        || {
+            tempfile::Builder::new()
+                .prefix(".gotchas-init-")
+                .tempdir_in(dir)
+        },
+        |t| t.path(),
+    )
+    .map_err(|err| InitError::Io(dir.to_path_buf(), crate::write::without_temporary_name(err)))?;
     let mut written = Vec::new();
     for (relative, content) in FILES {
         create_new(&staging.path().join(relative), content)
             .map_err(|err| InitError::Io(dir.join(relative), err))?;
         written.push(dir.join(relative));
     }
+    staging.hold(|staged| move_all(staged.path(), dir, targets))?;
+    Ok(written)
+}
+
+/// Moves each target from `staged` into `dir`; on a failure, takes back those moved.
+fn move_all(staged: &Path, dir: &Path, targets: &[&str]) -> Result<(), InitError> {
     let mut moved: Vec<PathBuf> = Vec::new();
     for target in targets {
-        let (from, to) = (staging.path().join(target), dir.join(target));
+        let (from, to) = (staged.join(target), dir.join(target));
         if let Err(err) = move_new(&from, &to) {
             for done in moved.iter().rev() {
                 let _ = remove(done);
@@ -94,7 +109,7 @@ fn stage_and_move(dir: &Path, targets: &[&str]) -> Result<Vec<PathBuf>, InitErro
         }
         moved.push(to);
     }
-    Ok(written)
+    Ok(())
 }
 
 /// Moves `from` to `to`, which must not exist: a file is linked there first (which fails on

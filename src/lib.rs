@@ -66,6 +66,7 @@ pub mod graph;
 pub mod index;
 pub mod init;
 pub mod intern;
+pub mod interrupt;
 pub mod links;
 pub mod load;
 pub mod lsp;

@@ -5,7 +5,8 @@
 //! flushes it to disk, gives it the original's permissions, and renames it over the target.
 //! (A built site is written whole into a fresh folder and swapped in: see `site::output`.)
 //! A rename within a folder is atomic, so a reader sees the old file or the new one, never a
-//! mix, and a failure at any step leaves the original untouched.
+//! mix, and a failure at any step leaves the original untouched. The temporary file is in
+//! flight ([`crate::interrupt`]) until it is renamed: an interrupted run removes it.
 //!
 //! What is replaced is a file. A symbolic link stays a link and the file it leads to is
 //! replaced, as an editor saving through a link does; a device, pipe or socket (`--output
@@ -116,16 +117,12 @@ fn replace(
             .clone()
             .unwrap_or_else(|| std::os::unix::fs::PermissionsExt::from_mode(0o666)),
     );
-    let mut temporary = builder.tempfile_in(dir).map_err(|err| {
-        // tempfile's message ends with the temporary file it could not make, a name
-        // nobody has seen: the folder is named instead.
-        let shown = err.to_string();
-        let cause = shown
-            .split_once(" at path ")
-            .map_or(shown.as_str(), |(c, _)| c);
+    let in_flight = crate::interrupt::InFlight::make(|| builder.tempfile_in(dir), |t| t.path());
+    let mut temporary = in_flight.map_err(|err| {
+        let err = without_temporary_name(err);
         std::io::Error::new(
             err.kind(),
-            format!("cannot create a file in {}: {cause}", dir.display()),
+            format!("cannot create a file in {}: {err}", dir.display()),
         )
     })?;
     write(temporary.as_file_mut())?;
@@ -147,8 +144,20 @@ fn replace(
                 std::os::unix::fs::fchown(temporary.as_file(), Some(kept.uid()), Some(kept.gid()));
         }
     }
-    temporary.persist(path).map_err(|err| err.error)?;
+    temporary.land(|temporary| temporary.persist(path).map_err(|err| err.error))?;
     Ok(())
+}
+
+/// `err`, from tempfile making a temporary file or folder, without the name it could not
+/// make, which tempfile's message ends with (` at path "/home/me/kb/./.gotchas-XXXXXX.tmp"`):
+/// a name nobody has seen, made absolute. Whoever shows the error names the folder, or the
+/// file the user asked for, instead.
+pub fn without_temporary_name(err: std::io::Error) -> std::io::Error {
+    let shown = err.to_string();
+    match shown.split_once(" at path ") {
+        Some((cause, _)) => std::io::Error::new(err.kind(), cause),
+        None => err,
+    }
 }
 
 /// The path a write to `path` replaces: where a symbolic link leads, so that the link

@@ -356,34 +356,11 @@ fn a_megabyte_line_is_shown_as_a_window_around_each_problem() {
     );
 }
 
-/// How to run a command without the right to read what its owner cannot: directly when the
-/// tests run as a user other than root, through `setpriv` (util-linux) as `nobody` when they
-/// run as root, whom permissions do not stop. `None` when neither is possible.
-#[cfg(unix)]
-fn without_privileges() -> Option<Vec<String>> {
-    let uid = std::process::Command::new("id").arg("-u").output().ok()?;
-    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
-        return Some(Vec::new());
-    }
-    let setpriv = [
-        "setpriv",
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-    ];
-    let works = std::process::Command::new(setpriv[0])
-        .args(&setpriv[1..])
-        .arg("true")
-        .status()
-        .is_ok_and(|status| status.success());
-    works.then(|| setpriv.map(String::from).to_vec())
-}
-
 #[cfg(unix)]
 #[test]
 fn unreadable_files_and_folders_are_reported_and_the_run_goes_on() {
     use std::os::unix::fs::PermissionsExt;
-    let Some(prefix) = without_privileges() else {
+    let Some(prefix) = common::without_privileges() else {
         eprintln!("skipped: running as root, and `setpriv` cannot drop to nobody here");
         return;
     };

@@ -743,6 +743,128 @@ fn replaces_its_own_site_and_an_empty_folder() {
     }
 }
 
+/// The folders a build leaves beside its output while it runs.
+fn build_leftovers(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(".gotchas-"))
+        .collect()
+}
+
+/// The old site and the new are exchanged in one step: a reader looking all the while never
+/// finds the output missing.
+#[test]
+fn a_rebuild_never_leaves_a_moment_without_a_site() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let corpus = bundled_copy();
+    let out = corpus.path().join("public");
+    assert_eq!(build(corpus.path(), &out, &[]).code, 0);
+    let stop = Arc::new(AtomicBool::new(false));
+    let missing = Arc::new(AtomicUsize::new(0));
+    let reader = {
+        let (marker, stop, missing) = (out.join(".gotchas-site"), stop.clone(), missing.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if !marker.exists() {
+                    missing.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        })
+    };
+    for _ in 0..20 {
+        let run = build(corpus.path(), &out, &[]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+    }
+    stop.store(true, Ordering::Relaxed);
+    reader.join().unwrap();
+    assert_eq!(missing.load(Ordering::Relaxed), 0, "the site was missing");
+    assert!(out.join("engines/vllm/index.html").is_file());
+    assert_eq!(build_leftovers(corpus.path()), Vec::<String>::new());
+}
+
+/// Builds into one folder at once all succeed, each site replacing the one before it whole,
+/// and one that replaced another build's site says so.
+#[test]
+fn builds_into_one_folder_at_once_all_succeed() {
+    let corpus = bundled_copy();
+    let out = corpus.path().join("public");
+    for round in 0..4 {
+        let builds: Vec<_> = (0..4)
+            .map(|_| {
+                let (root, out) = (corpus.path().to_path_buf(), out.clone());
+                std::thread::spawn(move || build(&root, &out, &[]))
+            })
+            .collect();
+        for run in builds.into_iter().map(|b| b.join().unwrap()) {
+            assert_eq!(run.code, 0, "round {round}: {}{}", run.stdout, run.stderr);
+            if run.stdout.contains("note: another build replaced") {
+                assert!(
+                    run.stdout.contains(&format!(
+                        "note: another build replaced {} while this one ran; this build's site replaced it\n",
+                        out.display()
+                    )),
+                    "{}",
+                    run.stdout
+                );
+            }
+        }
+        assert!(out.join(".gotchas-site").is_file());
+        assert!(out.join("engines/vllm/index.html").is_file());
+        assert_eq!(build_leftovers(corpus.path()), Vec::<String>::new());
+    }
+}
+
+/// The old site is the tool's own: made read-only (`chmod -R a-w site`), it is made
+/// writable and removed, and what still cannot be (another user's folder in it) is named in
+/// a warning, never left unsaid.
+#[cfg(unix)]
+#[test]
+fn a_read_only_old_site_is_removed_and_what_cannot_be_is_named() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(user) = common::Unprivileged::new() else {
+        return;
+    };
+    let corpus = user.folder("corpus");
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    common::copy_dir(&main.join("schema"), &corpus.join("schema"));
+    common::copy_dir(&main.join("records"), &corpus.join("records"));
+    let build = || user.run(&corpus, &["build", "--color", "never"]);
+    let first = build();
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    let site = corpus.join("site");
+    let mut tree = vec![site.clone()];
+    while let Some(path) = tree.pop() {
+        if path.is_dir() {
+            tree.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        }
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode & !0o222)).unwrap();
+    }
+    let again = build();
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(!again.stderr.contains("warning"), "{}", again.stderr);
+    assert_eq!(build_leftovers(&corpus), Vec::<String>::new());
+    if !user.is_nobody() {
+        eprintln!("skipped: no other user's folder can be made here");
+        return;
+    }
+    let locked = site.join("locked");
+    std::fs::create_dir(&locked).unwrap();
+    std::fs::write(locked.join("page.html"), "<p>root's</p>").unwrap();
+    let third = build();
+    assert_eq!(third.code, 0, "{}", third.stderr);
+    let left = build_leftovers(&corpus);
+    assert_eq!(left.len(), 1, "{left:?}");
+    let warning = format!(
+        "warning: the old site could not be removed whole: ./{0} (./{0}/locked/page.html: Permission denied (os error 13))\n",
+        left[0]
+    );
+    assert!(third.stderr.contains(&warning), "{}", third.stderr);
+    std::fs::remove_dir_all(corpus.join(&left[0])).unwrap();
+}
+
 /// A link to the folder to build into stays a link: the site replaces the folder it leads
 /// to, on the first build and on every one after.
 #[cfg(unix)]

@@ -253,3 +253,51 @@ fn a_fixed_file_keeps_its_owner() {
     let after = std::fs::metadata(&record).unwrap();
     assert_eq!((after.uid(), after.gid()), (65_534, 65_534));
 }
+
+/// A corpus a user without privileges owns, copied from the bundled one.
+fn owned_corpus(user: &common::Unprivileged) -> std::path::PathBuf {
+    let corpus = user.folder("corpus");
+    let main = Path::new(env!("CARGO_MANIFEST_DIR"));
+    common::copy_dir(&main.join("schema"), &corpus.join("schema"));
+    common::copy_dir(&main.join("records"), &corpus.join("records"));
+    corpus
+}
+
+/// A temporary file or folder that cannot be made is no name to show: the error names the
+/// folder the user gave (the site's output, the cache), not tempfile's absolute path to a
+/// name nobody has seen.
+#[test]
+fn a_temporary_name_never_reaches_an_error() {
+    let Some(user) = common::Unprivileged::new() else {
+        return;
+    };
+    if !user.is_nobody() {
+        eprintln!("skipped: no folder the tests' user cannot write can be made here");
+        return;
+    }
+    let corpus = owned_corpus(&user);
+    // Folders root makes are not nobody's to write in.
+    let unwritable = corpus.join("nbb");
+    std::fs::create_dir(&unwritable).unwrap();
+    let build = user.run(&unwritable, &["build", "--root", "..", "--out", "site"]);
+    assert_eq!(build.code, 2, "{}", build.stderr);
+    assert_eq!(
+        build.stderr,
+        "error: site: cannot make the folder the site is built in, beside it: Permission \
+         denied (os error 13)\n"
+    );
+
+    let cache = corpus.join(".gotchas-cache");
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::write(cache.join(".gitignore"), "*\n").unwrap();
+    let check = user.run(&corpus, &["check", "--verbose", "--color", "never"]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+    assert!(
+        check.stderr.contains(
+            "note: the cache was not written to ./.gotchas-cache: Permission denied (os error 13)\n"
+        ),
+        "{}",
+        check.stderr
+    );
+    assert!(!check.stderr.contains("at path"), "{}", check.stderr);
+}

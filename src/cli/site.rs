@@ -68,18 +68,35 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
             return ExitCode::from(2);
         }
     };
+    let swept = swept_note(&staging.swept().removed, &folder);
+    for left in &staging.swept().left {
+        say!("warning: a folder a killed build left could not be removed whole: {left}");
+    }
     let bar = progress_bar(site.files());
     let written = site.write(&staging, &|| bar.inc(1));
     bar.finish_and_clear();
-    if let Err(err) = written.map_err(|e| describe(&e)).and_then(|()| {
+    let committed = match written.map_err(|e| describe(&e)).and_then(|()| {
         staging
             .commit()
             .map_err(|e| (e.to_string(), ExitCode::from(2)))
     }) {
-        say!("error: {}", err.0);
-        return err.1;
-    }
+        Ok(committed) => committed,
+        Err(err) => {
+            say!("error: {}", err.0);
+            return err.1;
+        }
+    };
     let mut text = content_report(&project, &corpus, &site, styled);
+    text.push_str(&swept);
+    if let Some(left) = &committed.left {
+        say!("warning: the old site could not be removed whole: {left}");
+    }
+    if committed.replaced_meanwhile {
+        text.push_str(&format!(
+            "note: another build replaced {} while this one ran; this build's site replaced it\n",
+            folder.display()
+        ));
+    }
     let base = (args.base_url.as_deref()).unwrap_or(&project.config.site.base_url);
     if !crate::site::urls::is_full(base) {
         // The site itself links relatively and works anywhere; the feed's ids and the
@@ -106,6 +123,25 @@ pub(crate) fn build(cli: &Cli, args: &BuildArgs, styled: bool, out: &mut impl Wr
     std::mem::forget(site);
     std::mem::forget(corpus);
     code
+}
+
+/// What a build removed of the builds killed before they finished beside `out`: each
+/// folder by name, as `git status` or `ls -a` showed it.
+fn swept_note(swept: &[std::path::PathBuf], out: &std::path::Path) -> String {
+    if swept.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = swept
+        .iter()
+        .filter_map(|path| path.file_name())
+        .map(|name| name.to_string_lossy().into_owned())
+        .collect();
+    format!(
+        "note: removed {} that builds killed before they finished left beside {}: {}\n",
+        plural(swept.len(), "folder"),
+        out.display(),
+        names.join(", ")
+    )
 }
 
 /// A failed build's message and exit code: 1 when the site itself is wrong (a template links

@@ -24,6 +24,7 @@ mod linked;
 mod markdown;
 mod output;
 mod pages;
+mod removal;
 mod search;
 pub mod serve;
 mod statics;
@@ -33,7 +34,8 @@ pub(crate) mod urls;
 use rayon::prelude::*;
 
 pub use kept::{FieldValue, Kept};
-pub use output::{MARKER, Memory, OutputError, Sink, Staging, Streamer};
+pub use output::{Committed, MARKER, Memory, OutputError, Sink, Staging, Streamer, Swept};
+pub use removal::Left;
 pub use statics::FOLDER as STATIC_FOLDER;
 pub use templates::FOLDER as TEMPLATES_FOLDER;
 

@@ -330,3 +330,98 @@ pub fn svg_document(svg: &str) -> roxmltree::Document<'_> {
     };
     roxmltree::Document::parse_with_options(svg, options).expect("well-formed XML")
 }
+
+/// How to run a command without the right to read what its owner cannot: directly when the
+/// tests run as a user other than root, through `setpriv` (util-linux) as `nobody` when they
+/// run as root, whom permissions do not stop. `None` when neither is possible.
+#[cfg(unix)]
+pub fn without_privileges() -> Option<Vec<String>> {
+    let uid = std::process::Command::new("id").arg("-u").output().ok()?;
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        return Some(Vec::new());
+    }
+    let setpriv = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+    ];
+    let works = std::process::Command::new(setpriv[0])
+        .args(&setpriv[1..])
+        .arg("true")
+        .status()
+        .is_ok_and(|status| status.success());
+    works.then(|| setpriv.map(String::from).to_vec())
+}
+
+/// A user the file permissions stop: the binary run as `nobody` when the tests run as root
+/// (see [`without_privileges`]), else as the tests' own user, from a copy in a folder
+/// anyone may read, as the binary may sit under root's home.
+#[cfg(unix)]
+pub struct Unprivileged {
+    prefix: Vec<String>,
+    binary: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+#[cfg(unix)]
+impl Unprivileged {
+    /// `None`, said on stderr, when the tests run as root and cannot drop to `nobody`.
+    pub fn new() -> Option<Unprivileged> {
+        use std::os::unix::fs::PermissionsExt;
+        let Some(prefix) = without_privileges() else {
+            eprintln!("skipped: running as root, and `setpriv` cannot drop to nobody here");
+            return None;
+        };
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let open = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(dir.path(), open.clone()).expect("permissions");
+        let binary = dir.path().join("gotchas");
+        std::fs::copy(assert_cmd::cargo::cargo_bin("gotchas"), &binary).expect("a copy");
+        std::fs::set_permissions(&binary, open).expect("permissions");
+        Some(Unprivileged {
+            prefix,
+            binary,
+            dir,
+        })
+    }
+
+    /// Whether the user is `nobody`, for whom root makes what it cannot change.
+    pub fn is_nobody(&self) -> bool {
+        !self.prefix.is_empty()
+    }
+
+    /// A folder the user owns, in a folder anyone may enter.
+    pub fn folder(&self, name: &str) -> PathBuf {
+        let folder = self.dir.path().join(name);
+        std::fs::create_dir(&folder).expect("a folder");
+        if self.is_nobody() {
+            std::os::unix::fs::chown(&folder, Some(65_534), Some(65_534)).expect("chown");
+        }
+        folder
+    }
+
+    /// Runs `gotchas ARGS` as the user, in `dir`.
+    pub fn run(&self, dir: &Path, args: &[&str]) -> Run {
+        let mut command = match self.prefix.split_first() {
+            Some((program, rest)) => {
+                let mut command = std::process::Command::new(program);
+                command.args(rest).arg(&self.binary);
+                command
+            }
+            None => std::process::Command::new(&self.binary),
+        };
+        let output = command
+            .current_dir(dir)
+            .args(args)
+            .env_remove("NO_COLOR")
+            .env_remove("GOTCHAS_CACHE_DIR")
+            .output()
+            .expect("the binary runs");
+        Run {
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            code: output.status.code().unwrap_or(-1),
+        }
+    }
+}

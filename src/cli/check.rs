@@ -690,6 +690,11 @@ fn setup_report(
 /// Whether `path` is missing, or begins as a report in `format` does.
 fn holds_a_report(path: &Path, format: OutputFormat) -> bool {
     use std::io::Read;
+    // A pipe or device is written into as it is, as any report is; opened to be read, a
+    // pipe would wait for a writer.
+    if std::fs::metadata(path).is_ok_and(|meta| !meta.is_file()) {
+        return true;
+    }
     let Ok(file) = std::fs::File::open(path) else {
         return !path.exists();
     };

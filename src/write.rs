@@ -49,13 +49,13 @@ pub fn json_document(out: &mut dyn Write, value: &impl Serialize) -> std::io::Re
 
 /// Replaces `path` with `bytes` atomically, keeping its permissions when it exists.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace(path, path, |file| file.write_all(bytes))
+    replace(path, path, |file| file.write_all(bytes), ANYWAY)
 }
 
 /// [`write_atomic`] of a file that takes the place of `original` (a record converted to
 /// another format, under another name): it gets `original`'s permissions.
 pub fn write_atomic_in_place_of(path: &Path, original: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace(path, original, |file| file.write_all(bytes))
+    replace(path, original, |file| file.write_all(bytes), ANYWAY)
 }
 
 /// [`write_atomic`] of what `write` writes, as it writes it, through [`STREAM_BUFFER`]: a
@@ -66,12 +66,38 @@ pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
-    replace(path, path, |file| {
-        let mut buffered = std::io::BufWriter::with_capacity(STREAM_BUFFER, file);
-        write(&mut buffered)?;
-        buffered.flush()
-    })
+    replace(
+        path,
+        path,
+        |file| {
+            let mut buffered = std::io::BufWriter::with_capacity(STREAM_BUFFER, file);
+            write(&mut buffered)?;
+            buffered.flush()
+        },
+        ANYWAY,
+    )
 }
+
+/// [`write_atomic`] of a file read earlier, replaced only as long as `still` says so:
+/// asked just before the rename, when the new content is on disk beside the file, so that
+/// nothing but the rename itself lies between the last look and the replacement (an edit
+/// saved while `--fix` ran was written over). Its error leaves the file as it is.
+pub fn write_atomic_over(
+    path: &Path,
+    bytes: &[u8],
+    still: &dyn Fn() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    replace(path, path, |file| file.write_all(bytes), Place::Over(still))
+}
+
+/// How the new content takes the place of what is at the path.
+enum Place<'a> {
+    /// Over it, once the function says it may: its error leaves what is there as it is.
+    Over(&'a dyn Fn() -> std::io::Result<()>),
+}
+
+/// [`Place::Over`] whatever is there.
+const ANYWAY: Place<'static> = Place::Over(&|| Ok(()));
 
 /// Replaces `path` with what `write` writes to a temporary file beside it (see the module's
 /// documentation), with the permissions of `permissions_of` if it exists, else those of a
@@ -83,7 +109,9 @@ fn replace(
     path: &Path,
     permissions_of: &Path,
     write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+    place: Place<'_>,
 ) -> std::io::Result<()> {
+    let Place::Over(may) = place;
     let given = path;
     let path = &landing(given);
     let existing = std::fs::metadata(path).ok();
@@ -91,6 +119,7 @@ fn replace(
         && !metadata.is_file()
         && !metadata.is_dir()
     {
+        may()?;
         let mut special = std::fs::OpenOptions::new().write(true).open(path)?;
         return write(&mut special);
     }
@@ -147,6 +176,7 @@ fn replace(
                 std::os::unix::fs::fchown(temporary.as_file(), Some(kept.uid()), Some(kept.gid()));
         }
     }
+    may()?;
     temporary.persist(path).map_err(|err| err.error)?;
     Ok(())
 }

@@ -253,3 +253,68 @@ fn a_fixed_file_keeps_its_owner() {
     let after = std::fs::metadata(&record).unwrap();
     assert_eq!((after.uid(), after.gid()), (65_534, 65_534));
 }
+
+/// A corpus of one engine whose `status` has a certain fix (`drft`), with a prose page,
+/// which every command loading the corpus reads once every record is read.
+fn corpus_with_a_page() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    let config = format!(
+        "schemas = {:?}\ndocs = [\"docs/*.md\"]\n[rules]\norphan = \"allow\"\n",
+        schemas.to_str().unwrap()
+    );
+    std::fs::write(dir.path().join("gotchas.toml"), config).unwrap();
+    std::fs::create_dir_all(dir.path().join("records/engines")).unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join(ENGINE), TYPO).unwrap();
+    std::fs::write(dir.path().join("docs/guide.md"), "# Guide\n").unwrap();
+    dir
+}
+
+const ENGINE: &str = "records/engines/good.yaml";
+const TYPO: &str = "id: good\ntype: engine\nname: Good\nstatus: drft\nconfidence: 0.5\nupdated: 2026-10-03\nsources: []\n";
+
+/// Runs `gotchas ARGS` in `dir`, holding it where it opens the prose page (every record
+/// read, nothing written) while `meanwhile` runs; `None` where no lease can hold it.
+#[cfg(target_os = "linux")]
+fn with_an_edit_meanwhile(
+    dir: &Path,
+    args: &[&str],
+    meanwhile: impl FnOnce(),
+) -> Option<common::Run> {
+    let held = common::Held::new(&dir.join("docs/guide.md"))?;
+    let child = common::spawn(dir, args);
+    held.wait_until_opened();
+    meanwhile();
+    held.release();
+    Some(common::finished(child))
+}
+
+/// An edit saved while `--fix` runs, after the file was read, is kept: the fixes found in
+/// what was read are not written over it, the file is named (exit 1), and the next run fixes
+/// the file as it is now.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_edit_saved_while_fix_runs_is_not_written_over() {
+    let dir = corpus_with_a_page();
+    let engine = dir.path().join(ENGINE);
+    let edited = TYPO.replace("name: Good", "name: Edited meanwhile");
+    let Some(run) =
+        with_an_edit_meanwhile(dir.path(), &["check", "--fix", "--color", "never"], || {
+            std::fs::write(&engine, &edited).unwrap();
+        })
+    else {
+        return;
+    };
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let said = "error[io-error]: the file changed since it was read; its fixes were not applied\n\
+                --> records/engines/good.yaml\n";
+    assert!(run.stdout.contains(said), "{}", run.stdout);
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), edited);
+    let again = common::gotchas_in(dir.path(), &["check", "--fix", "--color", "never"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(
+        std::fs::read_to_string(&engine).unwrap(),
+        edited.replace("drft", "draft")
+    );
+}

@@ -318,3 +318,33 @@ fn an_edit_saved_while_fix_runs_is_not_written_over() {
         edited.replace("drft", "draft")
     );
 }
+
+/// An edit saved while `convert --in-place` runs, after the record was read, is kept: the
+/// old file is not removed, the new one written from what was read is, and the record is
+/// named (exit 1).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_edit_saved_while_convert_runs_is_not_deleted() {
+    let dir = corpus_with_a_page();
+    let engine = dir.path().join(ENGINE);
+    let edited = TYPO.replace("name: Good", "name: Edited meanwhile");
+    let args = ["convert", "--all", "--to", "json", "--in-place"];
+    let Some(run) = with_an_edit_meanwhile(dir.path(), &args, || {
+        std::fs::write(&engine, &edited).unwrap();
+    }) else {
+        return;
+    };
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: records/engines/good.yaml changed since it was read, so it was not converted; run again\n"
+    );
+    assert_eq!(run.stdout, "converted 0 of 1 records\n");
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), edited);
+    assert!(!engine.with_extension("json").exists());
+    let again = common::gotchas_in(dir.path(), &args);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(!engine.exists());
+    let json = std::fs::read_to_string(engine.with_extension("json")).unwrap();
+    assert!(json.contains("Edited meanwhile"), "{json}");
+}

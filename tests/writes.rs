@@ -348,3 +348,29 @@ fn an_edit_saved_while_convert_runs_is_not_deleted() {
     let json = std::fs::read_to_string(engine.with_extension("json")).unwrap();
     assert!(json.contains("Edited meanwhile"), "{json}");
 }
+
+/// A file marked read-only is left as it is by `--fix` and by `convert --in-place`, though
+/// its folder is writable, and named (exit 1), as other fixers and editors leave it.
+#[test]
+fn a_read_only_file_is_neither_fixed_nor_converted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = corpus_with_a_page();
+    let engine = dir.path().join(ENGINE);
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let fixed = common::gotchas_in(dir.path(), &["check", "--fix", "--color", "never"]);
+    assert_eq!(fixed.code, 1, "{}", fixed.stdout);
+    let said = "error[io-error]: the file is read-only; its fixes were not applied\n\
+                --> records/engines/good.yaml\n";
+    assert!(fixed.stdout.contains(said), "{}", fixed.stdout);
+    let args = ["convert", "--all", "--to", "json", "--in-place"];
+    let converted = common::gotchas_in(dir.path(), &args);
+    assert_eq!(converted.code, 1, "{}", converted.stderr);
+    assert_eq!(
+        converted.stderr,
+        "error: records/engines/good.yaml is read-only, so it was not converted\n"
+    );
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), TYPO);
+    let mode = std::fs::metadata(&engine).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444);
+    assert!(!engine.with_extension("json").exists());
+}

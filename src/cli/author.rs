@@ -18,7 +18,7 @@ use crate::rules;
 use crate::serialize;
 use crate::skeleton;
 use crate::source::Format;
-use crate::stamp::NotAsRead;
+use crate::stamp::Kept;
 use crate::suggest;
 use crate::write::{sync_file_system, write_atomic, write_atomic_over, write_new_unsynced};
 
@@ -370,7 +370,8 @@ pub(crate) fn convert(cli: &Cli, args: &ConvertArgs, out: &mut impl Write) -> Ex
 /// written beside its file, never over another, and not flushed; once all are written the
 /// file system is flushed at once (a flush per file took 51 s for 20,000 records), and only
 /// then is each old file removed. A file is replaced or removed only while it holds what
-/// was read: one changed since keeps the change, its new file is removed, and it is named.
+/// was read and is not marked read-only: one changed since keeps the change, its new file
+/// is removed, and it is named.
 fn replace_files(project: &Project, items: &[convert::Converted]) -> (usize, bool) {
     let mut all = true;
     let mut replaced = 0;
@@ -427,8 +428,9 @@ fn replace_files(project: &Project, items: &[convert::Converted]) -> (usize, boo
 fn not_converted(project: &Project, item: &convert::Converted, err: &std::io::Error) {
     let from = crate::source::display_path(&project.root, &item.from);
     let to = crate::source::display_path(&project.root, &item.to);
-    match NotAsRead::of(err) {
-        Some(NotAsRead::Changed) => {
+    match Kept::of(err) {
+        Some(Kept::ReadOnly) => say!("error: {from} is read-only, so it was not converted"),
+        Some(Kept::Changed) => {
             say!("error: {from} changed since it was read, so it was not converted; run again")
         }
         None if err.kind() == std::io::ErrorKind::AlreadyExists => {

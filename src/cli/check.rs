@@ -23,7 +23,7 @@ use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
 use crate::rules;
 use crate::scope::{Changes, Scope};
-use crate::stamp::NotAsRead;
+use crate::stamp::Kept;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
@@ -764,10 +764,17 @@ fn write_fixes(files: &[fix::FixedFile], diff_only: bool) -> FixOutcome {
 }
 
 /// The problem of a fixed file that was not written: one that changed since it was read
-/// (an edit saved while the check ran) is left to the edit, and fixed by the next run.
+/// (an edit saved while the check ran) is left to the edit, and fixed by the next run; one
+/// marked read-only is left as its owner means it to be.
 fn unwritten(fixed: &fix::FixedFile, err: &io::Error) -> Diagnostic {
-    match NotAsRead::of(err) {
-        Some(NotAsRead::Changed) => Diagnostic::new(
+    match Kept::of(err) {
+        Some(Kept::ReadOnly) => Diagnostic::new(
+            rules::IO_ERROR,
+            &fixed.display,
+            "the file is read-only; its fixes were not applied",
+        )
+        .with_help("make it writable to have them applied, or leave it as it is"),
+        Some(Kept::Changed) => Diagnostic::new(
             rules::IO_ERROR,
             &fixed.display,
             "the file changed since it was read; its fixes were not applied",

@@ -158,7 +158,8 @@ pub fn bundled_copy() -> tempfile::TempDir {
     dir
 }
 
-/// Copies a folder recursively.
+/// Copies a folder recursively, each file writable by its owner: a copy is made to be
+/// changed, and the shared sample corpus is read-only, which `--fix` and `convert` respect.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create folder");
     for entry in std::fs::read_dir(from).expect("read folder") {
@@ -168,6 +169,16 @@ pub fn copy_dir(from: &Path, to: &Path) {
             copy_dir(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).expect("copy file");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(&target)
+                    .expect("copied")
+                    .permissions()
+                    .mode();
+                let writable = std::fs::Permissions::from_mode(mode | 0o200);
+                std::fs::set_permissions(&target, writable).expect("make the copy writable");
+            }
         }
     }
 }

@@ -84,6 +84,18 @@ pub fn write_atomic_over(
     replace(path, path, |file| file.write_all(bytes), Place::Over(still))
 }
 
+/// [`write_atomic`] of a file where none is, and none may appear meanwhile (an
+/// `AlreadyExists` error then): a new record made twice at once is made once, never over
+/// the other.
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(
+        path,
+        path,
+        |file| file.write_all(bytes),
+        Place::Fresh { flushed: true },
+    )
+}
+
 /// Writes a file that takes the place of `original` (a record converted to another format,
 /// under another name), with `original`'s permissions, at a path where none is and none may
 /// appear meanwhile (an `AlreadyExists` error then), not flushed to disk: for writing many files
@@ -95,7 +107,7 @@ pub fn write_new_unsynced(path: &Path, original: &Path, bytes: &[u8]) -> std::io
         path,
         original,
         |file| file.write_all(bytes),
-        Place::FreshUnsynced,
+        Place::Fresh { flushed: false },
     )
 }
 
@@ -122,8 +134,9 @@ pub fn sync_file_system(path: &Path, written: &[&Path]) -> std::io::Result<()> {
 enum Place<'a> {
     /// Over it, once the function says it may: its error leaves what is there as it is.
     Over(&'a dyn Fn() -> std::io::Result<()>),
-    /// Only where nothing is, not flushed (see [`write_new_unsynced`]).
-    FreshUnsynced,
+    /// Only where nothing is: a file that appeared meanwhile is an `AlreadyExists` error.
+    /// Not flushed first when `flushed` is false (see [`write_new_unsynced`]).
+    Fresh { flushed: bool },
 }
 
 /// [`Place::Over`] whatever is there.
@@ -190,7 +203,7 @@ fn replace(
         )
     })?;
     write(temporary.as_file_mut())?;
-    if let Place::Over(_) = place {
+    if !matches!(place, Place::Fresh { flushed: false }) {
         temporary.as_file().sync_all()?;
     }
     if let Some(permissions) = permissions {
@@ -215,7 +228,7 @@ fn replace(
             may()?;
             temporary.persist(path).map_err(|err| err.error)?;
         }
-        Place::FreshUnsynced => {
+        Place::Fresh { .. } => {
             temporary.persist_noclobber(path).map_err(|err| err.error)?;
         }
     }
@@ -384,6 +397,21 @@ mod tests {
         let kind = std::fs::symlink_metadata(&pipe).unwrap().file_type();
         assert!(kind.is_fifo(), "still a pipe: {kind:?}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_new_file_is_never_written_over_one_that_appeared_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r1.yaml");
+        write_new(&path, b"id: r1\n").unwrap();
+        let again = write_new(&path, b"id: other\n").unwrap_err();
+        assert_eq!(again.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "id: r1\n");
+        let beside = dir.path().join("r1.json");
+        let converted = write_new_unsynced(&path, &beside, b"{}").unwrap_err();
+        assert_eq!(converted.kind(), std::io::ErrorKind::AlreadyExists);
+        let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file is left behind");
     }
 
     #[test]

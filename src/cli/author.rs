@@ -20,7 +20,9 @@ use crate::skeleton;
 use crate::source::Format;
 use crate::stamp::Kept;
 use crate::suggest;
-use crate::write::{sync_file_system, write_atomic, write_atomic_over, write_new_unsynced};
+use crate::write::{
+    sync_file_system, write_atomic, write_atomic_over, write_new, write_new_unsynced,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum RecordFormat {
@@ -180,11 +182,7 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
         .root
         .join(&project.config.records)
         .join(&collection.folder);
-    let existing: Vec<std::path::PathBuf> = ["json", "yaml", "yml", "md"]
-        .iter()
-        .map(|ext| dir.join(format!("{id}.{ext}")))
-        .filter(|p| p.exists())
-        .collect();
+    let existing = record_files(&dir, &id);
     // A record already in this format is overwritten where it is: a `.yml` file stays
     // `.yml`, as `--format yaml` is all there is to ask for it.
     let path = existing
@@ -225,11 +223,8 @@ pub(crate) fn new(cli: &Cli, args: &NewArgs, out: &mut impl Write) -> ExitCode {
         format,
     };
     let unmet = project.apply_levels(unmet(&project, candidate, &text, &index));
-    if let Err(err) =
-        std::fs::create_dir_all(&dir).and_then(|()| write_atomic(&path, text.as_bytes()))
-    {
-        say!("error: cannot write {}: {err}", path.display());
-        return ExitCode::from(2);
+    if let Err(code) = write_record(&project, args.force, &path, &id, &text) {
+        return code;
     }
     let _ = writeln!(
         out,
@@ -438,6 +433,66 @@ fn not_converted(project: &Project, item: &convert::Converted, err: &std::io::Er
         }
         None => say!("error: cannot write {to}: {err}"),
     }
+}
+
+/// The files in `dir` that are records of the id `id`, in any format.
+fn record_files(dir: &std::path::Path, id: &str) -> Vec<std::path::PathBuf> {
+    ["json", "yaml", "yml", "md"]
+        .iter()
+        .map(|ext| dir.join(format!("{id}.{ext}")))
+        .filter(|p| p.exists())
+        .collect()
+}
+
+/// Writes the new record `text` at `path`. Without `force` it never lands over a file that
+/// appeared since none was found there, and is taken back when a record of the same id
+/// appeared in another format meanwhile: two `new` of one id at once made one record, said
+/// "created" twice, and replaced the first silently, or left two files of one id.
+fn write_record(
+    project: &Project,
+    force: bool,
+    path: &std::path::Path,
+    id: &str,
+    text: &str,
+) -> Result<(), ExitCode> {
+    let shown = |path: &std::path::Path| crate::source::display_path(&project.root, path);
+    let dir = path.parent().unwrap_or(&project.root);
+    let written = std::fs::create_dir_all(dir).and_then(|()| {
+        if force {
+            write_atomic(path, text.as_bytes())
+        } else {
+            write_new(path, text.as_bytes())
+        }
+    });
+    match written {
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+            say!(
+                "error: a record with the id `{id}` was made meanwhile: {}\nhelp: pass --force to overwrite it",
+                shown(path)
+            );
+            return Err(ExitCode::from(2));
+        }
+        Err(err) => {
+            say!("error: cannot write {}: {err}", path.display());
+            return Err(ExitCode::from(2));
+        }
+        Ok(()) => {}
+    }
+    let others = record_files(dir, id);
+    if let Some(other) = others
+        .iter()
+        .find(|other| *other != path)
+        .filter(|_| !force)
+    {
+        let _ = std::fs::remove_file(path);
+        say!(
+            "error: a record with the id `{id}` was made meanwhile in another file: {}; {} was not kept",
+            shown(other),
+            shown(path)
+        );
+        return Err(ExitCode::from(2));
+    }
+    Ok(())
 }
 
 /// The records `ids` name, as a corpus of their files alone, and their indices in it in the

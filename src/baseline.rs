@@ -98,7 +98,7 @@ impl Baseline {
 
     /// Reads a baseline file.
     pub fn read(path: &Path) -> Result<Baseline, String> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::load::read_regular_to_string(path)
             .map_err(|err| format!("cannot read the baseline: {err}"))?;
         // serde reads an object as a struct from a JSON array too, and then says so in
         // its own terms ("expected struct File"): a document that is no object is told

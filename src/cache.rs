@@ -102,7 +102,7 @@ impl Memo {
     /// Reads the cache in `folder` made with `fingerprint`; an empty one when there is none,
     /// or it was made with another fingerprint, or it does not read whole.
     pub fn open(folder: &Path, fingerprint: u64) -> Memo {
-        std::fs::read(folder.join(FILE))
+        crate::load::read_regular(&folder.join(FILE))
             .ok()
             .and_then(|bytes| Memo::parse(bytes, fingerprint))
             .unwrap_or_default()
@@ -202,7 +202,8 @@ pub fn save(
 ) -> std::io::Result<PathBuf> {
     std::fs::create_dir_all(folder)?;
     let ignore = folder.join(".gitignore");
-    if !ignore.is_file() {
+    // Written only where nothing is: a pipe there would be written into, and wait.
+    if std::fs::symlink_metadata(&ignore).is_err() {
         crate::write::write_atomic(
             &ignore,
             b"# Written by gotchas: a cache, safe to delete.\n*\n",

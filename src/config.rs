@@ -222,7 +222,7 @@ impl Default for Config {
 impl Config {
     /// Reads the config at `path`. Errors are `invalid-config` diagnostics with positions.
     pub fn read(path: &Path, display: &str) -> Result<Config, Vec<Diagnostic>> {
-        let text = std::fs::read_to_string(path).map_err(|err| {
+        let text = crate::load::read_regular_to_string(path).map_err(|err| {
             vec![Diagnostic::new(
                 rules::INVALID_CONFIG,
                 display,

@@ -18,6 +18,7 @@ use crate::rules;
 use crate::schema::Schemas;
 use crate::serialize;
 use crate::source::{Format, SourceFile};
+use crate::stamp::AsRead;
 
 /// One converted record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +29,9 @@ pub struct Converted {
     pub to: PathBuf,
     /// The new text.
     pub text: String,
+    /// What its file held when it was read: it is replaced or removed only while it holds
+    /// that still.
+    pub as_read: AsRead,
 }
 
 /// Why a record was not converted.
@@ -149,6 +153,7 @@ pub fn convert_record(
         from: file.path.clone(),
         to: file.path.with_extension(extension(to)),
         text,
+        as_read: AsRead::new(file.stamp, file.text.as_deref().unwrap_or_default()),
     })
 }
 

@@ -11,6 +11,7 @@
 //! is needed again but for the few files a report points into, which are read again.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -342,6 +343,15 @@ fn find_docs(root: &Path, config: &Config) -> FoundDocs {
     // Neither the records nor a built site (marked by its marker file) hold prose, and
     // walking their many folders would cost every run.
     let skip = root.join(&config.records);
+    if let Some(file) = discover::special_ignore_file(root) {
+        diagnostics.push(discover::unwalked(root, &file));
+        return FoundDocs {
+            paths: Vec::new(),
+            diagnostics,
+        };
+    }
+    let unwalked = Arc::new(Mutex::new(Vec::new()));
+    let skip_special = discover::skipping_special_ignore_files(Arc::clone(&unwalked));
     // As the records are found (see `crate::discover`): what one machine's git excludes
     // is checked all the same.
     let walk = ignore::WalkBuilder::new(root)
@@ -353,6 +363,7 @@ fn find_docs(root: &Path, config: &Config) -> FoundDocs {
         .filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             !(is_dir && (entry.path() == skip || entry.path().join(crate::site::MARKER).is_file()))
+                && skip_special(entry)
         })
         .build();
     let reached: Vec<&str> = config.docs.iter().map(|p| literal_folder(p)).collect();
@@ -405,6 +416,13 @@ fn find_docs(root: &Path, config: &Config) -> FoundDocs {
                     diagnostics.push(diagnostic);
                 }
             }
+        }
+    }
+    for file in discover::take_all(&unwalked) {
+        let folder = file.parent().unwrap_or(root);
+        let folder = crate::source::display_path(root, folder);
+        if reached.iter().any(|pattern| reaches(pattern, &folder)) {
+            diagnostics.push(discover::unwalked(root, &file));
         }
     }
     paths.sort();

@@ -10,7 +10,7 @@
 //! The result is sorted by path so that every later stage is deterministic.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use ignore::{ParallelVisitor, ParallelVisitorBuilder, WalkState};
 
@@ -60,7 +60,12 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         );
         return found;
     }
+    if let Some(file) = special_ignore_file(&records_dir) {
+        found.diagnostics.push(unwalked(root, &file));
+        return found;
+    }
     let canonical_root = std::fs::canonicalize(root).ok();
+    let unwalked_folders = Arc::new(Mutex::new(Vec::new()));
     // The walk reads folders on as many threads as the rest of the run uses: read on one,
     // 100,000 entries took 50 ms, a tenth of loading them. What each file then needs
     // (classifying it, its displayed path, a symlink's target) is done in parallel too.
@@ -74,6 +79,7 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
         .git_exclude(false)
         .follow_links(false)
         .threads(rayon::current_num_threads())
+        .filter_entry(skipping_special_ignore_files(Arc::clone(&unwalked_folders)))
         .build_parallel()
         .visit(&mut Gather {
             root,
@@ -87,6 +93,9 @@ pub fn discover(root: &Path, records: &Path, schemas: &Schemas) -> Discovered {
     {
         files.extend(walked.files);
         found.diagnostics.extend(walked.errors);
+    }
+    for file in take_all(&unwalked_folders) {
+        found.diagnostics.push(unwalked(root, &file));
     }
     let sorted: Vec<Sorted> = files
         .into_par_iter()
@@ -463,6 +472,54 @@ fn not_a_regular_file(root: &Path, path: &Path) -> Diagnostic {
         "this is not a regular file (a named pipe, socket or device), so it is not read",
     )
     .with_help("keep only record files under the records folder")
+}
+
+/// The files a walk reads in each folder it enters, to know what to leave alone.
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+
+/// The ignore file of `folder` that is there but is no regular file (a named pipe, socket
+/// or device), if one is: a walk opens each folder's ignore files as it enters it, and
+/// opening a pipe waits for a writer, for ever when none comes.
+pub(crate) fn special_ignore_file(folder: &Path) -> Option<PathBuf> {
+    IGNORE_FILES
+        .iter()
+        .map(|name| folder.join(name))
+        .find(|path| std::fs::metadata(path).is_ok_and(|meta| !meta.is_file()))
+}
+
+/// A walk's filter that does not enter a folder with a [`special_ignore_file`], keeping
+/// that file in `unwalked` to be reported.
+pub(crate) fn skipping_special_ignore_files(
+    unwalked: Arc<Mutex<Vec<PathBuf>>>,
+) -> impl Fn(&ignore::DirEntry) -> bool + Send + Sync + 'static {
+    move |entry| {
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let Some(file) = is_dir.then(|| special_ignore_file(entry.path())).flatten() else {
+            return true;
+        };
+        unwalked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(file);
+        false
+    }
+}
+
+/// What a filter of [`skipping_special_ignore_files`] kept, once the walk is over.
+pub(crate) fn take_all(unwalked: &Mutex<Vec<PathBuf>>) -> Vec<PathBuf> {
+    std::mem::take(&mut *unwalked.lock().unwrap_or_else(PoisonError::into_inner))
+}
+
+/// The problem of a folder not walked for its ignore file `file` (see
+/// [`special_ignore_file`]): what it ignores cannot be known, so nothing in it is read.
+pub(crate) fn unwalked(root: &Path, file: &Path) -> Diagnostic {
+    Diagnostic::new(
+        rules::IO_ERROR,
+        display_path(root, file),
+        "this ignore file is not a regular file (a named pipe, socket or device), so its \
+         folder is not read",
+    )
+    .with_help("make it a regular file, or remove it")
 }
 
 /// An error of a walk over the corpus (most often a folder that cannot be listed), reported

@@ -18,6 +18,7 @@ use crate::load::Record;
 use crate::schema::Schemas;
 use crate::serialize;
 use crate::source::{SourceFile, Span};
+use crate::stamp::{AsRead, Stamp};
 
 /// The certain edits of a set of diagnostics, by file (as displayed), in file order.
 pub fn plan(diagnostics: &[Diagnostic]) -> BTreeMap<String, Vec<(Span, String)>> {
@@ -153,6 +154,8 @@ pub struct FixedFile {
     /// How many edits were applied, over every round.
     pub applied: usize,
     had_bom: bool,
+    /// The file's stamp as it was read.
+    stamp: Option<Stamp>,
 }
 
 impl FixedFile {
@@ -167,6 +170,11 @@ impl FixedFile {
             format!("\u{feff}{}", self.new),
         );
         unified_diff(&self.display, &old, &new)
+    }
+
+    /// What the file held when it was read: it is replaced only while it holds that still.
+    pub fn as_read(&self) -> AsRead {
+        AsRead::new(self.stamp, &self.old)
     }
 
     /// The bytes to write: the byte-order mark the file had is put back, so a fix changes
@@ -253,7 +261,7 @@ where
             if applied == 0 || new == old {
                 continue;
             }
-            let (path, had_bom) = (file.path.clone(), file.had_bom);
+            let (path, had_bom, stamp) = (file.path.clone(), file.had_bom, file.stamp);
             let problems = load_problems(corpus, &display);
             corpus.set_text_with(index, new.clone(), schemas, config, &draw);
             if load_problems(corpus, &display) > problems {
@@ -270,6 +278,7 @@ where
                 new: String::new(),
                 applied: 0,
                 had_bom,
+                stamp,
             });
             entry.applied += applied;
             entry.new = new;

@@ -143,8 +143,8 @@ pub struct Schemas {
     pub collections: Vec<Collection>,
     /// The index of every collection: what a wiki-link may point at.
     every_collection: &'static [usize],
-    /// A hash of every schema document read, with its path: what the check cache
-    /// ([`crate::cache`]) is valid for.
+    /// A hash of every schema document read, with its path from the root: what the check
+    /// cache ([`crate::cache`]) is valid for.
     documents_hash: u64,
 }
 
@@ -614,7 +614,9 @@ fn collection_name(path: &Path) -> Option<&str> {
 /// `$ref`) as records are read ([`read_setup_file`]), a UTF-8 byte-order mark allowed: the
 /// documents read, the paths that could not be read or parsed (each with its diagnostic in
 /// `errors`), and a hash of what was read for [`Schemas::documents_hash`]: of the text as
-/// read, so that no command pays for writing the parsed documents out again to hash them.
+/// read, so that no command pays for writing the parsed documents out again to hash them,
+/// with each file's path as displayed, from the root: the path joined to the root as given
+/// made a cache written under `--root kb` useless to a check from inside `kb`.
 fn read_schema_dir(
     root: &Path,
     dir: &Path,
@@ -683,7 +685,7 @@ fn read_schema_dir(
         };
         match crate::load::json::parse(&text) {
             Ok((value, _)) => {
-                described.extend_from_slice(path.as_os_str().as_encoded_bytes());
+                described.extend_from_slice(display.as_bytes());
                 described.push(0);
                 described
                     .extend_from_slice(&crate::cache::stable_hash(text.as_bytes()).to_le_bytes());

@@ -255,7 +255,7 @@ impl SourceFile {
             return Some(Cow::Borrowed(text));
         }
         let hash = self.let_go?;
-        let (text, _) = decode(std::fs::read(&self.path).ok()?).ok()?;
+        let (text, _) = decode(crate::load::read_regular(&self.path).ok()?).ok()?;
         (text_hash(&text) == hash).then_some(Cow::Owned(text))
     }
 }

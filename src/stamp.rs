@@ -85,6 +85,68 @@ impl Stamp {
     }
 }
 
+/// What a file held when a command read it, so that the command replaces or removes it only
+/// while it still holds that: an edit saved while `--fix` or `convert` ran was written over,
+/// or deleted with the old file. Nor is a file marked read-only replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AsRead {
+    /// Its stamp as it was opened, where the platform tells one.
+    pub stamp: Option<Stamp>,
+    /// [`crate::source::text_hash`] of the text read.
+    pub text_hash: u64,
+}
+
+/// Why a file read earlier is kept as it is rather than replaced or removed (see
+/// [`AsRead::check`]).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Kept {
+    /// Its stamp or its text is not what was read: someone wrote it meanwhile.
+    #[error("it changed since it was read")]
+    Changed,
+    /// It is marked read-only: someone means it not to be written, as editors and other
+    /// fixers (ruff, prettier) take it, though the folder would let it be replaced.
+    #[error("it is read-only")]
+    ReadOnly,
+}
+
+impl Kept {
+    /// The reason an error of [`AsRead::check`] holds, if it holds one.
+    pub fn of(err: &std::io::Error) -> Option<&Kept> {
+        err.get_ref()?.downcast_ref()
+    }
+}
+
+impl AsRead {
+    /// What a file with stamp `stamp` held when `text` was read from it.
+    pub fn new(stamp: Option<Stamp>, text: &str) -> AsRead {
+        AsRead {
+            stamp,
+            text_hash: crate::source::text_hash(text),
+        }
+    }
+
+    /// Whether the file at `path` may be replaced or removed: it is not marked read-only,
+    /// and still is what was read; an error holding a [`Kept`] when not. Its text is read again even when its stamp is the same, since a write in the
+    /// same tick of the file system's clock as the read leaves the same times (see the
+    /// module documentation); a stamp that differs says enough without reading it.
+    pub fn check(&self, path: &std::path::Path) -> std::io::Result<()> {
+        let changed = || std::io::Error::other(Kept::Changed);
+        let (file, meta) = crate::load::open_regular(path)?;
+        if meta.permissions().readonly() {
+            return Err(std::io::Error::other(Kept::ReadOnly));
+        }
+        if self.stamp.is_some() && Stamp::of(&meta) != self.stamp {
+            return Err(changed());
+        }
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::BufReader::new(file), &mut bytes)?;
+        match crate::source::decode(bytes) {
+            Ok((text, _)) if crate::source::text_hash(&text) == self.text_hash => Ok(()),
+            _ => Err(changed()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -199,6 +199,80 @@ fn a_pipe_or_device_among_the_records_is_reported_never_read() {
     assert!(stdout.contains("checked 1 record"), "{stdout}");
 }
 
+/// `gotchas check ARGS --root ROOT` with no colour, stopped if it takes a minute: a run
+/// that opens a named pipe to read it waits for a writer that never comes.
+fn check_within_a_minute(root: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let output = assert_cmd::Command::cargo_bin("gotchas")
+        .unwrap()
+        .arg("check")
+        .args(args)
+        .args(["--color", "never", "--root"])
+        .arg(root)
+        .env_remove("GOTCHAS_CACHE_DIR")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let code = output.status.code().unwrap_or(-1);
+    (code, text(&output.stdout), text(&output.stderr))
+}
+
+/// A named pipe where the check cache, the baseline or an ignore file is looked for is
+/// never opened: a cache that cannot be read is no cache, a baseline that cannot be read
+/// stops the run (exit 2), and a folder whose `.gitignore` or `.ignore` is no file is
+/// reported and not read, as what it ignores cannot be known.
+#[cfg(unix)]
+#[test]
+fn a_pipe_for_the_cache_the_baseline_or_an_ignore_file_is_never_opened() {
+    let corpus = temp_corpus(&[("engines/good.yaml", GOOD)]);
+    let root = corpus.path();
+    std::fs::create_dir(root.join(".gotchas-cache")).unwrap();
+    if !common::named_pipe(&root.join(".gotchas-cache/check-v1.bin")) {
+        return;
+    }
+    let (code, stdout, stderr) = check_within_a_minute(root, &["--verbose"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("cache: recalled 0 of 1 records"),
+        "{stderr}"
+    );
+    assert!(
+        root.join(".gotchas-cache/check-v1.bin").is_file(),
+        "replaced"
+    );
+
+    common::named_pipe(&root.join("gotchas-baseline.json"));
+    let (code, _, stderr) = check_within_a_minute(root, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("cannot read the baseline: it is not a regular file"),
+        "{stderr}"
+    );
+    std::fs::remove_file(root.join("gotchas-baseline.json")).unwrap();
+
+    let pipe = "this ignore file is not a regular file (a named pipe, socket or device), so \
+                its folder is not read";
+    for folder in ["records/engines", "records"] {
+        let ignore = root.join(folder).join(".gitignore");
+        common::named_pipe(&ignore);
+        let (code, stdout, stderr) = check_within_a_minute(root, &["--format", "json"]);
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        let file = format!("{folder}/.gitignore");
+        let report = json_report(&common::Run {
+            stdout,
+            stderr,
+            code,
+        });
+        let found = report
+            .iter()
+            .find(|d| d["path"] == file.as_str())
+            .unwrap_or_else(|| panic!("{file} in {report:?}"));
+        assert_eq!(found["code"], "io-error");
+        assert_eq!(found["message"], pipe);
+        std::fs::remove_file(ignore).unwrap();
+    }
+}
+
 /// Every malformed input collected so far (`tests/fixtures/malformed/`), through every
 /// command that reads a corpus: exit code 1 or 0, never a panic (101) or a signal.
 #[test]

@@ -328,3 +328,35 @@ fn a_cache_folder_among_the_corpus_files_is_refused() {
     let after = check(corpus.path(), &["--format", "json"]);
     assert_eq!(after.code, 0, "{}", after.stdout);
 }
+
+/// The root may be spelled in any way (`--root kb`, `--root ./kb`, an absolute path, none
+/// from inside the corpus or from `records/`): one corpus is one cache, recalled from any.
+#[test]
+fn the_cache_is_recalled_however_the_root_is_spelled() {
+    let corpus = bundled_copy();
+    std::fs::write(corpus.path().join("gotchas.toml"), "").unwrap();
+    assert_eq!(recalled(&checked(corpus.path())), (0, 10));
+    let (parent, name) = (
+        corpus.path().parent().unwrap(),
+        corpus.path().file_name().unwrap(),
+    );
+    let name = name.to_str().unwrap();
+    let dotted = format!("./{name}");
+    let verbose = ["check", "--format", "json", "--verbose"];
+    let runs = [
+        (
+            parent.to_path_buf(),
+            [&verbose[..], &["--root", name]].concat(),
+        ),
+        (
+            parent.to_path_buf(),
+            [&verbose[..], &["--root", &dotted]].concat(),
+        ),
+        (corpus.path().to_path_buf(), verbose.to_vec()),
+        (corpus.path().join("records"), verbose.to_vec()),
+    ];
+    for (folder, args) in runs {
+        let run = common::run(&folder, &args, None);
+        assert_eq!(recalled(&run), (10, 10), "{args:?} in {}", folder.display());
+    }
+}

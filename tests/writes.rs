@@ -301,3 +301,124 @@ fn a_temporary_name_never_reaches_an_error() {
     );
     assert!(!check.stderr.contains("at path"), "{}", check.stderr);
 }
+
+/// A corpus of one engine whose `status` has a certain fix (`drft`), with a prose page,
+/// which every command loading the corpus reads once every record is read.
+fn corpus_with_a_page() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+    let config = format!(
+        "schemas = {:?}\ndocs = [\"docs/*.md\"]\n[rules]\norphan = \"allow\"\n",
+        schemas.to_str().unwrap()
+    );
+    std::fs::write(dir.path().join("gotchas.toml"), config).unwrap();
+    std::fs::create_dir_all(dir.path().join("records/engines")).unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join(ENGINE), TYPO).unwrap();
+    std::fs::write(dir.path().join("docs/guide.md"), "# Guide\n").unwrap();
+    dir
+}
+
+const ENGINE: &str = "records/engines/good.yaml";
+const TYPO: &str = "id: good\ntype: engine\nname: Good\nstatus: drft\nconfidence: 0.5\nupdated: 2026-10-03\nsources: []\n";
+
+/// Runs `gotchas ARGS` in `dir`, holding it where it opens the prose page (every record
+/// read, nothing written) while `meanwhile` runs; `None` where no lease can hold it.
+#[cfg(target_os = "linux")]
+fn with_an_edit_meanwhile(
+    dir: &Path,
+    args: &[&str],
+    meanwhile: impl FnOnce(),
+) -> Option<common::Run> {
+    let held = common::Held::new(&dir.join("docs/guide.md"))?;
+    let child = common::spawn(dir, args);
+    held.wait_until_opened();
+    meanwhile();
+    held.release();
+    Some(common::finished(child))
+}
+
+/// An edit saved while `--fix` runs, after the file was read, is kept: the fixes found in
+/// what was read are not written over it, the file is named (exit 1), and the next run fixes
+/// the file as it is now.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_edit_saved_while_fix_runs_is_not_written_over() {
+    let dir = corpus_with_a_page();
+    let engine = dir.path().join(ENGINE);
+    let edited = TYPO.replace("name: Good", "name: Edited meanwhile");
+    let Some(run) =
+        with_an_edit_meanwhile(dir.path(), &["check", "--fix", "--color", "never"], || {
+            std::fs::write(&engine, &edited).unwrap();
+        })
+    else {
+        return;
+    };
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    let said = "error[io-error]: the file changed since it was read; its fixes were not applied\n\
+                --> records/engines/good.yaml\n";
+    assert!(run.stdout.contains(said), "{}", run.stdout);
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), edited);
+    let again = common::gotchas_in(dir.path(), &["check", "--fix", "--color", "never"]);
+    assert_eq!(again.code, 0, "{}", again.stdout);
+    assert_eq!(
+        std::fs::read_to_string(&engine).unwrap(),
+        edited.replace("drft", "draft")
+    );
+}
+
+/// An edit saved while `convert --in-place` runs, after the record was read, is kept: the
+/// old file is not removed, the new one written from what was read is, and the record is
+/// named (exit 1).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_edit_saved_while_convert_runs_is_not_deleted() {
+    let dir = corpus_with_a_page();
+    let engine = dir.path().join(ENGINE);
+    let edited = TYPO.replace("name: Good", "name: Edited meanwhile");
+    let args = ["convert", "--all", "--to", "json", "--in-place"];
+    let Some(run) = with_an_edit_meanwhile(dir.path(), &args, || {
+        std::fs::write(&engine, &edited).unwrap();
+    }) else {
+        return;
+    };
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stderr,
+        "error: records/engines/good.yaml changed since it was read, so it was not converted; run again\n"
+    );
+    assert_eq!(run.stdout, "converted 0 of 1 records\n");
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), edited);
+    assert!(!engine.with_extension("json").exists());
+    let again = common::gotchas_in(dir.path(), &args);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert!(!engine.exists());
+    let json = std::fs::read_to_string(engine.with_extension("json")).unwrap();
+    assert!(json.contains("Edited meanwhile"), "{json}");
+}
+
+/// A file marked read-only is left as it is by `--fix` and by `convert --in-place`, though
+/// its folder is writable, and named (exit 1), as other fixers and editors leave it.
+#[test]
+fn a_read_only_file_is_neither_fixed_nor_converted() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = corpus_with_a_page();
+    let engine = dir.path().join(ENGINE);
+    std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let fixed = common::gotchas_in(dir.path(), &["check", "--fix", "--color", "never"]);
+    assert_eq!(fixed.code, 1, "{}", fixed.stdout);
+    let said = "error[io-error]: the file is read-only; its fixes were not applied\n\
+                --> records/engines/good.yaml\n";
+    assert!(fixed.stdout.contains(said), "{}", fixed.stdout);
+    let args = ["convert", "--all", "--to", "json", "--in-place"];
+    let converted = common::gotchas_in(dir.path(), &args);
+    assert_eq!(converted.code, 1, "{}", converted.stderr);
+    assert_eq!(
+        converted.stderr,
+        "error: records/engines/good.yaml is read-only, so it was not converted\n"
+    );
+    assert_eq!(std::fs::read_to_string(&engine).unwrap(), TYPO);
+    let mode = std::fs::metadata(&engine).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444);
+    assert!(!engine.with_extension("json").exists());
+}

@@ -23,6 +23,7 @@ use crate::report::human::plural;
 use crate::report::{self, Sources, Summary};
 use crate::rules;
 use crate::scope::{Changes, Scope};
+use crate::stamp::Kept;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CheckArgs {
@@ -690,6 +691,11 @@ fn setup_report(
 /// Whether `path` is missing, or begins as a report in `format` does.
 fn holds_a_report(path: &Path, format: OutputFormat) -> bool {
     use std::io::Read;
+    // A pipe or device is written into as it is, as any report is; opened to be read, a
+    // pipe would wait for a writer.
+    if std::fs::metadata(path).is_ok_and(|meta| !meta.is_file()) {
+        return true;
+    }
     let Ok(file) = std::fs::File::open(path) else {
         return !path.exists();
     };
@@ -738,7 +744,12 @@ fn write_fixes(files: &[fix::FixedFile], diff_only: bool) -> FixOutcome {
     // fixed after a rename: `--fix` 1.7-1.8 -> 1.4-1.5 s), and are reported in order.
     let written: Vec<std::io::Result<()>> = files
         .par_iter()
-        .map(|fixed| crate::write::write_atomic(&fixed.path, &fixed.bytes()))
+        .map(|fixed| {
+            let as_read = fixed.as_read();
+            crate::write::write_atomic_over(&fixed.path, &fixed.bytes(), &|| {
+                as_read.check(&fixed.path)
+            })
+        })
         .collect();
     for (fixed, result) in files.iter().zip(written) {
         match result {
@@ -746,15 +757,34 @@ fn write_fixes(files: &[fix::FixedFile], diff_only: bool) -> FixOutcome {
                 outcome.fixed += fixed.applied;
                 outcome.written += 1;
             }
-            Err(err) => outcome.failures.push(
-                Diagnostic::new(
-                    rules::IO_ERROR,
-                    &fixed.display,
-                    format!("cannot write the fixed file: {err}"),
-                )
-                .with_note("the file was left as it was"),
-            ),
+            Err(err) => outcome.failures.push(unwritten(fixed, &err)),
         }
     }
     outcome
+}
+
+/// The problem of a fixed file that was not written: one that changed since it was read
+/// (an edit saved while the check ran) is left to the edit, and fixed by the next run; one
+/// marked read-only is left as its owner means it to be.
+fn unwritten(fixed: &fix::FixedFile, err: &io::Error) -> Diagnostic {
+    match Kept::of(err) {
+        Some(Kept::ReadOnly) => Diagnostic::new(
+            rules::IO_ERROR,
+            &fixed.display,
+            "the file is read-only; its fixes were not applied",
+        )
+        .with_help("make it writable to have them applied, or leave it as it is"),
+        Some(Kept::Changed) => Diagnostic::new(
+            rules::IO_ERROR,
+            &fixed.display,
+            "the file changed since it was read; its fixes were not applied",
+        )
+        .with_help("run `gotchas check --fix` again"),
+        None => Diagnostic::new(
+            rules::IO_ERROR,
+            &fixed.display,
+            format!("cannot write the fixed file: {err}"),
+        )
+        .with_note("the file was left as it was"),
+    }
 }

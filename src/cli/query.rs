@@ -386,7 +386,7 @@ pub(crate) fn index(cli: &Cli, args: &IndexArgs, out: &mut impl Write) -> ExitCo
         .unwrap_or_else(|| project.root.join("INDEX.md"));
     if args.check {
         let shown = target.display().to_string();
-        let committed = match std::fs::read_to_string(&target) {
+        let committed = match crate::load::read_regular_to_string(&target) {
             Ok(committed) => committed,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
                 say!("error: {shown} does not exist; run `gotchas index --out {shown}`");

@@ -305,8 +305,7 @@ fn read_limited(path: &Path, max: u64) -> Result<(Vec<u8>, Option<Stamp>), Defer
             )
         })
     };
-    let file = std::fs::File::open(path).map_err(io_error)?;
-    let meta = file.metadata().map_err(io_error)?;
+    let (file, meta) = open_regular(path).map_err(io_error)?;
     let size = meta.len();
     if size > max {
         return Err(Box::new(move |display: &str| {
@@ -325,6 +324,71 @@ fn read_limited(path: &Path, max: u64) -> Result<(Vec<u8>, Option<Stamp>), Defer
         .read_to_end(&mut bytes)
         .map_err(io_error)?;
     Ok((bytes, Stamp::of(&meta)))
+}
+
+/// Opens a file to read it, with its metadata, refusing one that is no regular file (a
+/// named pipe, socket or device): opening a pipe waits for a writer, for ever when none
+/// comes, and reading a device may never end. Every file read by name goes through it (or
+/// is known to be regular first), whatever a folder was found to hold earlier.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    let file = open_without_waiting(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is not a regular file (a named pipe, socket or device)",
+        ));
+    }
+    Ok((file, meta))
+}
+
+/// The bytes of a regular file (see [`open_regular`]).
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let (file, meta) = open_regular(path)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    std::io::BufReader::new(file).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The text of a regular file (see [`open_regular`]), refused as `read_to_string` refuses
+/// one that is not UTF-8.
+pub fn read_regular_to_string(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_regular(path)?).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+/// Opens `path` for reading without waiting on a named pipe: `O_NONBLOCK` makes opening one
+/// return at once, and reading a regular file ignores it; no extra system call per file.
+/// A regular file another process holds a lease on (a file server's) refuses such an open
+/// rather than wait for the lease to be given up, and is then opened as any file is.
+#[cfg(target_os = "linux")]
+fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path);
+    match opened {
+        Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => std::fs::File::open(path),
+        opened => opened,
+    }
+}
+
+/// Opens `path` for reading once its metadata says it is a regular file (see the Linux
+/// version, which needs no look first).
+#[cfg(not(target_os = "linux"))]
+fn open_without_waiting(path: &Path) -> std::io::Result<std::fs::File> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "it is not a regular file (a named pipe, socket or device)",
+        ));
+    }
+    std::fs::File::open(path)
 }
 
 /// Parses a record from text already in memory: what [`load`] does after reading the file,

@@ -144,7 +144,7 @@ impl Sources {
                     Some(text) => text.into_owned(),
                     // Not UTF-8: its diagnostics point at bytes, shown as best they can be.
                     None if !file.is_let_go() => {
-                        crate::source::decode_lossy(&std::fs::read(&file.path).ok()?)
+                        crate::source::decode_lossy(&crate::load::read_regular(&file.path).ok()?)
                     }
                     // Changed since it was checked: better no excerpt than a wrong one.
                     None => return None,

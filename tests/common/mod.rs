@@ -158,7 +158,8 @@ pub fn bundled_copy() -> tempfile::TempDir {
     dir
 }
 
-/// Copies a folder recursively.
+/// Copies a folder recursively, each file writable by its owner: a copy is made to be
+/// changed, and the shared sample corpus is read-only, which `--fix` and `convert` respect.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("create folder");
     for entry in std::fs::read_dir(from).expect("read folder") {
@@ -168,6 +169,16 @@ pub fn copy_dir(from: &Path, to: &Path) {
             copy_dir(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).expect("copy file");
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(&target)
+                    .expect("copied")
+                    .permissions()
+                    .mode();
+                let writable = std::fs::Permissions::from_mode(mode | 0o200);
+                std::fs::set_permissions(&target, writable).expect("make the copy writable");
+            }
         }
     }
 }
@@ -423,5 +434,82 @@ impl Unprivileged {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
             code: output.status.code().unwrap_or(-1),
         }
+    }
+}
+
+/// A file held by a write lease (Linux's `F_SETLEASE`): a process that opens it waits until
+/// the lease is released, so a test knows that a run has reached it and holds the run
+/// there, deterministically, while it changes something the run read before: a prose page
+/// is opened once every record has been read, and before anything is written.
+#[cfg(target_os = "linux")]
+pub struct Held {
+    file: std::fs::File,
+}
+
+#[cfg(target_os = "linux")]
+impl Held {
+    /// Holds `path`; `None`, said on stderr, where the file system grants no lease.
+    pub fn new(path: &Path) -> Option<Held> {
+        use std::os::fd::AsRawFd;
+        // The kernel says a lease is wanted with SIGIO, whose default action ends the
+        // process; the lease's state is read below instead.
+        // SAFETY: setting a signal's disposition to "ignore" runs no code of ours.
+        unsafe { libc::signal(libc::SIGIO, libc::SIG_IGN) };
+        let file = std::fs::File::open(path).expect("open the file to hold");
+        // SAFETY: `file` is open for as long as the call.
+        let taken = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK) };
+        if taken != 0 {
+            eprintln!(
+                "skipped: no lease on {}: {}",
+                path.display(),
+                std::io::Error::last_os_error()
+            );
+            return None;
+        }
+        Some(Held { file })
+    }
+
+    /// Waits until a process opens the file (and waits for the lease), for at most a minute.
+    pub fn wait_until_opened(&self) {
+        use std::os::fd::AsRawFd;
+        let start = std::time::Instant::now();
+        // SAFETY: `self.file` is open for as long as the call.
+        let lease = || unsafe { libc::fcntl(self.file.as_raw_fd(), libc::F_GETLEASE) };
+        while lease() == libc::F_WRLCK {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(60),
+                "nobody opened the held file"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Lets the process waiting to open the file go on.
+    pub fn release(self) {
+        drop(self.file);
+    }
+}
+
+/// Starts `gotchas ARGS` in `dir`, with its output piped, to be waited for with
+/// [`finished`].
+pub fn spawn(dir: &Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gotchas"))
+        .current_dir(dir)
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env_remove("GOTCHAS_CACHE_DIR")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs")
+}
+
+/// What a run started with [`spawn`] produced.
+pub fn finished(child: std::process::Child) -> Run {
+    let output = child.wait_with_output().expect("the run ends");
+    Run {
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        code: output.status.code().unwrap_or(-1),
     }
 }

@@ -255,13 +255,7 @@ fn sections_of(
         let raw = body_text
             .get(range.end.min(content_end)..content_end)
             .unwrap_or_default();
-        // Only whole blank lines are left out before the content: the first line's own
-        // indentation is content (an indented code block).
-        let leading: usize = raw
-            .split_inclusive(['\n', '\r'])
-            .take_while(|line| line.trim().is_empty())
-            .map(str::len)
-            .sum();
+        let leading = blank_lines(raw);
         let content_start = range.end.min(content_end) + leading;
         let content_len = raw.get(leading..).unwrap_or_default().trim_end().len();
         sections.push(Section {
@@ -271,6 +265,22 @@ fn sections_of(
         });
     }
     sections
+}
+
+/// The length of the whole blank lines `text` starts with: the first line with text keeps
+/// its indentation, which is content (an indented code block).
+///
+/// Found from the whitespace `text` starts with, not by splitting it into lines: a search
+/// for the end of the first line, which stops at `\n` or `\r`, read each section's first
+/// paragraph a character at a time, 7% of loading Markdown records.
+fn blank_lines(text: &str) -> usize {
+    let text_at = text.len() - text.trim_start().len();
+    if text_at == text.len() {
+        return text.len();
+    }
+    text.get(..text_at)
+        .and_then(|blank| blank.rfind(['\n', '\r']))
+        .map_or(0, |end| end + 1)
 }
 
 #[cfg(test)]
@@ -311,6 +321,17 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The blank lines are those that a split into lines finds blank, one by one.
+        #[test]
+        fn blank_lines_are_the_lines_of_whitespace(text in "[ \t\r\n\u{a0}ab]{0,16}") {
+            let line_by_line: usize = text
+                .split_inclusive(['\n', '\r'])
+                .take_while(|line| line.trim().is_empty())
+                .map(str::len)
+                .sum();
+            proptest::prop_assert_eq!(blank_lines(&text), line_by_line);
+        }
+
         /// Lines near a fence (`--`, `---x`, ` ---`, `...`, trailing blanks), ended by
         /// `\n`, `\r\n` or `\r` alone, end the front matter where the line-by-line search
         /// ends it, and nowhere else.

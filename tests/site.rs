@@ -28,6 +28,18 @@ fn configure(root: &Path, toml: &str) {
     std::fs::write(root.join("gotchas.toml"), toml).unwrap();
 }
 
+/// The page `docs/guide.md`, written with `markdown`, is in a build of `corpus` with
+/// `docs = ["docs/*.md"]`, which must succeed.
+fn guide_page(corpus: &Path, markdown: &str) -> String {
+    configure(corpus, "docs = [\"docs/*.md\"]\n");
+    std::fs::create_dir_all(corpus.join("docs")).unwrap();
+    std::fs::write(corpus.join("docs/guide.md"), markdown).unwrap();
+    let out = corpus.join("out");
+    let run = build(corpus, &out, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    text(&out, "docs/guide/index.html")
+}
+
 /// Every file under `dir`, by path relative to it with `/` separators.
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut found = BTreeMap::new();
@@ -938,17 +950,10 @@ fn any_id_or_value_gets_a_page_and_the_build_goes_on() {
 #[test]
 fn a_link_to_a_record_file_leads_to_its_page() {
     let corpus = bundled_copy();
-    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
-    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
-    std::fs::write(
-        corpus.path().join("docs/guide.md"),
+    let page = guide_page(
+        corpus.path(),
         "# Guide\n\nSee [the trap](../records/gotchas/pd-batch-invariant-mode-absent-from-kv-namespace.md).\n",
-    )
-    .unwrap();
-    let out = corpus.path().join("out");
-    let run = build(corpus.path(), &out, &[]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let page = text(&out, "docs/guide/index.html");
+    );
     assert!(
         page.contains(
             "href=\"../../gotchas/pd-batch-invariant-mode-absent-from-kv-namespace/index.html\""
@@ -961,18 +966,11 @@ fn a_link_to_a_record_file_leads_to_its_page() {
 #[test]
 fn attributes_written_as_text_are_no_links() {
     let corpus = bundled_copy();
-    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
-    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
-    std::fs::write(
-        corpus.path().join("docs/guide.md"),
+    let page = guide_page(
+        corpus.path(),
         "# Guide\n\nWrite `<link href=\"style.css\">` in the head. Set href=\"../../x\" too.\n\n\
          ```html\n<script src=\"app.js\"></script>\n```\n",
-    )
-    .unwrap();
-    let out = corpus.path().join("out");
-    let run = build(corpus.path(), &out, &[]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let page = text(&out, "docs/guide/index.html");
+    );
     assert!(
         page.contains("<code>&lt;link href=\"style.css\"&gt;</code>"),
         "{page}"
@@ -983,17 +981,10 @@ fn attributes_written_as_text_are_no_links() {
 #[test]
 fn headings_and_footnotes_get_ids_html_allows() {
     let corpus = bundled_copy();
-    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
-    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
-    std::fs::write(
-        corpus.path().join("docs/guide.md"),
+    let page = guide_page(
+        corpus.path(),
         "# Guide\n\n## ???\n\n## !!!\n\nA claim.[^my note]\n\n[^my note]: The source.\n",
-    )
-    .unwrap();
-    let out = corpus.path().join("out");
-    let run = build(corpus.path(), &out, &[]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let page = text(&out, "docs/guide/index.html");
+    );
     let ids: Vec<&str> = page
         .split(" id=\"")
         .skip(1)
@@ -1014,23 +1005,13 @@ fn headings_and_footnotes_get_ids_html_allows() {
 #[test]
 fn an_ambiguous_wiki_link_is_marked_as_ambiguous() {
     let corpus = bundled_copy();
-    configure(corpus.path(), "docs = [\"docs/*.md\"]\n");
-    std::fs::create_dir_all(corpus.path().join("docs")).unwrap();
-    std::fs::write(
-        corpus.path().join("docs/guide.md"),
-        "# Guide\n\nSee [[vllm]].\n",
-    )
-    .unwrap();
     let engine = std::fs::read_to_string(corpus.path().join("records/engines/vllm.yaml")).unwrap();
     std::fs::write(
         corpus.path().join("records/sources/vllm.yaml"),
         engine.replace("type: engine", "type: source"),
     )
     .unwrap();
-    let out = corpus.path().join("out");
-    let run = build(corpus.path(), &out, &[]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let page = text(&out, "docs/guide/index.html");
+    let page = guide_page(corpus.path(), "# Guide\n\nSee [[vllm]].\n");
     assert!(
         page.contains("ambiguous link: `vllm` could be any of `engines/vllm`, `sources/vllm`"),
         "{page}"

@@ -635,14 +635,7 @@ pub fn id_from_name(name: &str) -> String {
 /// An invisible character (a zero-width space, a soft hyphen) is dropped first: it breaks no
 /// word a reader sees, where deunicode would spell it as a space.
 pub fn ascii_words(text: &str) -> Vec<String> {
-    let visible: std::borrow::Cow<'_, str> = if text.chars().any(crate::unicode::is_invisible) {
-        text.chars()
-            .filter(|&c| !crate::unicode::is_invisible(c))
-            .collect()
-    } else {
-        text.into()
-    };
-    deunicode::deunicode(&visible)
+    deunicode::deunicode(&crate::unicode::visible(text))
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_string)

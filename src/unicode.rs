@@ -18,6 +18,14 @@ pub fn is_invisible(c: char) -> bool {
     !c.is_ascii() && get_general_category(c) == GeneralCategory::Format
 }
 
+/// `text` as a reader sees it: without its invisible characters ([`is_invisible`]).
+pub fn visible(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_invisible) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.chars().filter(|&c| !is_invisible(c)).collect())
+}
+
 /// Whether a message shows `c` escaped (`\u{200b}`) where it quotes a name or a value:
 /// control characters, which would break the line or drive the terminal; invisible ones,
 /// which would make two different names read the same; line and paragraph separators; and
@@ -119,7 +127,6 @@ pub fn only_difference((what_a, a): (&str, &str), (what_b, b): (&str, &str)) -> 
     if fold(a) != fold(b) {
         return None;
     }
-    let visible = |text: &str| -> String { text.chars().filter(|&c| !is_invisible(c)).collect() };
     let (a, b) = (visible(a), visible(b));
     if a == b {
         return None;

@@ -144,7 +144,8 @@ fn page_ids<F>(
 /// The ids of a record's page: the template's, `field-NAME` for each of its fields, and
 /// those of the headings and footnotes of its Markdown body and then of its text fields
 /// (each rendered as prose on the page, the long ones always), in that order, as the page
-/// gives them. Its file is read again when its text was let go.
+/// gives them. Its text is had again as a report has it ([`crate::source::SourceFile::text_again`]): read
+/// again when it was let go, and only while it is the text that was checked.
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 fn record_ids<F>(
@@ -155,21 +156,14 @@ fn record_ids<F>(
 ) -> Option<HashSet<String>> {
     let record = &corpus.records[record];
     let file = &corpus.files[record.file];
-    let read;
-    let text = match file.text.as_deref() {
-        Some(text) => text,
-        None => {
-            read = load::load_text(&file.path, file.display.clone(), config.max_file_size);
-            read.file.text.as_deref()?
-        }
-    };
+    let text = file.text_again()?;
     let collection = &schemas.collections[record.collection];
     let context = LoadContext {
         text_fields: &collection.text_fields,
         max_file_size: config.max_file_size,
     };
     let loaded = load::parse(
-        text,
+        &text,
         &file.display,
         record.format,
         &context,

@@ -212,15 +212,7 @@ fn a_link_or_image_to_a_missing_file_of_any_kind_is_broken() {
     ];
     assert_eq!(found(&check(dir.path(), &["--format", "json"])), expected);
     let out = dir.path().join("out");
-    let build = common::gotchas(&[
-        "build",
-        "--root",
-        dir.path().to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--color",
-        "never",
-    ]);
+    let build = build(dir.path(), &out);
     assert_eq!(build.code, 0, "{}", build.stderr);
     for place in &expected {
         assert!(
@@ -322,6 +314,19 @@ fn a_link_to_a_file_of_the_corpus_cites_what_the_file_holds_from_any_root() {
             "root {root}: {page}"
         );
     }
+}
+
+/// `gotchas build` of the corpus at `root` into `out`, uncoloured.
+fn build(root: &Path, out: &Path) -> common::Run {
+    common::gotchas(&[
+        "build",
+        "--root",
+        root.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--color",
+        "never",
+    ])
 }
 
 /// A copy of the bundled corpus with the user's historical typo put back.
@@ -1057,15 +1062,7 @@ fn fragments_naming_no_place_are_recalled_and_fixed() {
 fn build_reports_fragments_naming_no_place_and_links_their_pages() {
     let dir = anchor_corpus();
     let out = dir.path().join("out");
-    let build = common::gotchas(&[
-        "build",
-        "--root",
-        dir.path().to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--color",
-        "never",
-    ]);
+    let build = build(dir.path(), &out);
     assert_eq!(build.code, 0, "{}", build.stderr);
     assert_eq!(
         build.stdout.matches("warning[broken-anchor]").count(),

@@ -254,6 +254,37 @@ pub fn may_hold_link(text: &str) -> bool {
     })
 }
 
+/// Whether prose `text` may hold a link naming a place in a page ([`fragment`]): a quick
+/// test, as most pages have headings (`## Setup`) and no such link, and `broken-anchor`
+/// otherwise parses every page again to find out. A fragment is placed only where its `#`
+/// is written ([`fragment`] skips a destination written otherwise than it reads, such as
+/// `&num;`), and the `#`s that open an ATX heading (one to six, after at most three spaces,
+/// before a space, a tab or the line's end) are in no link, so any other `#` is enough to
+/// parse the page. A `#` opening a line is not always a heading's: a destination may
+/// follow its `(` on the next line, as in `[x](\n#y)`.
+pub fn may_hold_fragment(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'#', bytes).any(|at| !opens_heading(bytes, at))
+}
+
+/// Whether the `#` at `at` in `bytes` is one of the marks that open an ATX heading.
+fn opens_heading(bytes: &[u8], at: usize) -> bool {
+    let before = bytes.get(..at).unwrap_or_default();
+    let line_start = memchr::memrchr2(b'\n', b'\r', before).map_or(0, |end| end + 1);
+    let line = before.get(line_start..).unwrap_or_default();
+    let indent = line.iter().take_while(|byte| **byte == b' ').count();
+    let marks_before = line.get(indent..).unwrap_or_default();
+    if indent > 3 || marks_before.iter().any(|byte| *byte != b'#') {
+        return false;
+    }
+    let after = bytes.get(at..).unwrap_or_default();
+    let marks_after = after.iter().take_while(|byte| **byte == b'#').count();
+    marks_before.len() + marks_after <= 6
+        && after
+            .get(marks_after)
+            .is_none_or(|byte| matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
 /// Whether any string parsed from `text`, a record file's text in `format`, may hold a link
 /// ([`may_hold_link`]): `false` spares reading the record's strings one by one for links.
 /// At 100,000 JSON records, none with a link, that walk was 362 million instructions (6% of
@@ -442,13 +473,47 @@ mod tests {
             "](",
             "(x.md#h)",
             "[a|b]]",
+            "\r",
+            "   ",
+            "\n## ",
+            "](\n#",
+            "[[a#b]]",
         ];
         prop::collection::vec(prop::sample::select(PIECES), 0..14)
             .prop_map(|chosen| chosen.concat())
     }
 
+    #[test]
+    fn heading_marks_alone_hold_no_fragment() {
+        assert!(!may_hold_fragment(
+            "# Title\n\n   ## Setup\r### Steps\n#\n##\tTabbed\nSee [[vllm]].\n"
+        ));
+        let next_line = "[x](\n#y)";
+        assert!(!read(next_line, &(0..next_line.len())).1.is_empty());
+        for text in [
+            "# Title\n\nSee [[vllm#setup]].",
+            "## Setup [x](#steps)",
+            "[r]: guide.md#far",
+            "    # an indented code line",
+            "C# and issue #42",
+            "[x](\n#y)",
+            "[x](\r##y)",
+            "####### seven marks are text",
+        ] {
+            assert!(may_hold_fragment(text), "{text:?}");
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// The quick test never turns away a page in which a link names a place.
+        #[test]
+        fn may_hold_fragment_passes_every_page_with_a_fragment(text in linkish()) {
+            if !read(&text, &(0..text.len())).1.is_empty() {
+                proptest::prop_assert!(may_hold_fragment(&text), "{text:?}");
+            }
+        }
 
         /// The quick test never turns away a string in which the parser finds a link.
         #[test]
@@ -474,7 +539,7 @@ mod tests {
             let mut unicode = String::from("{\"notes\": \"");
             for (at, c) in text.chars().enumerate() {
                 match c {
-                    '"' | '\\' | '\n' => unicode.push_str(&format!("\\u{:04x}", u32::from(c))),
+                    '"' | '\\' | '\n' | '\r' => unicode.push_str(&format!("\\u{:04x}", u32::from(c))),
                     c if escaped.get(at).copied().unwrap_or(false) => {
                         unicode.push_str(&format!("\\u{:04x}", u32::from(c)));
                     }

@@ -1056,6 +1056,32 @@ fn fragments_naming_no_place_are_recalled_and_fixed() {
     assert_eq!(places(&after).len(), 3, "{}", after.stdout);
 }
 
+/// A page is looked at for fragments whenever a `#` may be in a link, not only when one
+/// follows a `(` on its line: headings alone spare the parse, but a destination may open
+/// the line after its `(`.
+#[test]
+fn a_fragment_opening_a_line_is_checked() {
+    let dir = anchor_corpus();
+    let guide = "# Guide\n\n## Install\n\nSee [the steps](\n#instal) first.\n";
+    std::fs::write(dir.path().join("docs/guide.md"), guide).unwrap();
+    let run = check(dir.path(), &["--format", "json"]);
+    let found: Vec<_> = json_diagnostics(&run)
+        .into_iter()
+        .filter(|(_, file, ..)| file == "docs/guide.md")
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "broken-anchor".to_string(),
+            "docs/guide.md".to_string(),
+            Some(6),
+            Some(2)
+        )],
+        "{}",
+        run.stdout
+    );
+}
+
 /// `build` reports a fragment naming no place as `check` does, without failing, and links
 /// its page all the same, fragment and all.
 #[test]

@@ -107,7 +107,7 @@ fn written<F>(corpus: &Corpus<F>) -> Vec<Written> {
         });
     let in_docs = corpus.docs.iter().enumerate().flat_map(|(index, doc)| {
         let text = corpus.files[doc.file].text.as_deref().unwrap_or_default();
-        let fragments = match links::may_hold_link(text) && text.contains('#') {
+        let fragments = match links::may_hold_link(text) && links::may_hold_fragment(text) {
             true => links::read(text, &(0..text.len())).1,
             false => Vec::new(),
         };

@@ -126,24 +126,39 @@ impl AsRead {
     }
 
     /// Whether the file at `path` may be replaced or removed: it is not marked read-only,
-    /// and still is what was read; an error holding a [`Kept`] when not. Its text is read again even when its stamp is the same, since a write in the
-    /// same tick of the file system's clock as the read leaves the same times (see the
-    /// module documentation); a stamp that differs says enough without reading it.
+    /// and still is what was read; an error holding a [`Kept`] when not. Its text is read
+    /// again even when its stamp is the same, since a write in the same tick of the file
+    /// system's clock as the read leaves the same times (see the module documentation); a
+    /// stamp that differs says enough without reading it.
     pub fn check(&self, path: &std::path::Path) -> std::io::Result<()> {
-        let changed = || std::io::Error::other(Kept::Changed);
+        let file = self.opened_as_stamped(path)?;
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::BufReader::new(file), &mut bytes)?;
+        match crate::source::decode(bytes) {
+            Ok((text, _)) if crate::source::text_hash(&text) == self.text_hash => Ok(()),
+            _ => Err(std::io::Error::other(Kept::Changed)),
+        }
+    }
+
+    /// What [`AsRead::check`] asks of the file at `path` short of reading it: that it is
+    /// not marked read-only and has the stamp it was read with. Enough to turn a file away
+    /// early, never to know it unchanged: a run about to write beside a file asks this, and
+    /// asks [`AsRead::check`] before it removes the file.
+    pub fn check_stamp(&self, path: &std::path::Path) -> std::io::Result<()> {
+        self.opened_as_stamped(path).map(drop)
+    }
+
+    /// The file at `path`, opened, when it is not marked read-only and has the stamp it was
+    /// read with.
+    fn opened_as_stamped(&self, path: &std::path::Path) -> std::io::Result<std::fs::File> {
         let (file, meta) = crate::load::open_regular(path)?;
         if meta.permissions().readonly() {
             return Err(std::io::Error::other(Kept::ReadOnly));
         }
         if self.stamp.is_some() && Stamp::of(&meta) != self.stamp {
-            return Err(changed());
+            return Err(std::io::Error::other(Kept::Changed));
         }
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::BufReader::new(file), &mut bytes)?;
-        match crate::source::decode(bytes) {
-            Ok((text, _)) if crate::source::text_hash(&text) == self.text_hash => Ok(()),
-            _ => Err(changed()),
-        }
+        Ok(file)
     }
 }
 
@@ -200,5 +215,30 @@ mod tests {
             ..stamp
         };
         assert!(!modified_late.settled_before(at(104)));
+    }
+
+    /// A file whose stamp is unchanged passes `check_stamp` though its text changed (a
+    /// write in the same tick), and only `check`, which reads it, turns it away.
+    #[test]
+    fn only_check_reads_the_file_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yaml");
+        std::fs::write(&path, "id: a\n").unwrap();
+        let stamp = Stamp::read(&path);
+        let read = AsRead::new(stamp, "id: a\n");
+        assert!(read.check_stamp(&path).is_ok() && read.check(&path).is_ok());
+        let edited_in_the_same_tick = AsRead::new(stamp, "id: b\n");
+        assert!(edited_in_the_same_tick.check_stamp(&path).is_ok());
+        let kept = edited_in_the_same_tick.check(&path).unwrap_err();
+        assert_eq!(Kept::of(&kept), Some(&Kept::Changed));
+        std::fs::write(&path, "id: a, b\n").unwrap();
+        let kept = read.check_stamp(&path).unwrap_err();
+        assert_eq!(Kept::of(&kept), Some(&Kept::Changed));
+        let mut read_only = std::fs::metadata(&path).unwrap().permissions();
+        read_only.set_readonly(true);
+        std::fs::set_permissions(&path, read_only).unwrap();
+        let read = AsRead::new(Stamp::read(&path), "id: a, b\n");
+        let kept = read.check_stamp(&path).unwrap_err();
+        assert_eq!(Kept::of(&kept), Some(&Kept::ReadOnly));
     }
 }

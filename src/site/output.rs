@@ -403,13 +403,14 @@ fn beside(err: io::Error) -> io::Error {
 
 /// Makes the marker of the site staged in `folder`, empty until the site is complete, and
 /// locks it for as long as the build runs: another build's [`sweep`] leaves the folder
-/// alone while it is locked.
+/// alone while it is locked. The lock waits: a sweep probing the marker between its
+/// creation and its lock holds the lock for a moment, and [`abandoned`] probes twice.
 fn locked_marker(folder: &Path) -> io::Result<File> {
     let marker = File::options()
         .write(true)
         .create_new(true)
         .open(folder.join(MARKER))?;
-    marker.try_lock().map_err(io::Error::from)?;
+    marker.lock()?;
     Ok(marker)
 }
 
@@ -447,13 +448,30 @@ fn sweep(parent: &Path) -> Swept {
     swept
 }
 
+/// How long a marker found unlocked is given to be locked by the build that has just made
+/// it, before its folder is taken for abandoned: a sweep that found it in the moment
+/// between its creation and its lock removed a running build's folder as it wrote, and
+/// that build put a site with no marker in place, which the next build refused to replace
+/// (`builds_into_one_folder_at_once_all_succeed` failed so once in CI).
+const MARKER_SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Whether no one holds the lock of `marker`; the probe takes it for a moment.
+fn unlocked(marker: &File) -> bool {
+    marker.try_lock().is_ok_and(|()| marker.unlock().is_ok())
+}
+
 /// Whether a build's folder was left by a build that is no longer running: its marker is
 /// locked by no one, or it has none (a build killed before its marker was made, or one of
 /// an older version of the tool, which made none until the end) and has not changed for
 /// [`ABANDONED_AFTER`].
 fn abandoned(folder: &Path) -> bool {
     match File::open(folder.join(MARKER)) {
-        Ok(marker) => marker.try_lock().is_ok(),
+        Ok(marker) => {
+            unlocked(&marker) && {
+                std::thread::sleep(MARKER_SETTLE);
+                unlocked(&marker)
+            }
+        }
         Err(err) if err.kind() == io::ErrorKind::NotFound => std::fs::metadata(folder)
             .and_then(|meta| meta.modified())
             .ok()

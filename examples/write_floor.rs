@@ -1,8 +1,8 @@
 //! The physical floor for `gotchas build`: write a built site's folders and files into a
 //! new folder, on the same number of threads as the build, and nothing else. At 100,000
-//! records a site is 200,000 files and 2.5 GB, and on this machine's file systems creating
-//! them costs most of a build; `bench/run.sh` times this beside `gotchas build`, so the
-//! build's distance from what the kernel takes to hold its output is measured in one run.
+//! records a site is 200,000 files and 2 GB in 100,000 folders: no build can take less
+//! than the kernel takes to create them, and `bench/run.sh` times this beside
+//! `gotchas build`, so the build's distance from that is measured in one run.
 //!
 //! The site is read into memory first, untimed by the process's own clock: what is timed
 //! and printed is the writing alone (folders made in order, then every file created and

@@ -1056,9 +1056,9 @@ fn fragments_naming_no_place_are_recalled_and_fixed() {
     assert_eq!(places(&after).len(), 3, "{}", after.stdout);
 }
 
-/// A page is looked at for fragments whenever a `#` may be in a link, not only when one
-/// follows a `(` on its line: headings alone spare the parse, but a destination may open
-/// the line after its `(`.
+/// A page whose only fragment opens a line (its destination on the line after the `(`)
+/// is checked: the quick test that spares parsing a page passes over the `#`s that open
+/// headings alone, and this one opens no heading.
 #[test]
 fn a_fragment_opening_a_line_is_checked() {
     let dir = anchor_corpus();

@@ -461,7 +461,7 @@ fn unlocked(marker: &File) -> bool {
 }
 
 /// Whether a build's folder was left by a build that is no longer running: its marker is
-/// locked by no one, or it has none (a build killed before its marker was made, or one of
+/// locked by no one, at two probes [`MARKER_SETTLE`] apart, or it has none (a build killed before its marker was made, or one of
 /// an older version of the tool, which made none until the end) and has not changed for
 /// [`ABANDONED_AFTER`].
 fn abandoned(folder: &Path) -> bool {

@@ -863,7 +863,7 @@ mod tests {
         let text = std::fs::read_to_string(&corpus.file_of(record).path).unwrap();
         let body = record.prose.as_ref().unwrap().body.clone();
         assert!(body.start > 0, "after the front matter");
-        assert_eq!(record.value.body.as_deref(), text.get(body));
+        assert_eq!(record.value.body().as_deref(), text.get(body));
         assert!(
             project.load().files.iter().all(|f| f.text.is_some()),
             "a plain load keeps every text"

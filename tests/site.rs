@@ -1676,3 +1676,52 @@ fn links_to_static_files_arrive() {
     );
     assert!(!files(&out).contains_key("static/img/logo.png"));
 }
+
+/// A Markdown record's page shows its body as written, though the site keeps of each
+/// `## Heading` section only the field it sets: a section whose text its heading holds too,
+/// one whose line breaks are `\r\n` (its field holds `\n`), text under a heading that names
+/// no field, and text before the first heading all come out in their places.
+#[test]
+fn a_markdown_body_is_shown_whole_and_in_order() {
+    let corpus = bundled_copy();
+    let name = "pd-batch-invariant-mode-absent-from-kv-namespace";
+    let record = corpus.path().join(format!("records/gotchas/{name}.md"));
+    let written = std::fs::read_to_string(&record).unwrap();
+    let (front, _) = written.split_once("## Symptom").unwrap();
+    let body = concat!(
+        "Before any heading.\n\n",
+        "## Symptom\n\nFirst symptom line.\n\n",
+        "## Root cause\n\nThe cause, in one line.\n\n",
+        "## Workaround\r\n\r\nOne line,\r\nthen another.\r\n\r\n",
+        "## Aside\n\nText under no field.\n\n",
+        "## Notes\n\nNotes\n",
+    );
+    std::fs::write(&record, format!("{front}{body}")).unwrap();
+    let site = corpus.path().join("site");
+    let run = build(corpus.path(), &site, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let page = text(&site, &format!("gotchas/{name}/index.html"));
+    let mut from = 0;
+    for shown in [
+        "<p>Before any heading.</p>",
+        ">Symptom</h2>",
+        "<p>First symptom line.</p>",
+        ">Root cause</h2>",
+        "<p>The cause, in one line.</p>",
+        ">Workaround</h2>",
+        "<p>One line,\nthen another.</p>",
+        ">Aside</h2>",
+        "<p>Text under no field.</p>",
+        ">Notes</h2>",
+        "<p>Notes</p>",
+    ] {
+        let at = page[from..]
+            .find(shown)
+            .unwrap_or_else(|| panic!("{shown} is not shown after byte {from}:\n{page}"));
+        from += at + shown.len();
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&text(&site, &format!("gotchas/{name}.json"))).unwrap();
+    assert_eq!(json["fields"]["notes"], "Notes");
+    assert_eq!(json["fields"]["workaround"], "One line,\nthen another.");
+}

@@ -64,13 +64,13 @@ pub fn render(content: &Content<'_>, published: usize, root: &str) -> Fields {
     let ids = RefCell::new(PageIds::new(&names));
     if let (Some(body), Some(prose)) = (
         record.prose.as_ref().map(|prose| &prose.body),
-        record.value.body.as_deref(),
+        record.value.body(),
     ) && !prose.trim().is_empty()
     {
         fields.body = Some(markdown::render(
             content,
             record.file,
-            prose,
+            &prose,
             body.start,
             root,
             &mut ids.borrow_mut(),

@@ -10,7 +10,6 @@
 //! 24 bytes, an object entry 40, and strings are moved over without a copy, so the same
 //! corpus holds 430 MB, and the build's peak fell from 906 to 700 MiB.
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Number, Value};
 
 use crate::graph::Named;
@@ -78,32 +77,6 @@ impl From<Value> for FieldValue {
     }
 }
 
-/// Serialised as the `serde_json::Value` it was made from is.
-impl Serialize for FieldValue {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            FieldValue::Null => serializer.serialize_unit(),
-            FieldValue::Bool(yes) => serializer.serialize_bool(*yes),
-            FieldValue::Number(number) => number.serialize(serializer),
-            FieldValue::String(text) => serializer.serialize_str(text),
-            FieldValue::Array(items) => {
-                let mut seq = serializer.serialize_seq(Some(items.len()))?;
-                for item in items {
-                    seq.serialize_element(item)?;
-                }
-                seq.end()
-            }
-            FieldValue::Object(fields) => {
-                let mut map = serializer.serialize_map(Some(fields.len()))?;
-                for (name, value) in fields {
-                    map.serialize_entry(name, value)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
 /// A record's fields and the references written in them (see the module's documentation).
 #[derive(Clone, Debug)]
 pub struct Kept {
@@ -111,10 +84,76 @@ pub struct Kept {
     written: Box<[Written]>,
     /// The fields.
     pub fields: FieldValue,
-    /// A Markdown record's body, the text its page renders: copied out of its file's text,
-    /// which the site lets go. The front matter before it is in `fields` already; keeping
-    /// the whole text held 95 MiB more at 100,000 generated Markdown records.
-    pub body: Option<Box<str>>,
+    /// A Markdown record's body, the text its page renders (see [`Body`]).
+    body: Option<Body>,
+}
+
+/// A Markdown record's body, kept out of its file's text, which the site lets go: the
+/// front matter before it is in the fields already, and so is each `## Heading` section's
+/// text, which the body names rather than holds again. Whole, the bodies held 196 MiB
+/// more at 100,000 generated Markdown records, a build's memory that the host hands over
+/// at several milliseconds of CPU a megabyte (see the module's documentation).
+#[derive(Clone, Debug)]
+struct Body {
+    /// The body, in order: the text between sections (headings, blank lines, text under a
+    /// heading that names no field), and the sections, by field name.
+    pieces: Box<[Piece]>,
+}
+
+#[derive(Clone, Debug)]
+enum Piece {
+    Text(Box<str>),
+    /// The text of the field of this name, a string.
+    Field(&'static str),
+}
+
+impl Body {
+    /// Splits `body` at the texts of its `sections` (field names, in the body's order),
+    /// each found in `fields` as a string. A section whose field's text is not found as it
+    /// is written (its line breaks made `\n`) stays in the text around it, so that the
+    /// pieces always make the body again, byte for byte.
+    fn new(body: &str, sections: &[String], fields: &FieldValue) -> Body {
+        let mut pieces = Vec::with_capacity(sections.len() * 2 + 1);
+        let mut at = 0;
+        let FieldValue::Object(entries) = fields else {
+            return Body {
+                pieces: Box::new([Piece::Text(body.into())]),
+            };
+        };
+        for name in sections {
+            let Some((name, FieldValue::String(text))) = entries.iter().find(|(n, _)| n == name)
+            else {
+                continue;
+            };
+            let rest = body.get(at..).unwrap_or_default();
+            if let Some(found) = rest.find(&**text).filter(|_| !text.is_empty()) {
+                pieces.push(Piece::Text(rest.get(..found).unwrap_or_default().into()));
+                pieces.push(Piece::Field(name));
+                at += found + text.len();
+            }
+        }
+        pieces.push(Piece::Text(body.get(at..).unwrap_or_default().into()));
+        Body {
+            pieces: pieces.into(),
+        }
+    }
+
+    /// The body, made again from its pieces and the fields.
+    fn text(&self, fields: &FieldValue) -> String {
+        let parts = || self.pieces.iter().map(|piece| piece.text(fields));
+        let mut text = String::with_capacity(parts().map(str::len).sum());
+        parts().for_each(|part| text.push_str(part));
+        text
+    }
+}
+
+impl Piece {
+    fn text<'a>(&'a self, fields: &'a FieldValue) -> &'a str {
+        match self {
+            Piece::Text(text) => text,
+            Piece::Field(name) => fields.get(name).and_then(FieldValue::as_str).unwrap_or(""),
+        }
+    }
 }
 
 impl Kept {
@@ -127,17 +166,23 @@ impl Kept {
         schemas: &Schemas,
     ) -> Record<Kept> {
         let written = crate::index::written_in_read(&record, index, file, schemas).into();
-        let fields = std::mem::take(&mut record.value).into();
-        let body = record
-            .prose
-            .as_ref()
-            .and_then(|prose| file.text.as_deref()?.get(prose.body.clone()))
-            .map(Box::from);
+        let fields: FieldValue = std::mem::take(&mut record.value).into();
+        let body = record.prose.as_ref().and_then(|prose| {
+            let body = file.text.as_deref()?.get(prose.body.clone())?;
+            Some(Body::new(body, &prose.sections, &fields))
+        });
         record.keeping(Kept {
             written,
             fields,
             body,
         })
+    }
+}
+
+impl Kept {
+    /// A Markdown record's body, as written after its front matter.
+    pub fn body(&self) -> Option<String> {
+        self.body.as_ref().map(|body| body.text(&self.fields))
     }
 }
 
@@ -164,16 +209,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fields_serialise_as_the_json_they_were_made_from() {
-        let text = r#"{"id":"vllm","n":-1.5e3,"big":18446744073709551615,"none":null,"yes":true,"list":[1,"two",{"b":[],"a":{}}],"z":"\"quoted\" é"}"#;
+    fn fields_keep_the_values_they_were_made_from() {
+        let text =
+            r#"{"id":"vllm","none":null,"list":[1,"two",{"b":[],"a":{}}],"z":"\"quoted\" é"}"#;
         let value: Value = serde_json::from_str(text).unwrap();
-        let pretty = serde_json::to_string_pretty(&value).unwrap();
         let kept = FieldValue::from(value);
-        assert_eq!(
-            serde_json::to_string(&kept).unwrap(),
-            text.replace("-1.5e3", "-1500.0")
-        );
-        assert_eq!(serde_json::to_string_pretty(&kept).unwrap(), pretty);
         assert_eq!(
             kept.get("z").and_then(FieldValue::as_str),
             Some("\"quoted\" é")
@@ -184,5 +224,74 @@ mod tests {
             None,
             "an array has no fields"
         );
+    }
+
+    fn fields(pairs: &[(&str, &str)]) -> FieldValue {
+        let map = pairs
+            .iter()
+            .map(|(name, text)| (name.to_string(), Value::from(*text)))
+            .collect();
+        FieldValue::from(Value::Object(map))
+    }
+
+    fn held(body: &Body) -> usize {
+        body.pieces
+            .iter()
+            .map(|piece| match piece {
+                Piece::Text(text) => text.len(),
+                Piece::Field(_) => 0,
+            })
+            .sum()
+    }
+
+    #[test]
+    fn a_body_holds_no_section_twice_and_is_made_again_whole() {
+        let body = "Intro.\n\n## Symptom\n\nIt drops pages.\n\n## Other\n\nKept.\n\n## Notes\n\nSee [[engines/vllm]].\n";
+        let fields = fields(&[
+            ("id", "x"),
+            ("symptom", "It drops pages."),
+            ("notes", "See [[engines/vllm]]."),
+        ]);
+        let sections = ["symptom".to_string(), "notes".to_string()];
+        let kept = Body::new(body, &sections, &fields);
+        assert_eq!(kept.text(&fields), body);
+        assert_eq!(
+            held(&kept),
+            body.len() - "It drops pages.".len() - "See [[engines/vllm]].".len()
+        );
+    }
+
+    /// A body, its fields' names and texts, and the fields its sections set.
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        &'static [&'static str],
+    );
+
+    #[test]
+    fn a_body_is_made_again_whole_whatever_its_sections_hold() {
+        let cases: [Case; 5] = [
+            // The section's text is in its own heading too: whichever place is taken,
+            // the pieces make the body.
+            ("## Notes\n\nNotes\n", &[("notes", "Notes")], &["notes"]),
+            // Line breaks the field holds as `\n`: not found, kept as text.
+            (
+                "## Notes\r\n\r\na\r\nb\r\n",
+                &[("notes", "a\nb")],
+                &["notes"],
+            ),
+            ("## Notes\n\n", &[("notes", "")], &["notes"]),
+            // A section whose field is no string, or missing.
+            ("## Notes\n\n1\n", &[], &["notes"]),
+            ("", &[("notes", "x")], &["notes"]),
+        ];
+        for (body, pairs, sections) in cases {
+            let fields = fields(pairs);
+            let sections: Vec<String> = sections.iter().map(|s| s.to_string()).collect();
+            assert_eq!(Body::new(body, &sections, &fields).text(&fields), body);
+        }
+        let not_an_object = FieldValue::Null;
+        let body = Body::new("text", &["notes".to_string()], &not_an_object);
+        assert_eq!(body.text(&not_an_object), "text");
     }
 }

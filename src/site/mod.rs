@@ -19,6 +19,7 @@ mod content;
 mod data;
 mod feed;
 mod fields;
+mod json;
 mod kept;
 mod linked;
 mod markdown;

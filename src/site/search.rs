@@ -9,6 +9,7 @@
 use std::io::{self, Write};
 
 use super::content::Content;
+use super::json::Json;
 use super::kept::FieldValue;
 use super::urls;
 use crate::schema::enum_fields;
@@ -82,7 +83,14 @@ fn record_row(content: &Content<'_>, published: usize) -> String {
 }
 
 fn row(page: &str, name: &str, id: &str, values: &str, text: &str) -> String {
-    serde_json::to_string(&(urls::encode(page), name, id, values, text)).unwrap_or_default()
+    let mut json = Json::compact();
+    json.begin_array();
+    for part in [urls::encode(page).as_str(), name, id, values, text] {
+        json.item();
+        json.string(part);
+    }
+    json.end_array();
+    json.take()
 }
 
 fn collect_text(value: &FieldValue, out: &mut String) {

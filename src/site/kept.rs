@@ -90,7 +90,7 @@ pub struct Kept {
 
 /// A Markdown record's body, kept out of its file's text, which the site lets go: the
 /// front matter before it is in the fields already, and so is each `## Heading` section's
-/// text, which the body names rather than holds again. Whole, the bodies held 196 MiB
+/// text, which the body names rather than holds again. Whole, the bodies held 144 MiB
 /// more at 100,000 generated Markdown records, a build's memory that the host hands over
 /// at several milliseconds of CPU a megabyte (see the module's documentation).
 #[derive(Clone, Debug)]

@@ -298,12 +298,35 @@ where
 }
 
 /// A unified diff of one file's change, as `git diff` would show it.
+///
+/// A line that ends with a carriage return alone (as classic Mac OS wrote text) is shown
+/// ending with a line feed: written as it is, each such line went back to the start of the
+/// terminal's line and wrote over the one before, so a diff of such a file showed only its
+/// last line. `patch` and `git apply` split a diff at line feeds alone, so they could not
+/// apply either form to such a file; the hunks' line numbers count its lines as they are.
 pub fn unified_diff(path: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
+    similar::TextDiff::from_lines(lone_returns_as_feeds(old), lone_returns_as_feeds(new))
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{path}"), &format!("b/{path}"))
         .to_string()
+}
+
+/// `text` with each carriage return that no line feed follows made a line feed.
+fn lone_returns_as_feeds(text: &str) -> Cow<'_, str> {
+    let lone = |at: usize| text.as_bytes().get(at + 1) != Some(&b'\n');
+    if !memchr::memchr_iter(b'\r', text.as_bytes()).any(lone) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut from = 0;
+    for at in memchr::memchr_iter(b'\r', text.as_bytes()).filter(|&at| lone(at)) {
+        out.push_str(text.get(from..at).unwrap_or_default());
+        out.push('\n');
+        from = at + 1;
+    }
+    out.push_str(text.get(from..).unwrap_or_default());
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -427,6 +450,16 @@ mod tests {
         let (fixed, applied) = apply(text, &edits);
         assert_eq!(fixed, "affects: [vllm, mooncake] # keep\n");
         assert_eq!(applied, 1);
+    }
+
+    #[test]
+    fn only_carriage_returns_alone_become_line_feeds() {
+        assert_eq!(lone_returns_as_feeds("a\rb\r\nc\n\r"), "a\nb\r\nc\n\n");
+        assert!(matches!(
+            lone_returns_as_feeds("a\r\nb\n"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(lone_returns_as_feeds("\r\r"), "\n\n");
     }
 
     #[test]

@@ -630,6 +630,33 @@ fn a_diff_keeps_the_byte_order_mark_of_the_file() {
     );
 }
 
+/// `--diff` of a file whose lines end with a carriage return alone shows them one per line,
+/// counted as the file has them; `--fix` keeps its line ends.
+#[test]
+fn a_diff_of_a_file_with_carriage_returns_alone_shows_each_line() {
+    let source = SOURCE.replace("id: s\n", "id: vllm-docs\n");
+    let rest = GOTCHA.replace("id: g\n", "").replace("sources: [s]\n", "");
+    let yaml = format!("id: g\nsources: [vllm-doc]\n{rest}").replace('\n', "\r");
+    let dir = common::temp_corpus(&[
+        ("sources/vllm-docs.yaml", source.as_bytes()),
+        ("gotchas/g.yaml", yaml.as_bytes()),
+    ]);
+    let diff = check(dir.path(), &["--diff"]);
+    assert!(
+        diff.stdout
+            .contains("@@ -1,5 +1,5 @@\n id: g\n-sources: [vllm-doc]\n+sources: [vllm-docs]\n"),
+        "{}",
+        diff.stdout
+    );
+    assert!(!diff.stdout.contains('\r'), "{:?}", diff.stdout);
+    check(dir.path(), &["--fix"]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("records/gotchas/g.yaml")).unwrap(),
+        yaml.replace("[vllm-doc]", "[vllm-docs]"),
+        "the fix keeps the file's line ends"
+    );
+}
+
 #[test]
 fn a_fixed_value_is_written_so_that_it_reads_back_as_itself() {
     // Values YAML would read as a boolean, or that need escaping in the quotes they go in.

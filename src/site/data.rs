@@ -94,16 +94,13 @@ impl RecordJson<'_> {
     /// Writes the record as the object its JSON file and its line of `records.json` hold.
     fn write(&self, json: &mut Json) {
         json.begin_object();
-        for (key, text) in [
+        json.strings(&[
             ("id", self.id),
             ("collection", self.collection),
             ("type", self.kind),
             ("file", self.file),
             ("page", self.page),
-        ] {
-            json.key(key);
-            json.string(text);
-        }
+        ]);
         json.key("fields");
         json.value(self.fields);
         json.key("references");
@@ -111,14 +108,11 @@ impl RecordJson<'_> {
         for reference in &self.references {
             json.item();
             json.begin_object();
-            for (key, text) in [
+            json.strings(&[
                 ("field", reference.field),
                 ("pointer", reference.pointer),
                 ("value", reference.value),
-            ] {
-                json.key(key);
-                json.string(text);
-            }
+            ]);
             json.key("target");
             json.optional(reference.target);
             json.end_object();
@@ -129,10 +123,7 @@ impl RecordJson<'_> {
         for backlink in &self.referenced_by {
             json.item();
             json.begin_object();
-            json.key("from");
-            json.string(backlink.from);
-            json.key("field");
-            json.string(backlink.field);
+            json.strings(&[("from", backlink.from), ("field", backlink.field)]);
             json.end_object();
         }
         json.end_array();

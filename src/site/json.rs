@@ -101,6 +101,14 @@ impl Json {
         push_string(&mut self.text, text);
     }
 
+    /// Fields of the innermost object whose values are strings, in order.
+    pub fn strings(&mut self, fields: &[(&str, &str)]) {
+        for (key, text) in fields {
+            self.key(key);
+            self.string(text);
+        }
+    }
+
     /// A string value, or `null`.
     pub fn optional(&mut self, text: Option<&str>) {
         match text {

@@ -461,9 +461,9 @@ fn unlocked(marker: &File) -> bool {
 }
 
 /// Whether a build's folder was left by a build that is no longer running: its marker is
-/// locked by no one, at two probes [`MARKER_SETTLE`] apart, or it has none (a build killed before its marker was made, or one of
-/// an older version of the tool, which made none until the end) and has not changed for
-/// [`ABANDONED_AFTER`].
+/// locked by no one, at two probes [`MARKER_SETTLE`] apart, or it has none (a build killed
+/// before its marker was made, or one of an older version of the tool, which made none
+/// until the end) and has not changed for [`ABANDONED_AFTER`].
 fn abandoned(folder: &Path) -> bool {
     match File::open(folder.join(MARKER)) {
         Ok(marker) => {

@@ -76,6 +76,7 @@ pub mod query;
 pub mod references;
 pub mod report;
 pub mod rules;
+pub mod scan;
 pub mod schema;
 pub mod scope;
 pub mod serialize;

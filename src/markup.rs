@@ -11,22 +11,27 @@ pub fn escape(text: &str) -> String {
     escaped(text).into_owned()
 }
 
-/// The bytes [`escaped`] looks at twice: markup, control characters, the first byte of
-/// the C1 controls (0xC2, which also starts `°`, `µ`, `©`), and that of U+FFFE and U+FFFF.
-// Evaluated when the tool is compiled, where an index out of bounds fails the build.
-#[allow(clippy::indexing_slicing)]
-const MAY_CHANGE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        table[byte] = matches!(
-            byte as u8,
-            0..0x20 | b'&' | b'<' | b'>' | b'"' | b'\'' | 0x7F | 0xC2 | 0xEF
-        ) && !matches!(byte as u8, b'\n' | b'\r' | b'\t');
-        byte += 1;
-    }
-    table
-};
+/// Whether [`escaped`] looks at `byte` twice: markup, a control character other than a line
+/// break or tab, the first byte of the C1 controls (0xC2, which also starts `°`, `µ`, `©`),
+/// and that of U+FFFE and U+FFFF. Comparisons, not a table, so that
+/// [`crate::scan::unmarked_run`] tests sixteen bytes at a time.
+fn may_change(byte: u8) -> bool {
+    may_be_unholdable(byte)
+        | (byte == b'&')
+        | (byte == b'<')
+        | (byte == b'>')
+        | (byte == b'"')
+        | (byte == b'\'')
+}
+
+/// Whether `byte` may start a character [`is_unholdable`]: a control character other than
+/// a line break or tab, DEL, 0xC2 (the C1 controls) or 0xEF (U+FFFE, U+FFFF). Both tests
+/// are written with `|` and `&`, never `||` or `matches!`, which the compiler keeps as a
+/// branch per byte rather than a vector of comparisons.
+fn may_be_unholdable(byte: u8) -> bool {
+    let control = (byte < 0x20) & (byte != b'\n') & (byte != b'\r') & (byte != b'\t');
+    control | (byte == 0x7F) | (byte == 0xC2) | (byte == 0xEF)
+}
 
 /// [`escape`], borrowing `text` when nothing in it changes: most of what a page shows (ids,
 /// names, links) has nothing to escape, and a site writes it millions of times.
@@ -38,16 +43,9 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
     let mut run_start = 0;
     let mut at = 0;
     loop {
-        // The skip over bytes that never change is most of the work: a page's prose is
-        // escaped a few times over (fields, titles, the picture's labels).
-        while bytes
-            .get(at)
-            .is_some_and(|&byte| MAY_CHANGE.get(usize::from(byte)) == Some(&false))
-        {
-            at += 1;
-        }
+        at += crate::scan::unmarked_run(bytes.get(at..).unwrap_or_default(), may_change);
         let Some(&byte) = bytes.get(at) else { break };
-        // Only the bytes `MAY_CHANGE` marks get here: line breaks and tabs were skipped.
+        // Only the bytes `may_change` marks get here: line breaks and tabs were skipped.
         let (replacement, width): (&str, usize) = match byte {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),
@@ -101,16 +99,23 @@ pub fn url_encoded(url: &str) -> Cow<'_, str> {
 /// Whether `text` holds a character [`escaped`] replaces by U+FFFD: a control character
 /// other than a line break or tab, U+FFFE or U+FFFF.
 pub fn has_unholdable(text: &str) -> bool {
-    // Looked at a byte at a time, as all of a site's prose passes here: the characters
-    // sought are ASCII, or start with 0xEF.
+    // All of a site's prose passes here: it is skipped a chunk at a time to the bytes that
+    // may start such a character, which are ASCII, or 0xC2 or 0xEF.
     let bytes = text.as_bytes();
-    bytes.iter().enumerate().any(|(at, &byte)| match byte {
-        b'\n' | b'\r' | b'\t' => false,
-        0..0x20 | 0x7F => true,
-        0xC2 => matches!(bytes.get(at + 1), Some(0x80..=0x9F)),
-        0xEF => matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])),
-        _ => false,
-    })
+    let mut at = 0;
+    loop {
+        at += crate::scan::unmarked_run(bytes.get(at..).unwrap_or_default(), may_be_unholdable);
+        let unholdable = match bytes.get(at) {
+            None => return false,
+            Some(0xC2) => matches!(bytes.get(at + 1), Some(0x80..=0x9F)),
+            Some(0xEF) => matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])),
+            Some(_) => true,
+        };
+        if unholdable {
+            return true;
+        }
+        at += 1;
+    }
 }
 
 /// `markup` (HTML a renderer wrote, whose `<`, `&` and quotes are its own) with the

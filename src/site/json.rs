@@ -182,24 +182,6 @@ fn escaped(byte: u8) -> bool {
     byte < 0x20 || byte == b'"' || byte == b'\\'
 }
 
-/// How many bytes from the start of `bytes` JSON writes as they are. Whole chunks of
-/// sixteen are tested at once, with no branch inside one, which the compiler turns into a
-/// few vector instructions; the chunk with an escaped byte is then searched a byte at a time.
-fn plain_run(bytes: &[u8]) -> usize {
-    let (chunks, _) = bytes.as_chunks::<16>();
-    let clean = chunks
-        .iter()
-        .take_while(|chunk| !chunk.iter().fold(false, |any, &byte| any | escaped(byte)))
-        .count();
-    let from = clean * 16;
-    from + bytes
-        .get(from..)
-        .unwrap_or_default()
-        .iter()
-        .take_while(|&&byte| !escaped(byte))
-        .count()
-}
-
 /// Writes `text` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, the short
 /// forms `\b \t \n \f \r`, and `\u00xx` (lowercase) for the other control characters.
 fn push_string(out: &mut String, text: &str) {
@@ -208,7 +190,7 @@ fn push_string(out: &mut String, text: &str) {
     let bytes = text.as_bytes();
     let mut at = 0;
     while at < bytes.len() {
-        let run = plain_run(bytes.get(at..).unwrap_or_default());
+        let run = crate::scan::unmarked_run(bytes.get(at..).unwrap_or_default(), escaped);
         // Every escaped byte is ASCII, so a run ends on a character boundary.
         out.push_str(text.get(at..at + run).unwrap_or_default());
         at += run;

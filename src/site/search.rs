@@ -118,17 +118,7 @@ fn plain(markdown: &str, limit: usize) -> String {
     while count < limit {
         // Runs of ASCII characters kept as they are, most of any text, are copied whole: a
         // character at a time, this was a fortieth of a site build.
-        let run = rest
-            .bytes()
-            .take(limit - count)
-            .take_while(|&b| {
-                b.is_ascii()
-                    && b != b'<'
-                    && !is_mark(char::from(b))
-                    && !is_line_mark(char::from(b))
-                    && !is_space(char::from(b))
-            })
-            .count();
+        let run = kept_run(rest.as_bytes(), limit - count);
         if let (Some(kept), Some(after)) = (rest.get(..run), rest.get(run..))
             && run > 0
         {
@@ -153,6 +143,35 @@ fn plain(markdown: &str, limit: usize) -> String {
     let kept = out.trim_end().len();
     out.truncate(kept);
     out
+}
+
+/// How many of the first `most` bytes of `text` plain text keeps as they are: a run of
+/// words of ASCII letters, digits and punctuation that are no mark, with one space between
+/// two of them, and a heading's or a quote's mark after the first (a line's start is behind
+/// it). A run ended at every space was a word long, and its overhead a fortieth of a build.
+fn kept_run(text: &[u8], most: usize) -> usize {
+    let word = |b: u8| {
+        b.is_ascii()
+            && b != b'<'
+            && !is_mark(char::from(b))
+            && !is_line_mark(char::from(b))
+            && !is_space(char::from(b))
+    };
+    let within = |b: u8| word(b) || is_line_mark(char::from(b));
+    if !text.first().is_some_and(|&b| word(b)) || most == 0 {
+        return 0;
+    }
+    let mut run = 1;
+    while run < most {
+        match text.get(run) {
+            Some(&b) if within(b) => run += 1,
+            Some(b' ') if run + 1 < most && text.get(run + 1).is_some_and(|&b| within(b)) => {
+                run += 2;
+            }
+            _ => break,
+        }
+    }
+    run
 }
 
 /// What follows, when `rest` starts with Markdown a reader never sees as text: a comment

@@ -58,7 +58,33 @@ pub fn root_of(file: &str) -> String {
 /// A path with each segment percent-encoded. [`SEGMENT`] leaves `/` alone, so the path is
 /// encoded whole, and borrowed when nothing in it needs encoding, as in most site paths.
 pub(super) fn encode_segments(path: &str) -> Cow<'_, str> {
+    // Nearly every path is made of ids, with nothing to encode, and every page writes
+    // dozens: it is checked sixteen bytes at a time first, where percent-encoding looks each
+    // byte up in its set (2.2% of the instructions of a build of 10,000 records).
+    if crate::scan::unmarked_run(path.as_bytes(), encoded_in_segment) == path.len() {
+        return Cow::Borrowed(path);
+    }
     utf8_percent_encode(path, SEGMENT).into()
+}
+
+/// Whether a path segment holds `byte` percent-encoded: [`SEGMENT`]'s bytes and every byte
+/// that is not ASCII, written as comparisons (see [`crate::scan::unmarked_run`]).
+fn encoded_in_segment(byte: u8) -> bool {
+    (byte < 0x20)
+        | (byte >= 0x7F)
+        | (byte == b' ')
+        | (byte == b'"')
+        | (byte == b'#')
+        | (byte == b'%')
+        | (byte == b'&')
+        | (byte == b'\'')
+        | (byte == b'<')
+        | (byte == b'>')
+        | (byte == b'?')
+        | (byte == b'\\')
+        | (byte == b'`')
+        | (byte == b'{')
+        | (byte == b'}')
 }
 
 /// A site path as it is written in a URL: each segment percent-encoded, and a folder path
@@ -354,6 +380,18 @@ fn unescape(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_quick_test_of_a_segment_agrees_with_its_set() {
+        for byte in 0..=0x7F_u8 {
+            let text = char::from(byte).to_string();
+            let encoded = utf8_percent_encode(&text, SEGMENT).to_string() != text;
+            assert_eq!(encoded_in_segment(byte), encoded, "byte {byte:#04x}");
+        }
+        assert!((0x80..=0xFF).all(encoded_in_segment));
+        assert_eq!(encode_segments("engines/vllm é"), "engines/vllm%20%C3%A9");
+        assert!(matches!(encode_segments("engines/vllm-0.6"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn links_are_relative_and_name_files() {

@@ -70,8 +70,7 @@ pub(super) fn encode_segments(path: &str) -> Cow<'_, str> {
 /// Whether a path segment holds `byte` percent-encoded: [`SEGMENT`]'s bytes and every byte
 /// that is not ASCII, written as comparisons (see [`crate::scan::unmarked_run`]).
 fn encoded_in_segment(byte: u8) -> bool {
-    (byte < 0x20)
-        | (byte >= 0x7F)
+    !(0x20..0x7F).contains(&byte)
         | (byte == b' ')
         | (byte == b'"')
         | (byte == b'#')

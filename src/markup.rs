@@ -26,7 +26,7 @@ fn may_change(byte: u8) -> bool {
 
 /// Whether `byte` may start a character [`is_unholdable`]: a control character other than
 /// a line break or tab, DEL, 0xC2 (the C1 controls) or 0xEF (U+FFFE, U+FFFF). Both tests
-/// are written with `|` and `&`, never `||` or `matches!`, which the compiler keeps as a
+/// are written with `|` and `&`: written with `||` and `matches!`, the compiler kept a
 /// branch per byte rather than a vector of comparisons.
 fn may_be_unholdable(byte: u8) -> bool {
     let control = (byte < 0x20) & (byte != b'\n') & (byte != b'\r') & (byte != b'\t');

@@ -179,7 +179,7 @@ fn indent(text: &mut String, depth: usize) {
 
 /// Whether JSON writes `byte` escaped: a control character, a quote or a backslash.
 fn escaped(byte: u8) -> bool {
-    byte < 0x20 || byte == b'"' || byte == b'\\'
+    (byte < 0x20) | (byte == b'"') | (byte == b'\\')
 }
 
 /// Writes `text` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`, the short

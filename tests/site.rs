@@ -1642,7 +1642,8 @@ fn a_static_file_where_a_generated_one_goes_is_refused() {
 
 /// Prose and templates may link to a static file: from the site's root (`/robots.txt`) or
 /// by its path in the corpus (`../static/img/logo.png`) in prose, by its site path in a
-/// template. Each link leads to the published file, which is not copied a second time.
+/// template (`href(path)` or `path|href`). Each link leads to the published file, which is
+/// not copied a second time.
 #[test]
 fn links_to_static_files_arrive() {
     let corpus = bundled_copy();
@@ -1659,7 +1660,7 @@ fn links_to_static_files_arrive() {
     std::fs::create_dir(&templates).unwrap();
     std::fs::write(
         templates.join("field.html"),
-        "{% extends \"base.html\" %}{% block main %}<img src=\"{{ href('img/logo.png') }}\">{% endblock %}",
+        "{% extends \"base.html\" %}{% block main %}<img src=\"{{ href('img/logo.png') }}\"><img src=\"{{ 'img/logo.png'|href }}\"><a href=\"{{ asset('style.css') }}\">{{ 'style.css'|asset }}</a>{% endblock %}",
     )
     .unwrap();
     let out = root.join("out");
@@ -1671,8 +1672,11 @@ fn links_to_static_files_arrive() {
     assert!(page.contains("href=\"../../robots.txt#top\""), "{page}");
     assert!(page.contains("src=\"../../img/logo.png\""), "{page}");
     assert!(
-        text(&out, "severity/index.html").contains("<img src=\"../img/logo.png\">"),
-        "the template's link"
+        text(&out, "severity/index.html").contains(
+            "<img src=\"../img/logo.png\"><img src=\"../img/logo.png\">\
+             <a href=\"../assets/style.css\">../assets/style.css</a>"
+        ),
+        "the template's links, by the functions and by the filters alike"
     );
     assert!(!files(&out).contains_key("static/img/logo.png"));
 }

@@ -123,6 +123,10 @@ impl Templates {
         env.set_formatter(format);
         env.add_function("href", href);
         env.add_function("asset", asset);
+        // The same as filters (`path|href`), which minijinja finds without searching the
+        // page's variables first, as it does for a function's name.
+        env.add_filter("href", href);
+        env.add_filter("asset", asset);
         for (name, (display, text)) in sources {
             if let Err(err) = env.add_template_owned(name, text.clone()) {
                 errors.push(template_error(&display, &text, &err));

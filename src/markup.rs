@@ -52,15 +52,13 @@ pub fn escaped(text: &str) -> Cow<'_, str> {
             b'>' => ("&gt;", 1),
             b'"' => ("&quot;", 1),
             b'\'' => ("&#39;", 1),
-            0..0x20 | 0x7F => ("\u{FFFD}", 1),
-            0xC2 if matches!(bytes.get(at + 1), Some(0x80..=0x9F)) => ("\u{FFFD}", 2),
-            0xEF if matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])) => {
-                ("\u{FFFD}", 3)
-            }
-            _ => {
-                at += 1;
-                continue;
-            }
+            _ => match unholdable_width(bytes, at) {
+                Some(width) => ("\u{FFFD}", width),
+                None => {
+                    at += 1;
+                    continue;
+                }
+            },
         };
         if out.is_empty() {
             out.reserve(text.len() + replacement.len());
@@ -105,16 +103,24 @@ pub fn has_unholdable(text: &str) -> bool {
     let mut at = 0;
     loop {
         at += crate::scan::unmarked_run(bytes.get(at..).unwrap_or_default(), may_be_unholdable);
-        let unholdable = match bytes.get(at) {
-            None => return false,
-            Some(0xC2) => matches!(bytes.get(at + 1), Some(0x80..=0x9F)),
-            Some(0xEF) => matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])),
-            Some(_) => true,
-        };
-        if unholdable {
+        if at >= bytes.len() {
+            return false;
+        }
+        if unholdable_width(bytes, at).is_some() {
             return true;
         }
         at += 1;
+    }
+}
+
+/// How many bytes of `bytes` from `at` the character there takes, if it is one
+/// [`is_unholdable`] names, read from its UTF-8 without decoding it: one for a control
+/// character or DEL, two for a C1 control, three for U+FFFE or U+FFFF.
+fn unholdable_width(bytes: &[u8], at: usize) -> Option<usize> {
+    match *bytes.get(at)? {
+        0xC2 => matches!(bytes.get(at + 1), Some(0x80..=0x9F)).then_some(2),
+        0xEF => matches!(bytes.get(at + 1..at + 3), Some([0xBF, 0xBE | 0xBF])).then_some(3),
+        byte => may_be_unholdable(byte).then_some(1),
     }
 }
 

@@ -8,8 +8,8 @@
 /// few vector instructions when `marked` is comparisons joined by `|` and `&` (a table
 /// look-up stays a load per byte, and HTML escaping's test, written with `||` and
 /// `matches!`, stayed a branch per byte); the chunk holding a marked byte is then searched
-/// a byte at a time. Moving HTML escaping from a table to
-/// this took a build of 10,000 records from 6,733M instructions to 6,539M.
+/// a byte at a time. Moving HTML escaping from a table to this took a build of 10,000
+/// records from 6,733M instructions to 6,539M.
 #[inline]
 pub fn unmarked_run(bytes: &[u8], marked: impl Fn(u8) -> bool) -> usize {
     let (chunks, _) = bytes.as_chunks::<16>();

@@ -43,15 +43,20 @@ pub enum Anchor {
     /// The key naming the member at this JSON pointer (`/root_casue` points at the key itself).
     Key(String),
     /// A piece of text inside the string value at a JSON pointer: a link's target in a text
-    /// field. Located as the value, then narrowed to the target's place among the places
-    /// it is written as one ([`crate::links::target_places`]).
+    /// field, or the fragment of its destination. Located as the value, then narrowed to
+    /// the needle's place among the places it is written as a link target
+    /// ([`crate::links::target_places`]), and within it to what follows `from`.
     Within {
         /// The string value's pointer.
         pointer: String,
-        /// The text to find in it.
+        /// The text to find in it: a link's target, or its destination up to the end of its
+        /// fragment (`vllm#setup`), as either is found only where a link's target starts.
         needle: String,
         /// Which of the places the needle is written as a link target.
         place: usize,
+        /// Where in the needle the text named starts: 0 for all of it, past the `#` for a
+        /// fragment.
+        from: usize,
     },
 }
 

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::candidates::NameIndex;
 use crate::corpus::Corpus;
-use crate::links::{self, Link, LinkKind};
+use crate::links::{self, Fragment, Link, LinkKind};
 use crate::load::Record;
 use crate::schema::Schemas;
 use crate::source::Span;
@@ -249,6 +249,10 @@ pub trait Cites: Sized + Sync {
     /// [`written_in_record`]. Borrowed when the record keeps them.
     fn written<'r>(record: &'r Record<Self>, index: usize, schemas: &Schemas)
     -> Cow<'r, [Written]>;
+
+    /// The fragments of the links in `record`'s string fields (see [`FieldFragment`]), in
+    /// the order they are written. Borrowed when the record keeps them.
+    fn field_fragments(record: &Record<Self>) -> Cow<'_, [FieldFragment]>;
 }
 
 /// A record's drawn form that holds the references written in it, drawn while it was
@@ -258,6 +262,9 @@ pub trait KeepsWritten: Sync {
     /// The references written in the record.
     fn written(&self) -> &[Written];
 
+    /// The fragments of the links in the record's string fields.
+    fn field_fragments(&self) -> &[FieldFragment];
+
     /// The same, to renumber.
     fn written_mut(&mut self) -> &mut [Written];
 }
@@ -265,6 +272,10 @@ pub trait KeepsWritten: Sync {
 impl<K: KeepsWritten> Cites for K {
     fn written<'r>(record: &'r Record<Self>, _: usize, _: &Schemas) -> Cow<'r, [Written]> {
         Cow::Borrowed(KeepsWritten::written(&record.value))
+    }
+
+    fn field_fragments(record: &Record<Self>) -> Cow<'_, [FieldFragment]> {
+        Cow::Borrowed(KeepsWritten::field_fragments(&record.value))
     }
 }
 
@@ -280,7 +291,13 @@ impl Cites for Value {
         index: usize,
         schemas: &Schemas,
     ) -> Cow<'r, [Written]> {
-        Cow::Owned(written_in(record, index, schemas, true))
+        Cow::Owned(written_in(record, index, schemas, true).references)
+    }
+
+    fn field_fragments(record: &Record<Self>) -> Cow<'_, [FieldFragment]> {
+        let mut walk = LinkWalk::default();
+        walk.value(0, &record.value, record.sections());
+        Cow::Owned(walk.fragments)
     }
 }
 
@@ -1150,6 +1167,35 @@ pub struct Written {
     pub allowed: &'static [usize],
 }
 
+/// A link's fragment written in a record's string field (`notes: "see [[vllm#setup]]"`),
+/// for `broken-anchor`. Its spans are in the string as parsed, not in its file: a report
+/// finds the value by its pointer, and the link's destination in it as it finds a
+/// [`Source::FieldLink`]'s target, by its place among the places it is written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldFragment {
+    /// The string value's JSON pointer, interned ([`crate::intern::pointer`]).
+    pub pointer: &'static str,
+    /// The link's destination as written, up to the fragment's end (`vllm#setup`,
+    /// `guide.md#setup`, `#setup`): what a report looks for in the value as written in its
+    /// file, and what a fix writes again with another id.
+    pub destination: String,
+    /// Which of the places `destination` is written as a link target in the value
+    /// ([`links::target_places`]).
+    pub place: u32,
+    /// The fragment.
+    pub fragment: Fragment,
+}
+
+/// What a record writes that checking resolves: its references, and the fragments of the
+/// links in its string fields, found in the same walk over its values.
+#[derive(Clone, Debug, Default)]
+pub struct WrittenIn {
+    /// The references, in order: see [`written_in_record`].
+    pub references: Vec<Written>,
+    /// The fragments of the links in its string fields, in order.
+    pub fragments: Vec<FieldFragment>,
+}
+
 /// Makes references drawn from a record name it as the record at `index` of its corpus (see
 /// [`crate::corpus::Renumber`]).
 fn renumber(written: &mut [Written], index: usize) {
@@ -1166,7 +1212,7 @@ fn renumber(written: &mut [Written], index: usize) {
 // Record, file and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
 pub fn written_in_record(corpus: &Corpus, schemas: &Schemas, index: usize) -> Vec<Written> {
-    written_in(&corpus.records[index], index, schemas, true)
+    written_in(&corpus.records[index], index, schemas, true).references
 }
 
 /// [`written_in_record`] for a record being drawn from `file`, the file it was just read
@@ -1177,7 +1223,7 @@ pub fn written_in_read(
     index: usize,
     file: &crate::source::SourceFile,
     schemas: &Schemas,
-) -> Vec<Written> {
+) -> WrittenIn {
     let strings_may_link = file
         .text
         .as_deref()
@@ -1194,12 +1240,14 @@ fn written_in(
     index: usize,
     schemas: &Schemas,
     strings_may_link: bool,
-) -> Vec<Written> {
-    let all = schemas.every_collection();
-    let mut written = Vec::new();
+) -> WrittenIn {
+    let mut walk = LinkWalk {
+        all: schemas.every_collection(),
+        ..LinkWalk::default()
+    };
     for reference in &schemas.collections[record.collection].references {
         for (pointer, text) in reference.values(&record.value) {
-            written.push(Written {
+            walk.references.push(Written {
                 source: Source::Field {
                     record: index,
                     field: reference.field(),
@@ -1211,17 +1259,19 @@ fn written_in(
         }
     }
     if strings_may_link {
-        value_links(
-            index,
-            &record.value,
-            &mut Vec::new(),
-            record.sections(),
-            all,
-            &mut written,
-        );
+        walk.value(index, &record.value, record.sections());
     }
-    written.extend(link_references(record.file, record.links(), all));
-    written
+    let LinkWalk {
+        all,
+        mut references,
+        fragments,
+        ..
+    } = walk;
+    references.extend(link_references(record.file, record.links(), all));
+    WrittenIn {
+        references,
+        fragments,
+    }
 }
 
 /// Every link in a prose page.
@@ -1237,61 +1287,89 @@ pub fn written_in_doc<F>(corpus: &Corpus<F>, schemas: &Schemas, doc: usize) -> V
     written
 }
 
-/// Links in the record's string values, wherever they are; top-level fields that came from
-/// Markdown sections are skipped, their links being found in the body.
-///
-/// `path` is the way down to `value`; a pointer is spelled out only for a string that holds
-/// a link, as most values hold none and a pointer per value was most of this walk's cost.
-fn value_links<'v>(
-    record: usize,
-    value: &'v serde_json::Value,
-    path: &mut Vec<Step<'v>>,
-    skip: &[String],
+/// A walk over a record's values for the links in its strings, wherever they are, and their
+/// fragments; top-level fields that came from Markdown sections are skipped, their links
+/// being found in the body.
+#[derive(Default)]
+struct LinkWalk<'v> {
+    /// Every collection: what a link may name.
     all: &'static [usize],
-    written: &mut Vec<Written>,
-) {
-    match value {
-        serde_json::Value::String(text) if links::may_hold_link(text) => {
-            let links = links::extract(text, &(0..text.len()));
-            if links.is_empty() {
-                return;
+    /// The way down to the value being walked; a pointer is spelled out only for a string
+    /// that holds a link, as most values hold none and a pointer per value was most of this
+    /// walk's cost.
+    path: Vec<Step<'v>>,
+    references: Vec<Written>,
+    fragments: Vec<FieldFragment>,
+}
+
+impl<'v> LinkWalk<'v> {
+    /// Walks `value`, of the record at `index`, but for the members named in `skip`.
+    fn value(&mut self, record: usize, value: &'v serde_json::Value, skip: &[String]) {
+        match value {
+            serde_json::Value::String(text) if links::may_hold_link(text) => {
+                self.string(record, text);
             }
-            let pointer = crate::intern::pointer(&pointer_of(path));
-            for link in links {
-                let place = links::target_places(text, &link.target)
-                    .iter()
-                    .position(|&at| at == link.span.start)
-                    .and_then(|place| u32::try_from(place).ok())
-                    .unwrap_or(0);
-                written.push(Written {
-                    source: Source::FieldLink {
-                        record,
-                        pointer,
-                        kind: link.kind,
-                        place,
-                    },
-                    text: link.target,
-                    allowed: all,
-                });
-            }
-        }
-        serde_json::Value::Array(items) => {
-            for (i, item) in items.iter().enumerate() {
-                path.push(Step::Index(i));
-                value_links(record, item, path, &[], all, written);
-                path.pop();
-            }
-        }
-        serde_json::Value::Object(map) => {
-            for (key, item) in map {
-                if !skip.contains(key) {
-                    path.push(Step::Key(key));
-                    value_links(record, item, path, &[], all, written);
-                    path.pop();
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    self.path.push(Step::Index(i));
+                    self.value(record, item, &[]);
+                    self.path.pop();
                 }
             }
+            serde_json::Value::Object(map) => {
+                for (key, item) in map {
+                    if !skip.contains(key) {
+                        self.path.push(Step::Key(key));
+                        self.value(record, item, &[]);
+                        self.path.pop();
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => {}
+    }
+
+    fn string(&mut self, record: usize, text: &str) {
+        let (links, fragments) = links::read(text, &(0..text.len()));
+        if links.is_empty() && fragments.is_empty() {
+            return;
+        }
+        let pointer = crate::intern::pointer(&pointer_of(&self.path));
+        let place = |written: &str, at: usize| {
+            links::target_places(text, written)
+                .iter()
+                .position(|&place| place == at)
+                .and_then(|place| u32::try_from(place).ok())
+                .unwrap_or(0)
+        };
+        for link in links {
+            self.references.push(Written {
+                source: Source::FieldLink {
+                    record,
+                    pointer,
+                    kind: link.kind,
+                    place: place(&link.target, link.span.start),
+                },
+                text: link.target,
+                allowed: self.all,
+            });
+        }
+        for fragment in fragments {
+            // The destination starts with its page's target, or else with the `#`.
+            let start = fragment.page.as_ref().map_or_else(
+                || fragment.span.start.saturating_sub(1),
+                |page| page.span.start,
+            );
+            let Some(destination) = text.get(start..fragment.span.end) else {
+                continue;
+            };
+            self.fragments.push(FieldFragment {
+                pointer,
+                place: place(destination, start),
+                destination: destination.to_string(),
+                fragment,
+            });
+        }
     }
 }
 

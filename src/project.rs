@@ -495,7 +495,12 @@ pub fn locate<F>(
 fn resolve(text: &str, map: &SourceMap, anchor: &Anchor) -> Option<Span> {
     let span = map.locate(anchor)?;
     let span = match anchor {
-        Anchor::Within { needle, place, .. } => within(text, &span, needle, *place).unwrap_or(span),
+        Anchor::Within {
+            needle,
+            place,
+            from,
+            ..
+        } => within(text, &span, needle, *place, *from).unwrap_or(span),
         _ => span,
     };
     Some(first_line(text, &span))
@@ -515,7 +520,12 @@ fn place_edit(
 ) -> Option<(Span, String)> {
     let node = map.locate_exactly(anchor)?;
     let part = match anchor {
-        Anchor::Within { needle, place, .. } => Some(within(text, &node, needle, *place)?),
+        Anchor::Within {
+            needle,
+            place,
+            from,
+            ..
+        } => Some(within(text, &node, needle, *place, *from)?),
         _ => None,
     };
     fix::written_in(text, node, part, replacement, json)
@@ -610,17 +620,19 @@ struct Wanted<'d> {
 }
 
 /// Narrows a value's span to a link target inside it: the target's `place`th writing as
-/// a link target ([`crate::links::target_places`]). `None` when the value does not hold
-/// it as written: a target with escaped characters.
+/// a link target ([`crate::links::target_places`]), from its byte `from` on. `None` when
+/// the value does not hold it as written: a target with escaped characters.
 fn within(
     text: &str,
     span: &crate::source::Span,
     needle: &str,
     place: usize,
+    from: usize,
 ) -> Option<crate::source::Span> {
     let value = text.get(span.clone())?;
     let at = *crate::links::target_places(value, needle).get(place)?;
-    Some(span.start + at..span.start + at + needle.len())
+    let from = from.min(needle.len());
+    Some(span.start + at + from..span.start + at + needle.len())
 }
 
 /// A scalar value's span without its quotes: what an edit of the value replaces.
@@ -759,7 +771,7 @@ mod tests {
     #[test]
     fn a_link_target_is_found_where_it_ends_as_written() {
         fn found<'v>(value: &'v str, needle: &str) -> Option<&'v str> {
-            within(value, &(0..value.len()), needle, 0)
+            within(value, &(0..value.len()), needle, 0, 0)
                 .map(|span| &value[span.start - 2..span.end + 1])
         }
         let value = "see [[engines/vllm]], [[engines/vll|it]] and [the doc](../a.md#top)";
@@ -771,8 +783,19 @@ mod tests {
         assert_eq!(found("see \\u005b[engines/vllm]]", "engines/vllm"), None);
         // The second writing, after one in code, is the link a parse found second.
         let value = "write `[[vllm]]`, see [[vllm|it]]";
-        assert_eq!(within(value, &(0..value.len()), "vllm", 1), Some(24..28));
-        assert_eq!(within(value, &(0..value.len()), "vllm", 2), None);
+        assert_eq!(within(value, &(0..value.len()), "vllm", 1, 0), Some(24..28));
+        assert_eq!(within(value, &(0..value.len()), "vllm", 2, 0), None);
+        // A fragment is found by its destination, and named from its `from` on.
+        let value = "[[vllm#setup]], then [[vllm#setup|again]]";
+        let second = within(value, &(0..value.len()), "vllm#setup", 1, 5);
+        assert_eq!(
+            second.map(|span| &value[span.start - 1..span.end + 1]),
+            Some("#setup|")
+        );
+        assert_eq!(
+            within(value, &(0..value.len()), "vllm#setup", 0, 99),
+            Some(12..12)
+        );
     }
 
     #[test]

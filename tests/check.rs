@@ -101,7 +101,7 @@ fn unknown_field() {
 /// heading that is no field's near miss are prose on purpose and say nothing.
 #[test]
 fn broken_anchor() {
-    rule_case_exiting("broken-anchor", "broken-anchor", 4, 0);
+    rule_case_exiting("broken-anchor", "broken-anchor", 6, 0);
     positioned("broken-anchor");
 }
 

@@ -1043,9 +1043,10 @@ fn anchor_corpus() -> tempfile::TempDir {
     dir
 }
 
-/// A fragment naming no place in its page is a warning at the fragment, recalled alike
-/// from the check cache (a record's body is let go, its fragments kept); `--fix` rewrites
-/// the one a single id is near, and nothing else.
+/// A fragment naming no place in its page is a warning at the fragment, in prose and in a
+/// JSON or YAML string field, recalled alike from the check cache (a record's body and
+/// fields are let go, their fragments kept); `--fix` rewrites the ones a single id is
+/// near, and nothing else.
 #[test]
 fn fragments_naming_no_place_are_recalled_and_fixed() {
     let dir = anchor_corpus();
@@ -1061,26 +1062,41 @@ fn fragments_naming_no_place_are_recalled_and_fixed() {
         "broken-anchor docs/guide.md:14:38",
         "broken-anchor docs/guide.md:14:73",
         "broken-anchor docs/guide.md:15:9",
+        "broken-anchor records/engines/other.json:9:102",
+        "broken-anchor records/engines/typo.yaml:8:29",
         "broken-anchor records/gotchas/example-gotcha.md:15:12",
     ];
     let first = common::check_keeping_cache(dir.path(), &["--format", "json"]);
     assert_eq!(places(&first), expected);
     let recalled = common::check_keeping_cache(dir.path(), &["--format", "json", "--verbose"]);
     assert!(
-        recalled.stderr.contains("recalled 2"),
+        recalled.stderr.contains("recalled 4"),
         "{}",
         recalled.stderr
     );
     assert_eq!(places(&recalled), expected);
-    let guide = dir.path().join("docs/guide.md");
-    let before = std::fs::read_to_string(&guide).unwrap();
+    let read = |path: &str| std::fs::read_to_string(dir.path().join(path)).unwrap();
+    let (guide, engine, other) = (
+        read("docs/guide.md"),
+        read("records/engines/typo.yaml"),
+        read("records/engines/other.json"),
+    );
     check(dir.path(), &["--fix"]);
     assert_eq!(
-        std::fs::read_to_string(&guide).unwrap(),
-        before.replace("(#instal)", "(#install)")
+        read("docs/guide.md"),
+        guide.replace("(#instal)", "(#install)")
     );
+    // In a string field, as in prose, the fragment alone is rewritten.
+    assert_eq!(
+        read("records/engines/typo.yaml"),
+        engine.replace(
+            "[[example-gotcha#backgrund]]",
+            "[[example-gotcha#background]]"
+        )
+    );
+    assert_eq!(read("records/engines/other.json"), other);
     let after = check(dir.path(), &["--format", "json"]);
-    assert_eq!(places(&after).len(), 3, "{}", after.stdout);
+    assert_eq!(places(&after).len(), 4, "{}", after.stdout);
 }
 
 /// A page whose only fragment opens a line (its destination on the line after the `(`)
@@ -1119,7 +1135,7 @@ fn build_reports_fragments_naming_no_place_and_links_their_pages() {
     assert_eq!(build.code, 0, "{}", build.stderr);
     assert_eq!(
         build.stdout.matches("warning[broken-anchor]").count(),
-        4,
+        6,
         "{}",
         build.stdout
     );

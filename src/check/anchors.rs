@@ -1,6 +1,7 @@
 //! `broken-anchor`: a link's fragment must name an element of the page it leads to
 //! (`[[vllm#setup]]`, `[s](guide.md#setup)`, `[s](#setup)`), as the site gives its pages'
-//! elements their ids ([`crate::anchors`]).
+//! elements their ids ([`crate::anchors`]). The fragments are those of the links in prose
+//! and in records' string fields, which the site renders as prose.
 //!
 //! Most corpora link to no place in a page, so a page's ids are worked out only when some
 //! fragment names the page: a prose page's from its text, a record's from its file, read
@@ -33,13 +34,17 @@ enum Page {
     Doc(usize),
 }
 
-/// A fragment as written: in which file, on which page.
+/// A fragment as written: in which file, on which page, and where in its file.
 struct Written {
     /// Its file, by index in [`Corpus::files`].
     file: usize,
     /// The page its file is shown as: where a fragment alone (`#setup`) leads.
     on: Page,
     fragment: Fragment,
+    /// Where a report places it and a fix rewrites it: at its span in prose, or, in a
+    /// string field, found in the value by its link's destination (the fragment's span is
+    /// in the string as parsed, not in the file).
+    at: Anchor,
 }
 
 /// The diagnostics of the fragments, written in a file `reported` accepts if it is given,
@@ -89,35 +94,59 @@ pub fn check<F: Cites>(
         .collect()
 }
 
-/// Every fragment written in prose, in corpus order: in the records' Markdown bodies, then
-/// in the prose pages.
+/// Every fragment written in prose, in corpus order: in each record's Markdown body and
+/// string fields, then in the prose pages.
 // Record, doc and file indices come from the corpus they index.
 #[allow(clippy::indexing_slicing)]
-fn written<F>(corpus: &Corpus<F>) -> Vec<Written> {
-    let in_records = corpus
-        .records
-        .iter()
-        .enumerate()
-        .flat_map(|(index, record)| {
-            record.fragments().iter().map(move |fragment| Written {
-                file: record.file,
-                on: Page::Record(index),
-                fragment: fragment.clone(),
-            })
-        });
+fn written<F: Cites>(corpus: &Corpus<F>) -> Vec<Written> {
+    let in_records =
+        corpus
+            .records
+            .iter()
+            .enumerate()
+            .flat_map(|(index, record)| {
+                let in_body = record.fragments().iter().map(move |fragment| {
+                    in_prose(record.file, Page::Record(index), fragment.clone())
+                });
+                let in_fields = F::field_fragments(record).into_owned().into_iter().map(
+                    move |field_fragment| Written {
+                        file: record.file,
+                        on: Page::Record(index),
+                        at: Anchor::Within {
+                            pointer: field_fragment.pointer.to_string(),
+                            from: field_fragment
+                                .destination
+                                .len()
+                                .saturating_sub(field_fragment.fragment.span.len()),
+                            needle: field_fragment.destination,
+                            place: field_fragment.place as usize,
+                        },
+                        fragment: field_fragment.fragment,
+                    },
+                );
+                in_body.chain(in_fields)
+            });
     let in_docs = corpus.docs.iter().enumerate().flat_map(|(index, doc)| {
         let text = corpus.files[doc.file].text.as_deref().unwrap_or_default();
         let fragments = match links::may_hold_link(text) && links::may_hold_fragment(text) {
             true => links::read(text, &(0..text.len())).1,
             false => Vec::new(),
         };
-        fragments.into_iter().map(move |fragment| Written {
-            file: doc.file,
-            on: Page::Doc(index),
-            fragment,
-        })
+        fragments
+            .into_iter()
+            .map(move |fragment| in_prose(doc.file, Page::Doc(index), fragment))
     });
     in_records.chain(in_docs).collect()
+}
+
+/// A fragment written in the prose of `file`, shown as page `on`.
+fn in_prose(file: usize, on: Page, fragment: Fragment) -> Written {
+    Written {
+        file,
+        on,
+        at: Anchor::Span(fragment.span.clone()),
+        fragment,
+    }
 }
 
 /// The ids of the elements of `page`, as the site gives them; `None` when its text cannot
@@ -216,7 +245,7 @@ fn diagnose<F: Cites>(
         &corpus.files[written.file].display,
         format!("`#{id}` names no heading or element of {where_}"),
     )
-    .at_span(written.fragment.span.clone())
+    .at(written.at.clone())
     .with_label("no element has this id");
     let mut known: Vec<&str> = ids.iter().map(String::as_str).collect();
     known.sort_unstable();
@@ -237,7 +266,7 @@ fn diagnose<F: Cites>(
     diagnostic.with_help(help).with_fix(Fix {
         applicability,
         edits: vec![Edit {
-            anchor: Anchor::Span(written.fragment.span.clone()),
+            anchor: written.at.clone(),
             replacement: best.name.to_string(),
         }],
     })

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use super::Drawn;
 use crate::cache::{Kept, Memo, Reader, Writer};
 use crate::corpus::{Corpus, Place, Recall};
-use crate::index::{Source, Written};
+use crate::index::{FieldFragment, Source, Written};
 use crate::links::{Fragment, Link, LinkKind};
 use crate::load::{Prose, Record};
 use crate::schema::Schemas;
@@ -215,15 +215,16 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
         span(out, &prose.body);
         out.size(prose.fragments.len());
         for fragment in &prose.fragments {
-            out.option(fragment.page.as_ref(), |out, page| {
-                out.u8(link_kind(page.kind));
-                out.str(&page.target);
-                span(out, &page.span);
-            });
-            out.str(&fragment.id);
-            span(out, &fragment.span);
+            write_fragment(out, fragment);
         }
     });
+    out.size(record.value.field_fragments.len());
+    for field_fragment in &record.value.field_fragments {
+        out.str(field_fragment.pointer);
+        out.str(&field_fragment.destination);
+        out.size(field_fragment.place as usize);
+        write_fragment(&mut out, &field_fragment.fragment);
+    }
     out.option(head, |out, head| {
         out.str(&head.text);
         span(out, &head.root);
@@ -231,21 +232,33 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
     Some(out.bytes)
 }
 
+fn write_fragment(out: &mut Writer, fragment: &Fragment) {
+    out.option(fragment.page.as_ref(), |out, page| {
+        out.u8(link_kind(page.kind));
+        out.str(&page.target);
+        span(out, &page.span);
+    });
+    out.str(&fragment.id);
+    span(out, &fragment.span);
+}
+
+fn read_fragment(input: &mut Reader<'_>) -> Option<Fragment> {
+    let page = input.option(|input| {
+        let kind = read_link_kind(input)?;
+        let target = input.str()?.to_string();
+        let span = read_span(input)?;
+        Some(Link { kind, target, span })
+    })?;
+    let id = input.str()?.to_string();
+    let span = read_span(input)?;
+    Some(Fragment { page, id, span })
+}
+
 /// A body's fragments, as [`encode`] wrote them (see [`super::draw`]).
 fn read_fragments(input: &mut Reader<'_>) -> Option<Box<Prose>> {
     let body = read_span(input)?;
     let fragments = (0..input.size()?)
-        .map(|_| {
-            let page = input.option(|input| {
-                let kind = read_link_kind(input)?;
-                let target = input.str()?.to_string();
-                let span = read_span(input)?;
-                Some(Link { kind, target, span })
-            })?;
-            let id = input.str()?.to_string();
-            let span = read_span(input)?;
-            Some(Fragment { page, id, span })
-        })
+        .map(|_| read_fragment(input))
         .collect::<Option<Vec<Fragment>>>()?;
     Some(Box::new(Prose {
         body,
@@ -310,6 +323,20 @@ fn decode(
         })
         .collect::<Option<Box<[Written]>>>()?;
     let prose = input.option(read_fragments)?;
+    let field_fragments = (0..input.size()?)
+        .map(|_| {
+            let pointer = crate::intern::pointer(input.str()?);
+            let destination = input.str()?.to_string();
+            let place = u32::try_from(input.size()?).ok()?;
+            let fragment = read_fragment(&mut input)?;
+            Some(FieldFragment {
+                pointer,
+                destination,
+                place,
+                fragment,
+            })
+        })
+        .collect::<Option<Box<[FieldFragment]>>>()?;
     let head = input.option(|input| {
         let text = input.str()?.into();
         let root = read_span(input)?;
@@ -328,6 +355,7 @@ fn decode(
         value: Drawn {
             findings: Vec::new(),
             written,
+            field_fragments,
         },
         prose,
     };
@@ -419,6 +447,20 @@ mod tests {
                         schemas.every_collection(),
                     ),
                 ]),
+                field_fragments: Box::new([FieldFragment {
+                    pointer: "/notes",
+                    destination: "mooncake#transfer".to_string(),
+                    place: 0,
+                    fragment: Fragment {
+                        page: Some(Link {
+                            kind: LinkKind::Wiki,
+                            target: "mooncake".to_string(),
+                            span: 6..14,
+                        }),
+                        id: "transfer".to_string(),
+                        span: 15..23,
+                    },
+                }]),
             },
             prose: Some(Box::new(Prose {
                 body: 30..90,

@@ -21,7 +21,9 @@ use crate::config::Config;
 use crate::corpus::Corpus;
 use crate::diagnostic::{Anchor, Diagnostic};
 use crate::graph::Named;
-use crate::index::{self, Cites, Edge, IdIndex, KeepsWritten, Resolved, Unresolved, Written};
+use crate::index::{
+    self, Cites, Edge, FieldFragment, IdIndex, KeepsWritten, Resolved, Unresolved, Written,
+};
 use crate::load::{Prose, Record};
 use crate::rules;
 use crate::schema::Schemas;
@@ -55,6 +57,9 @@ pub struct Drawn {
     /// generated JSON records 196 MiB with the spare places, 191 without; Markdown 246
     /// and 238).
     written: Box<[Written]>,
+    /// The fragments of the links in its string fields, for `broken-anchor`: none in most
+    /// records.
+    field_fragments: Box<[FieldFragment]>,
 }
 
 /// Draws from `record`, the record at `index` of its corpus, read from `file`, what checking
@@ -67,9 +72,11 @@ pub fn draw(
     file: &SourceFile,
     schemas: &Schemas,
 ) -> Record<Drawn> {
+    let written = index::written_in_read(&record, index, file, schemas);
     let drawn = Drawn {
         findings: record_findings(&record, &file.display, schemas),
-        written: index::written_in_read(&record, index, file, schemas).into_boxed_slice(),
+        written: written.references.into_boxed_slice(),
+        field_fragments: written.fragments.into_boxed_slice(),
     };
     let prose = record.prose.take().and_then(|prose| fragments_only(*prose));
     Record {
@@ -100,6 +107,10 @@ impl Drawn {
 impl KeepsWritten for Drawn {
     fn written(&self) -> &[Written] {
         &self.written
+    }
+
+    fn field_fragments(&self) -> &[FieldFragment] {
+        &self.field_fragments
     }
 
     fn written_mut(&mut self) -> &mut [Written] {
@@ -278,8 +289,9 @@ pub fn references<F: Cites>(
     refs::check(corpus, schemas, index, unresolved, reported)
 }
 
-/// `broken-anchor`: the fragments of links in prose that name no element of their page;
-/// only of those written in a file `reported` accepts, when it is given.
+/// `broken-anchor`: the fragments of links in prose and in records' string fields that
+/// name no element of their page; only of those written in a file `reported` accepts,
+/// when it is given.
 pub fn fragments<F: Cites>(
     corpus: &Corpus<F>,
     schemas: &Schemas,

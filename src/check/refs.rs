@@ -122,6 +122,7 @@ fn diagnose<F: Cites>(
                 pointer: pointer.to_string(),
                 needle: reference.text.clone(),
                 place: *place as usize,
+                from: 0,
             },
             "a link".to_string(),
             Some(*kind),

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use crate::graph::Named;
-use crate::index::{KeepsWritten, Written};
+use crate::index::{FieldFragment, KeepsWritten, Written};
 use crate::load::Record;
 use crate::schema::Schemas;
 use crate::source::SourceFile;
@@ -19,6 +19,9 @@ use crate::source::SourceFile;
 #[derive(Clone, Debug)]
 pub struct Linked {
     written: Vec<Written>,
+    /// The fragments of the links in its string fields, which the graph commands check
+    /// nothing of, kept as every record's drawn form keeps them.
+    field_fragments: Vec<FieldFragment>,
     name: Option<String>,
     /// `(field, value)` for each of the collection's enum fields the record gives a string,
     /// in the schema's order. The field's name is shared by every record of the collection.
@@ -43,8 +46,10 @@ impl Linked {
                 Some((Arc::clone(field), value.to_string()))
             })
             .collect();
+        let written = crate::index::written_in_read(&record, index, file, schemas);
         let linked = Linked {
-            written: crate::index::written_in_read(&record, index, file, schemas),
+            written: written.references,
+            field_fragments: written.fragments,
             name: record.value.name().map(str::to_string),
             values,
         };
@@ -62,6 +67,10 @@ impl Linked {
 impl KeepsWritten for Linked {
     fn written(&self) -> &[Written] {
         &self.written
+    }
+
+    fn field_fragments(&self) -> &[FieldFragment] {
+        &self.field_fragments
     }
 
     fn written_mut(&mut self) -> &mut [Written] {

@@ -13,7 +13,7 @@
 use serde_json::{Number, Value};
 
 use crate::graph::Named;
-use crate::index::{KeepsWritten, Written};
+use crate::index::{FieldFragment, KeepsWritten, Written};
 use crate::load::Record;
 use crate::schema::Schemas;
 use crate::source::SourceFile;
@@ -82,6 +82,8 @@ impl From<Value> for FieldValue {
 pub struct Kept {
     /// Exactly as many as there are, as [`crate::check::Drawn`] keeps them.
     written: Box<[Written]>,
+    /// The fragments of the links in its string fields, for `broken-anchor`.
+    field_fragments: Box<[FieldFragment]>,
     /// The fields.
     pub fields: FieldValue,
     /// A Markdown record's body, the text its page renders (see [`Body`]).
@@ -165,14 +167,15 @@ impl Kept {
         file: &SourceFile,
         schemas: &Schemas,
     ) -> Record<Kept> {
-        let written = crate::index::written_in_read(&record, index, file, schemas).into();
+        let written = crate::index::written_in_read(&record, index, file, schemas);
         let fields: FieldValue = std::mem::take(&mut record.value).into();
         let body = record.prose.as_ref().and_then(|prose| {
             let body = file.text.as_deref()?.get(prose.body.clone())?;
             Some(Body::new(body, &prose.sections, &fields))
         });
         record.keeping(Kept {
-            written,
+            written: written.references.into(),
+            field_fragments: written.fragments.into(),
             fields,
             body,
         })
@@ -195,6 +198,10 @@ impl KeepsWritten for Kept {
 
     fn written_mut(&mut self) -> &mut [Written] {
         &mut self.written
+    }
+
+    fn field_fragments(&self) -> &[FieldFragment] {
+        &self.field_fragments
     }
 }
 

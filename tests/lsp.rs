@@ -980,3 +980,67 @@ fn references_to_a_page_are_the_links_that_resolve_to_it() {
     assert_eq!(found, expected, "{references:#?}");
     client.stop();
 }
+
+/// A fragment naming no place in its page is reported as `check` reports it, in prose and
+/// in a record's string field, and found again when the page it names changes: renaming a
+/// heading of the gotcha breaks the fragment an engine's notes write, and the gotcha's own
+/// mended fragment is cleared.
+#[test]
+fn fragments_are_checked_again_when_the_page_they_name_changes() {
+    let Session {
+        _dir,
+        root,
+        mut client,
+        gotcha,
+        text,
+    } = session(|text| {
+        text.replace(
+            "See [[engines/nixl|NIXL]]. ",
+            "See [[engines/nixl|NIXL]] and [the cause](#root-cuase). ",
+        )
+        .replace("## Workaround\n\n", "## Workaround\n\n### Steps\n\n")
+    });
+    let codes = |diagnostics: &[Value]| -> Vec<String> {
+        diagnostics
+            .iter()
+            .map(|d| d["code"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let diagnostics = client.diagnostics(&gotcha, None);
+    assert_eq!(
+        codes(&diagnostics),
+        ["unresolved-ref", "broken-anchor"],
+        "{diagnostics:#?}"
+    );
+    assert_eq!(
+        diagnostics[1]["range"]["start"],
+        position_of(&text, "[the cause]", "root-cuase")
+    );
+
+    let engine = root.join("records/engines/vllm.yaml");
+    let notes = "notes: See [[pd-batch-invariant-mode-absent-from-kv-namespace#steps]].\n";
+    let cited = std::fs::read_to_string(&engine).unwrap() + notes;
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&engine), "languageId": "yaml", "version": 1, "text": cited}}),
+    );
+    // A request is answered after a refresh: the edit below then gets a refresh of its
+    // own, in which only the page of the gotcha changed.
+    client.hover(&uri(&engine), position_of(&cited, "notes:", "pd-batch"));
+    let mended = text
+        .replace("(#root-cuase)", "(#root-cause)")
+        .replace("### Steps", "### What to do");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": gotcha, "version": 2}, "contentChanges": [{"text": mended}]}),
+    );
+    let diagnostics = client.diagnostics(&uri(&engine), Some(1));
+    assert_eq!(codes(&diagnostics), ["broken-anchor"], "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["range"]["start"],
+        position_of(&cited, "notes:", "steps")
+    );
+    let diagnostics = client.diagnostics(&gotcha, Some(2));
+    assert_eq!(codes(&diagnostics), ["unresolved-ref"], "{diagnostics:#?}");
+    client.stop();
+}

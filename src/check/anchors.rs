@@ -7,7 +7,7 @@
 //! fragment names the page: a prose page's from its text, a record's from its file, read
 //! and parsed again, as `check` keeps no record's fields.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -56,10 +56,38 @@ pub fn check<F: Cites>(
     index: &IdIndex<'_, F>,
     reported: Option<&Reported<'_>>,
 ) -> Vec<Diagnostic> {
+    check_written(corpus, schemas, config, index, written(corpus, reported))
+}
+
+/// The same, of the fragments written in `files`; looked up by file, for a language server,
+/// which checks a few files again at an edit of a corpus of many.
+pub fn check_files<F: Cites>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+    index: &IdIndex<'_, F>,
+    files: &BTreeSet<usize>,
+) -> Vec<Diagnostic> {
+    check_written(
+        corpus,
+        schemas,
+        config,
+        index,
+        written_in_files(corpus, files),
+    )
+}
+
+/// The diagnostics of the fragments of `written` that name no element of their page.
+fn check_written<F: Cites>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+    index: &IdIndex<'_, F>,
+    written: Vec<Written>,
+) -> Vec<Diagnostic> {
     let all = schemas.every_collection();
-    let named: Vec<(Written, Page)> = written(corpus)
+    let named: Vec<(Written, Page)> = written
         .into_iter()
-        .filter(|written| reported.is_none_or(|reported| reported(written.file)))
         .filter_map(|written| {
             let page = match &written.fragment.page {
                 None => written.on,
@@ -94,39 +122,78 @@ pub fn check<F: Cites>(
         .collect()
 }
 
-/// Every fragment written in prose, in corpus order: in each record's Markdown body and
-/// string fields, then in the prose pages.
+/// The files among `files` that write a fragment.
+pub fn fragment_files<F: Cites>(corpus: &Corpus<F>, files: &BTreeSet<usize>) -> BTreeSet<usize> {
+    written_in_files(corpus, files)
+        .into_iter()
+        .map(|written| written.file)
+        .collect()
+}
+
+/// Every fragment written in a file `reported` accepts if it is given (see [`written_in`]).
+fn written<F: Cites>(corpus: &Corpus<F>, reported: Option<&Reported<'_>>) -> Vec<Written> {
+    let accepted = |file: usize| reported.is_none_or(|reported| reported(file));
+    written_in(
+        corpus,
+        (corpus.records.iter().enumerate())
+            .filter(|(_, record)| accepted(record.file))
+            .map(|(index, _)| index),
+        (corpus.docs.iter().enumerate())
+            .filter(|(_, doc)| accepted(doc.file))
+            .map(|(index, _)| index),
+    )
+}
+
+/// Every fragment written in `files`, whose records are looked up by file rather than
+/// found among all: at an edit, a language server reads one file's of 100,000 records,
+/// and visiting every record to pass over the rest cost as much as the edit's own check.
+fn written_in_files<F: Cites>(corpus: &Corpus<F>, files: &BTreeSet<usize>) -> Vec<Written> {
+    written_in(
+        corpus,
+        files.iter().filter_map(|&file| corpus.record_of_file(file)),
+        (corpus.docs.iter().enumerate())
+            .filter(|(_, doc)| files.contains(&doc.file))
+            .map(|(index, _)| index),
+    )
+}
+
+/// Every fragment written in prose in `records` and then `docs` (indices, in corpus order):
+/// in each record's Markdown body and string fields, then in the prose pages.
 // Record, doc and file indices come from the corpus they index.
 #[allow(clippy::indexing_slicing)]
-fn written<F: Cites>(corpus: &Corpus<F>) -> Vec<Written> {
-    let in_records =
-        corpus
-            .records
+fn written_in<F: Cites>(
+    corpus: &Corpus<F>,
+    records: impl Iterator<Item = usize>,
+    docs: impl Iterator<Item = usize>,
+) -> Vec<Written> {
+    let in_records = records.flat_map(|index| {
+        let record = &corpus.records[index];
+        let in_body = record
+            .fragments()
             .iter()
-            .enumerate()
-            .flat_map(|(index, record)| {
-                let in_body = record.fragments().iter().map(move |fragment| {
-                    in_prose(record.file, Page::Record(index), fragment.clone())
-                });
-                let in_fields = F::field_fragments(record).into_owned().into_iter().map(
-                    move |field_fragment| Written {
-                        file: record.file,
-                        on: Page::Record(index),
-                        at: Anchor::Within {
-                            pointer: field_fragment.pointer.to_string(),
-                            from: field_fragment
-                                .destination
-                                .len()
-                                .saturating_sub(field_fragment.fragment.span.len()),
-                            needle: field_fragment.destination,
-                            place: field_fragment.place as usize,
-                        },
-                        fragment: field_fragment.fragment,
+            .map(move |fragment| in_prose(record.file, Page::Record(index), fragment.clone()));
+        let in_fields =
+            F::field_fragments(record)
+                .into_owned()
+                .into_iter()
+                .map(move |field_fragment| Written {
+                    file: record.file,
+                    on: Page::Record(index),
+                    at: Anchor::Within {
+                        pointer: field_fragment.pointer.to_string(),
+                        from: field_fragment
+                            .destination
+                            .len()
+                            .saturating_sub(field_fragment.fragment.span.len()),
+                        needle: field_fragment.destination,
+                        place: field_fragment.place as usize,
                     },
-                );
-                in_body.chain(in_fields)
-            });
-    let in_docs = corpus.docs.iter().enumerate().flat_map(|(index, doc)| {
+                    fragment: field_fragment.fragment,
+                });
+        in_body.chain(in_fields)
+    });
+    let in_docs = docs.flat_map(|index| {
+        let doc = &corpus.docs[index];
         let text = corpus.files[doc.file].text.as_deref().unwrap_or_default();
         let fragments = match links::may_hold_link(text) && links::may_hold_fragment(text) {
             true => links::read(text, &(0..text.len())).1,

@@ -13,6 +13,8 @@ pub mod memo;
 pub mod refs;
 mod schema;
 
+use std::collections::BTreeSet;
+
 use foldhash::HashSet;
 use rayon::prelude::*;
 use serde_json::Value;
@@ -300,6 +302,23 @@ pub fn fragments<F: Cites>(
     reported: Option<&Reported<'_>>,
 ) -> Vec<Diagnostic> {
     anchors::check(corpus, schemas, config, index, reported)
+}
+
+/// `broken-anchor` on the fragments written in `files` alone, found by file.
+pub fn fragments_in_files<F: Cites>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    config: &Config,
+    index: &IdIndex<'_, F>,
+    files: &BTreeSet<usize>,
+) -> Vec<Diagnostic> {
+    anchors::check_files(corpus, schemas, config, index, files)
+}
+
+/// The files among `files` that write a fragment `broken-anchor` checks: a language server
+/// checks them again when any page changes.
+pub fn fragment_files<F: Cites>(corpus: &Corpus<F>, files: &BTreeSet<usize>) -> BTreeSet<usize> {
+    anchors::fragment_files(corpus, files)
 }
 
 /// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.

@@ -50,6 +50,12 @@ pub struct Workspace {
     repeated_ids: Vec<(usize, usize)>,
     /// The graph rules' findings.
     graph: Vec<Diagnostic>,
+    /// `broken-anchor`'s findings.
+    fragments: Vec<Diagnostic>,
+    /// The files that write a fragment: all are checked again when any file's text
+    /// changes, as an edit of one page (its headings) may break or mend a fragment written
+    /// in any other. Most corpora write none, and then an edit costs nothing more.
+    fragment_files: BTreeSet<usize>,
     /// Files edited since the last refresh.
     edited: BTreeSet<usize>,
     /// Whether a record id (or the set of files) changed since the last refresh: then every
@@ -101,6 +107,8 @@ impl Workspace {
             duplicates: Vec::new(),
             repeated_ids: Vec::new(),
             graph: Vec::new(),
+            fragments: Vec::new(),
+            fragment_files: BTreeSet::new(),
             edited: BTreeSet::new(),
             ids_changed: true,
             by_path: HashMap::new(),
@@ -452,6 +460,7 @@ impl Workspace {
             return Vec::new();
         }
         self.stale = false;
+        let fragments_changed = self.follow_fragment_files();
         let schemas = &self.project.schemas;
         let again: Vec<usize> = if self.ids_changed {
             (0..self.corpus.files.len()).collect()
@@ -459,8 +468,9 @@ impl Workspace {
             self.edited.iter().copied().collect()
         };
         let mut graph_changed = self.ids_changed;
+        let mut index = None;
         if !again.is_empty() || self.ids_changed {
-            let index = IdIndex::new(&self.corpus, schemas);
+            let index = index.insert(IdIndex::new(&self.corpus, schemas));
             for &file in &again {
                 let mut chunk = Resolved::default();
                 index.resolve_written(&self.written[file], &mut chunk);
@@ -473,15 +483,25 @@ impl Workspace {
                 .flat_map(|&file| self.chunks[file].unresolved.iter().cloned())
                 .collect();
             let mut diagnostics =
-                check::references(&self.corpus, schemas, &index, &unresolved, None).into_iter();
+                check::references(&self.corpus, schemas, index, &unresolved, None).into_iter();
             for &file in &again {
                 let count = self.chunks[file].unresolved.len();
                 self.refs[file] = diagnostics.by_ref().take(count).collect();
             }
             if self.ids_changed {
-                self.duplicates = check::duplicate_ids(&self.corpus, schemas, &index);
+                self.duplicates = check::duplicate_ids(&self.corpus, schemas, index);
                 self.repeated_ids = index.duplicates().to_vec();
             }
+        }
+        if fragments_changed {
+            self.fragments = match self.fragment_files.is_empty() {
+                true => Vec::new(),
+                false => {
+                    let index = index.get_or_insert_with(|| IdIndex::new(&self.corpus, schemas));
+                    let (writing, config) = (&self.fragment_files, &self.project.config);
+                    check::fragments_in_files(&self.corpus, schemas, config, index, writing)
+                }
+            };
         }
         if graph_changed {
             let unresolved: Vec<_> = self
@@ -499,6 +519,8 @@ impl Workspace {
                 &self.repeated_ids,
             );
         }
+        // The index borrows the corpus, which publishing locates diagnostics in.
+        drop(index);
         self.ids_changed = false;
         self.edited.clear();
         let mut all = self.corpus.diagnostics.clone();
@@ -506,7 +528,26 @@ impl Workspace {
         all.extend(self.duplicates.iter().cloned());
         all.extend(self.refs.iter().flatten().cloned());
         all.extend(self.graph.iter().cloned());
+        all.extend(self.fragments.iter().cloned());
         self.publish(all)
+    }
+
+    /// Brings [`Workspace::fragment_files`] up to date with the files whose text changed
+    /// since the last refresh (every file when ids did), and returns whether any did.
+    fn follow_fragment_files(&mut self) -> bool {
+        let reread: BTreeSet<usize> = match self.ids_changed {
+            true => (0..self.corpus.files.len()).collect(),
+            false => (self.touched.iter())
+                .filter_map(|display| self.by_display.get(display).copied())
+                .collect(),
+        };
+        if reread.is_empty() {
+            return false;
+        }
+        let writing = check::fragment_files(&self.corpus, &reread);
+        self.fragment_files.retain(|file| !reread.contains(file));
+        self.fragment_files.extend(writing);
+        true
     }
 
     /// Groups diagnostics by file, compares them with what was last published, and locates

@@ -403,16 +403,25 @@ fn beside(err: io::Error) -> io::Error {
 
 /// Makes the marker of the site staged in `folder`, empty until the site is complete, and
 /// locks it for as long as the build runs: another build's [`sweep`] leaves the folder
-/// alone while it is locked. The lock waits: a sweep probing the marker between its
-/// creation and its lock holds the lock for a moment, and [`abandoned`] probes twice.
+/// alone while it is locked. It is locked before it has its name (the lock goes with the
+/// file, not the name), so a sweep never finds the marker of a running build unlocked:
+/// made under its name and then locked, a sweep that probed it in between removed the
+/// folder as the build wrote into it, and that build put a site with no marker in place,
+/// which the next build refused to replace (`builds_into_one_folder_at_once_all_succeed`
+/// failed so once in CI).
 fn locked_marker(folder: &Path) -> io::Result<File> {
+    let unnamed = folder.join(UNNAMED_MARKER);
     let marker = File::options()
         .write(true)
         .create_new(true)
-        .open(folder.join(MARKER))?;
+        .open(&unnamed)?;
     marker.lock()?;
+    std::fs::rename(&unnamed, folder.join(MARKER))?;
     Ok(marker)
 }
+
+/// What the marker is called in its folder until it is locked: no site file is.
+const UNNAMED_MARKER: &str = ".gotchas-site-unlocked";
 
 /// The folders builds killed before they finished left beside the output, as a build
 /// found them.
@@ -448,30 +457,18 @@ fn sweep(parent: &Path) -> Swept {
     swept
 }
 
-/// How long a marker found unlocked is given to be locked by the build that has just made
-/// it, before its folder is taken for abandoned: a sweep that found it in the moment
-/// between its creation and its lock removed a running build's folder as it wrote, and
-/// that build put a site with no marker in place, which the next build refused to replace
-/// (`builds_into_one_folder_at_once_all_succeed` failed so once in CI).
-const MARKER_SETTLE: std::time::Duration = std::time::Duration::from_millis(200);
-
 /// Whether no one holds the lock of `marker`; the probe takes it for a moment.
 fn unlocked(marker: &File) -> bool {
     marker.try_lock().is_ok_and(|()| marker.unlock().is_ok())
 }
 
 /// Whether a build's folder was left by a build that is no longer running: its marker is
-/// locked by no one, at two probes [`MARKER_SETTLE`] apart, or it has none (a build killed
-/// before its marker was made, or one of an older version of the tool, which made none
-/// until the end) and has not changed for [`ABANDONED_AFTER`].
+/// locked by no one, or it has none (a build killed before its marker was named, or one of
+/// an older version of the tool, which made none until the end) and has not changed for
+/// [`ABANDONED_AFTER`].
 fn abandoned(folder: &Path) -> bool {
     match File::open(folder.join(MARKER)) {
-        Ok(marker) => {
-            unlocked(&marker) && {
-                std::thread::sleep(MARKER_SETTLE);
-                unlocked(&marker)
-            }
-        }
+        Ok(marker) => unlocked(&marker),
         Err(err) if err.kind() == io::ErrorKind::NotFound => std::fs::metadata(folder)
             .and_then(|meta| meta.modified())
             .ok()
@@ -554,5 +551,19 @@ mod tests {
         for bad in ["", "/etc/passwd", "a/../b", "./a", "a//b", "..", "a\\b"] {
             assert!(checked(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn a_marker_is_locked_once_it_has_its_name_and_until_its_build_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = locked_marker(dir.path()).unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [MARKER]);
+        assert!(!abandoned(dir.path()));
+        drop(marker);
+        assert!(abandoned(dir.path()));
     }
 }

@@ -209,7 +209,9 @@ pub fn save(
             b"# Written by gotchas: a cache, safe to delete.\n*\n",
         )?;
     }
-    sweep(folder);
+    // The temporary cache files of runs that ended without removing their own (killed, or a
+    // machine that went down) are each as large as the cache.
+    crate::write::sweep(folder, TEMPORARY_PREFIX, TEMPORARY_SUFFIX);
     let mut temporary = crate::interrupt::InFlight::make(
         || {
             let temporary = tempfile::Builder::new()
@@ -261,44 +263,6 @@ pub fn save(
 /// How a cache file being written is named: `.check-XXXXXX.tmp`.
 const TEMPORARY_PREFIX: &str = ".check-";
 const TEMPORARY_SUFFIX: &str = ".tmp";
-
-/// How long a temporary cache file nobody writes to is left for, in case its writer is
-/// alive but has not locked it yet.
-const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Removes the temporary cache files of runs that ended without removing their own (killed,
-/// or a machine that went down): each is as large as the cache. One is another run's while
-/// it is locked (the lock goes with its writer) or was written to in the last minute.
-fn sweep(folder: &Path) {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    for entry in entries.filter_map(Result::ok) {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with(TEMPORARY_PREFIX)
-            && name.ends_with(TEMPORARY_SUFFIX)
-            && abandoned(&entry.path())
-        {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Whether a temporary cache file was left by a run that ended: unchanged for
-/// [`ABANDONED_AFTER`] and locked by no one.
-fn abandoned(path: &Path) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let idle = file
-        .metadata()
-        .and_then(|meta| meta.modified())
-        .ok()
-        .and_then(|modified| modified.elapsed().ok())
-        .is_some_and(|idle| idle >= ABANDONED_AFTER);
-    idle && file.try_lock().is_ok()
-}
 
 /// The checksum that ends a cache file: a hash of everything before it, its [`BLOCK`]s
 /// hashed in order, so that a writer works it out as it streams the file.

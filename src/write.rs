@@ -6,7 +6,10 @@
 //! (A built site is written whole into a fresh folder and swapped in: see `site::output`.)
 //! A rename within a folder is atomic, so a reader sees the old file or the new one, never a
 //! mix, and a failure at any step leaves the original untouched. The temporary file is in
-//! flight ([`crate::interrupt`]) until it is renamed: an interrupted run removes it.
+//! flight ([`crate::interrupt`]) until it is renamed: an interrupted run removes it. A run
+//! killed outright (SIGKILL, a machine going down) cannot: the first write of a later run
+//! into the same folder removes what such runs left there ([`sweep`]), telling another
+//! running write's file by its lock, held while it is written.
 //!
 //! What is replaced is a file. A symbolic link stays a link and the file it leads to is
 //! replaced, as an editor saving through a link does; a device, pipe or socket (`--output
@@ -17,8 +20,10 @@
 //! record) is written as it is made, never held whole: through [`STREAM_BUFFER`], and, for
 //! a JSON array, an item at a time ([`Each`]).
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use serde::{Serialize, Serializer};
 
@@ -182,7 +187,7 @@ fn replace(
     };
     let permissions = kept.as_ref().map(std::fs::Metadata::permissions);
     let mut builder = tempfile::Builder::new();
-    builder.prefix(".gotchas-").suffix(".tmp");
+    builder.prefix(TEMPORARY_PREFIX).suffix(TEMPORARY_SUFFIX);
     // Made with the permissions it will have (narrowed by the umask, set exactly below),
     // so that a private file's new text is never readable by more people, even briefly.
     #[cfg(unix)]
@@ -191,7 +196,18 @@ fn replace(
             .clone()
             .unwrap_or_else(|| std::os::unix::fs::PermissionsExt::from_mode(0o666)),
     );
-    let in_flight = crate::interrupt::InFlight::make(|| builder.tempfile_in(dir), |t| t.path());
+    sweep_once(dir);
+    let in_flight = crate::interrupt::InFlight::make(
+        || {
+            let temporary = builder.tempfile_in(dir)?;
+            // Held while it is written, so that another run's sweep leaves it alone. Where
+            // files cannot be locked (some network file systems), the write goes on, and
+            // no sweep there removes anything, as none can tell the file is abandoned.
+            let _ = temporary.as_file().try_lock();
+            Ok(temporary)
+        },
+        |t| t.path(),
+    );
     let mut temporary = in_flight.map_err(|err| {
         let err = without_temporary_name(err);
         std::io::Error::new(
@@ -231,6 +247,66 @@ fn replace(
         }
     }
     Ok(())
+}
+
+/// How a file being written is named beside the file it replaces: `.gotchas-XXXXXX.tmp`.
+const TEMPORARY_PREFIX: &str = ".gotchas-";
+const TEMPORARY_SUFFIX: &str = ".tmp";
+
+/// How long a temporary file nobody writes to is left for, in case its writer is alive but
+/// has not locked it yet.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// [`sweep`] of the temporary files of [`replace`] in `folder`, the first time this run
+/// writes there: a `--fix` writes thousands of files into a few folders, and each folder's
+/// listing is read once.
+fn sweep_once(folder: &Path) {
+    static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    let mut swept = SWEPT.lock().unwrap_or_else(PoisonError::into_inner);
+    if swept
+        .get_or_insert_with(HashSet::new)
+        .insert(folder.to_path_buf())
+    {
+        sweep(folder, TEMPORARY_PREFIX, TEMPORARY_SUFFIX);
+    }
+}
+
+/// Removes from `folder` the temporary files (`PREFIX` and six letters or digits, as
+/// tempfile names them, then `SUFFIX`) of runs that ended without removing their own:
+/// killed, or on a machine that went down. One is another run's while it is locked (the
+/// lock goes with its writer) or was written to in the last minute. A file of any other
+/// name is never touched.
+pub fn sweep(folder: &Path, prefix: &str, suffix: &str) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        let temporary = name
+            .to_str()
+            .and_then(|name| name.strip_prefix(prefix)?.strip_suffix(suffix))
+            .is_some_and(|random| {
+                random.len() == 6 && random.bytes().all(|b| b.is_ascii_alphanumeric())
+            });
+        if temporary && abandoned(&entry.path()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether a temporary file was left by a run that ended: unchanged for
+/// [`ABANDONED_AFTER`] and locked by no one.
+fn abandoned(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let idle = file
+        .metadata()
+        .and_then(|meta| meta.modified())
+        .ok()
+        .and_then(|modified| modified.elapsed().ok())
+        .is_some_and(|idle| idle >= ABANDONED_AFTER);
+    idle && file.try_lock().is_ok()
 }
 
 /// `err`, from tempfile making a temporary file or folder, without the name it could not

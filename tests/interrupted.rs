@@ -197,6 +197,52 @@ fn a_cache_file_left_by_a_killed_run_is_swept_by_the_next_save() {
     );
 }
 
+/// Neither can a `--fix` killed outright remove the temporary file it was writing beside a
+/// record: the next run that writes into that folder removes it, once nobody has written
+/// to it for a minute and no run holds it, and never a file of any other name.
+#[test]
+fn a_temporary_file_left_by_a_killed_fix_is_swept_by_the_next_write_there() {
+    let dir = corpus(3, "majr", 5);
+    let folder = dir.path().join("records/gotchas");
+    let stale = folder.join(".gotchas-Abc123.tmp");
+    let fresh = folder.join(".gotchas-Xyz789.tmp");
+    let held = folder.join(".gotchas-Held42.tmp");
+    let other = folder.join(".gotchas-notes.tmp");
+    for path in [&stale, &fresh, &held, &other] {
+        std::fs::write(path, "{\"id\": \"g0").unwrap();
+    }
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for path in [&stale, &held, &other] {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+    }
+    let holder = std::fs::File::open(&held).unwrap();
+    holder.lock().unwrap();
+    let fixed = common::gotchas_in(dir.path(), &["check", "--fix"]);
+    assert_eq!(fixed.code, 0, "{}{}", fixed.stdout, fixed.stderr);
+    assert!(
+        fixed.stdout.contains("fixed 3 problems in 3 files"),
+        "{}",
+        fixed.stdout
+    );
+    assert!(!stale.exists(), "a file nobody writes to is swept");
+    assert!(
+        fresh.exists(),
+        "one written to in the last minute may be another run's"
+    );
+    assert!(held.exists(), "one another run holds is being written");
+    assert!(
+        other.exists(),
+        "a name tempfile does not make is someone else's"
+    );
+    let left = named(&folder, ".gotchas-", ".tmp");
+    assert_eq!(left.len(), 3, "the fixes left none of their own: {left:?}");
+}
+
 /// The folders a build of a site into `dir/site` leaves beside it while it runs.
 fn build_folders(dir: &Path) -> Vec<PathBuf> {
     let mut found = named(dir, ".gotchas-site-", "");

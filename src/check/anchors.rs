@@ -59,8 +59,8 @@ pub fn check<F: Cites>(
     check_written(corpus, schemas, config, index, written(corpus, reported))
 }
 
-/// The same, of the fragments written in `files`; looked up by file, for a language server,
-/// which checks a few files again at an edit of a corpus of many.
+/// `broken-anchor` on the fragments written in `files` alone, looked up by file: for a
+/// language server, which checks a few files again at an edit of a corpus of many.
 pub fn check_files<F: Cites>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
@@ -122,7 +122,8 @@ fn check_written<F: Cites>(
         .collect()
 }
 
-/// The files among `files` that write a fragment.
+/// The files among `files` that write a fragment `broken-anchor` checks: a language server
+/// checks them again when any page changes.
 pub fn fragment_files<F: Cites>(corpus: &Corpus<F>, files: &BTreeSet<usize>) -> BTreeSet<usize> {
     written_in_files(corpus, files)
         .into_iter()

@@ -13,7 +13,9 @@ pub mod memo;
 pub mod refs;
 mod schema;
 
-use std::collections::BTreeSet;
+/// `broken-anchor` of a few files, and which files write a fragment: what a language
+/// server checks again at an edit.
+pub use anchors::{check_files as fragments_in_files, fragment_files};
 
 use foldhash::HashSet;
 use rayon::prelude::*;
@@ -302,23 +304,6 @@ pub fn fragments<F: Cites>(
     reported: Option<&Reported<'_>>,
 ) -> Vec<Diagnostic> {
     anchors::check(corpus, schemas, config, index, reported)
-}
-
-/// `broken-anchor` on the fragments written in `files` alone, found by file.
-pub fn fragments_in_files<F: Cites>(
-    corpus: &Corpus<F>,
-    schemas: &Schemas,
-    config: &Config,
-    index: &IdIndex<'_, F>,
-    files: &BTreeSet<usize>,
-) -> Vec<Diagnostic> {
-    anchors::check_files(corpus, schemas, config, index, files)
-}
-
-/// The files among `files` that write a fragment `broken-anchor` checks: a language server
-/// checks them again when any page changes.
-pub fn fragment_files<F: Cites>(corpus: &Corpus<F>, files: &BTreeSet<usize>) -> BTreeSet<usize> {
-    anchors::fragment_files(corpus, files)
 }
 
 /// The graph rules (`orphan`, `cycle`, `unreferenced`) on the resolved references.

@@ -1029,17 +1029,32 @@ fn fragments_are_checked_again_when_the_page_they_name_changes() {
     client.hover(&uri(&engine), position_of(&cited, "notes:", "pd-batch"));
     let mended = text
         .replace("(#root-cuase)", "(#root-cause)")
-        .replace("### Steps", "### What to do");
+        .replace("### Steps", "### Step");
     client.notify(
         "textDocument/didChange",
         json!({"textDocument": {"uri": gotcha, "version": 2}, "contentChanges": [{"text": mended}]}),
     );
     let diagnostics = client.diagnostics(&uri(&engine), Some(1));
     assert_eq!(codes(&diagnostics), ["broken-anchor"], "{diagnostics:#?}");
+    let broken = &diagnostics[0];
     assert_eq!(
-        diagnostics[0]["range"]["start"],
+        broken["range"]["start"],
         position_of(&cited, "notes:", "steps")
     );
+    // Its fix, offered as a quick fix, rewrites the fragment alone, inside the field.
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(&engine)}, "range": broken["range"], "context": {"diagnostics": [broken]}}),
+    );
+    let actions = actions["result"].as_array().expect("code actions");
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    assert_eq!(actions[0]["title"], "Replace with `step`");
+    let edits = actions[0]["edit"]["changes"][&uri(&engine)]
+        .as_array()
+        .expect("edits");
+    assert_eq!(edits.len(), 1, "{edits:#?}");
+    assert_eq!(edits[0]["range"], broken["range"]);
+    assert_eq!(edits[0]["newText"], "step");
     let diagnostics = client.diagnostics(&gotcha, Some(2));
     assert_eq!(codes(&diagnostics), ["unresolved-ref"], "{diagnostics:#?}");
     client.stop();

@@ -3,9 +3,11 @@
 //!
 //! `cargo bench --bench lsp`. One iteration is what a keystroke costs the server: a record's
 //! new text arrives, the file is re-parsed, what crosses files is redone as far as the edit
-//! reaches, and the changed files' diagnostics come back located, ready to publish. Two edits
-//! are measured: a typo toggled in the record's first `affects` id (its reference breaks and
-//! mends, so its edges change and the graph rules rerun) and a word toggled in its prose.
+//! reaches, and the changed files' diagnostics come back located, ready to publish. Three
+//! edits are measured: a typo toggled in the record's first `affects` id (its reference
+//! breaks and mends, so its edges change and the graph rules rerun), a word toggled in its
+//! prose, and the same word in the corpus with every record naming places in pages
+//! (`broken-anchor`'s fragments).
 //! Before measuring, the records folder is moved away: an edit that read any file from disk
 //! would find it gone, so the run also shows that no other file is re-read.
 //! `GOTCHAS_BENCH_RECORDS` sets another corpus size.
@@ -88,6 +90,31 @@ fn edit_to_diagnostics(c: &mut Criterion) {
     group.bench_function(format!("edit-to-diagnostics/prose/{records}"), |b| {
         b.iter(|| toggle(&mut workspace, &path, &mut version, &clean, &prose))
     });
+    assert_eq!(workspace.corpus.files.len(), files, "no file was dropped");
+    std::fs::rename(root.join("records-moved"), root.join("records")).expect("move back");
+
+    // The same corpus with every record naming a place in its own page and one in no page:
+    // each edit checks all 200,000 fragments again, and works out the ids of the edited
+    // page alone.
+    for folder in std::fs::read_dir(root.join("records")).expect("the records folder") {
+        let folder = folder.expect("a collection").path();
+        for entry in std::fs::read_dir(&folder).expect("a collection folder") {
+            let record = entry.expect("a record").path();
+            let text = std::fs::read_to_string(&record).expect("a record");
+            let named = text + "\nSee [its name](#field-name) and [no place](#field-nowhere).\n";
+            std::fs::write(&record, named).expect("a record written");
+        }
+    }
+    let project = Project::open(&root, None).expect("the generated corpus opens");
+    let mut workspace = Workspace::new(project);
+    workspace.refresh();
+    let clean = std::fs::read_to_string(&path).expect("a gotcha");
+    let prose = format!("{}Also {}", &clean[..body], &clean[body..]);
+    std::fs::rename(root.join("records"), root.join("records-moved")).expect("move the records");
+    group.bench_function(
+        format!("edit-to-diagnostics/prose-with-fragments/{records}"),
+        |b| b.iter(|| toggle(&mut workspace, &path, &mut version, &clean, &prose)),
+    );
     group.finish();
     assert_eq!(workspace.corpus.files.len(), files, "no file was dropped");
     std::fs::rename(root.join("records-moved"), root.join("records")).expect("move back");

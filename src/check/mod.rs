@@ -13,9 +13,7 @@ pub mod memo;
 pub mod refs;
 mod schema;
 
-/// `broken-anchor` of a few files, and which files write a fragment: what a language
-/// server checks again at an edit.
-pub use anchors::{check_files as fragments_in_files, fragment_files};
+pub use anchors::KeptFragments;
 
 use foldhash::HashSet;
 use rayon::prelude::*;

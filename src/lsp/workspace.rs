@@ -52,10 +52,9 @@ pub struct Workspace {
     graph: Vec<Diagnostic>,
     /// `broken-anchor`'s findings.
     fragments: Vec<Diagnostic>,
-    /// The files that write a fragment: all are checked again when any file's text
-    /// changes, as an edit of one page (its headings) may break or mend a fragment written
-    /// in any other. Most corpora write none, and then an edit costs nothing more.
-    fragment_files: BTreeSet<usize>,
+    /// What finding them again at an edit takes: most corpora write no fragment, and then
+    /// an edit costs nothing more.
+    kept_fragments: check::KeptFragments,
     /// Files edited since the last refresh.
     edited: BTreeSet<usize>,
     /// Whether a record id (or the set of files) changed since the last refresh: then every
@@ -108,7 +107,7 @@ impl Workspace {
             repeated_ids: Vec::new(),
             graph: Vec::new(),
             fragments: Vec::new(),
-            fragment_files: BTreeSet::new(),
+            kept_fragments: check::KeptFragments::default(),
             edited: BTreeSet::new(),
             ids_changed: true,
             by_path: HashMap::new(),
@@ -494,12 +493,13 @@ impl Workspace {
             }
         }
         if fragments_changed {
-            self.fragments = match self.fragment_files.is_empty() {
+            self.fragments = match self.kept_fragments.is_empty() {
                 true => Vec::new(),
                 false => {
                     let index = index.get_or_insert_with(|| IdIndex::new(&self.corpus, schemas));
-                    let (writing, config) = (&self.fragment_files, &self.project.config);
-                    check::fragments_in_files(&self.corpus, schemas, config, index, writing)
+                    let config = &self.project.config;
+                    self.kept_fragments
+                        .check(&self.corpus, schemas, config, index)
                 }
             };
         }
@@ -532,7 +532,7 @@ impl Workspace {
         self.publish(all)
     }
 
-    /// Brings [`Workspace::fragment_files`] up to date with the files whose text changed
+    /// Brings [`Workspace::kept_fragments`] up to date with the files whose text changed
     /// since the last refresh (every file when ids did), and returns whether any did.
     fn follow_fragment_files(&mut self) -> bool {
         let reread: BTreeSet<usize> = match self.ids_changed {
@@ -544,9 +544,7 @@ impl Workspace {
         if reread.is_empty() {
             return false;
         }
-        let writing = check::fragment_files(&self.corpus, &reread);
-        self.fragment_files.retain(|file| !reread.contains(file));
-        self.fragment_files.extend(writing);
+        self.kept_fragments.reread(&self.corpus, &reread);
         true
     }
 

@@ -7,8 +7,9 @@
 //! fragment names the page: a prose page's from its text, a record's from its file, read
 //! and parsed again, as `check` keeps no record's fields.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
+use foldhash::{HashMap, HashSet};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -26,7 +27,7 @@ use crate::suggest;
 use super::Reported;
 
 /// A page of the site that a link may name a place in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Page {
     /// A record's, by index in [`Corpus::records`].
     Record(usize),
@@ -35,6 +36,7 @@ enum Page {
 }
 
 /// A fragment as written: in which file, on which page, and where in its file.
+#[derive(Debug)]
 struct Written {
     /// Its file, by index in [`Corpus::files`].
     file: usize,
@@ -56,41 +58,57 @@ pub fn check<F: Cites>(
     index: &IdIndex<'_, F>,
     reported: Option<&Reported<'_>>,
 ) -> Vec<Diagnostic> {
+    let all = schemas.every_collection();
     let written = written(corpus, reported);
-    check_written(
+    let named: Vec<(&Written, Page)> = (written.iter())
+        .filter_map(|written| Some((written, named_page(index, all, written)?)))
+        .collect();
+    diagnose_named(
         corpus,
         schemas,
         config,
         index,
-        written,
-        &mut KnownPages::new(),
+        &named,
+        &mut KnownPages::default(),
     )
 }
 
-/// What a language server keeps of `broken-anchor` between edits: which files write a
-/// fragment, and the ids of the pages they named. At an edit, every file that writes one is
+/// What a language server keeps of `broken-anchor` between edits: the fragments each file
+/// writes, the page each names, and the ids of those pages. At an edit every fragment is
 /// checked again (a heading renamed in one page breaks a fragment written in another), but
-/// only the pages whose text changed are read again for their ids: found by parsing the
-/// page, they were nearly all of the rule's time, 5.2 s at 100,000 records each naming a
-/// place in its own page.
+/// only the files whose text changed are walked for their fragments, and only the pages
+/// whose text changed are parsed again for their ids: done for every file at every edit,
+/// they took 0.85 s at 100,000 records each naming two places in its own page, and the ids
+/// alone 5.2 s in `check`.
 #[derive(Debug, Default)]
 pub struct KeptFragments {
-    /// The files that write a fragment.
-    writing: BTreeSet<usize>,
+    /// Per file that writes a fragment.
+    files: BTreeMap<usize, FileFragments>,
     /// The ids of the pages named so far.
     pages: KnownPages,
 }
 
+/// The fragments one file writes, in order, and once resolved the page each names (`None`
+/// for a link to nothing, which is `broken-link`'s, or to a file that is no page).
+#[derive(Debug)]
+struct FileFragments {
+    written: Vec<Written>,
+    named: Option<Vec<Option<Page>>>,
+}
+
 impl KeptFragments {
-    /// Takes in that the text of `files` changed (every file's after files were renumbered,
-    /// as when one is created or deleted).
+    /// Takes in that the text of `files` changed: their fragments are walked again, and the
+    /// ids of their pages forgotten. After a record id changed, or the set of files did
+    /// (which renumbers them), every file is given, as a link may name another page then.
     pub fn reread<F: Cites>(&mut self, corpus: &Corpus<F>, files: &BTreeSet<usize>) {
-        self.writing.retain(|file| !files.contains(file));
-        self.writing.extend(
-            written_in_files(corpus, files)
-                .into_iter()
-                .map(|written| written.file),
-        );
+        self.files.retain(|file, _| !files.contains(file));
+        for written in written_in_files(corpus, files) {
+            let kept = self.files.entry(written.file).or_insert(FileFragments {
+                written: Vec::new(),
+                named: None,
+            });
+            kept.written.push(written);
+        }
         self.pages.retain(|_, known| !files.contains(&known.file));
     }
 
@@ -102,18 +120,28 @@ impl KeptFragments {
         config: &Config,
         index: &IdIndex<'_, F>,
     ) -> Vec<Diagnostic> {
-        let written = written_in_files(corpus, &self.writing);
-        check_written(corpus, schemas, config, index, written, &mut self.pages)
+        let all = schemas.every_collection();
+        for kept in self.files.values_mut() {
+            if kept.named.is_none() {
+                let named = kept.written.iter();
+                kept.named = Some(named.map(|w| named_page(index, all, w)).collect());
+            }
+        }
+        let named: Vec<(&Written, Page)> = (self.files.values())
+            .flat_map(|kept| kept.written.iter().zip(kept.named.iter().flatten()))
+            .filter_map(|(written, page)| Some((written, (*page)?)))
+            .collect();
+        diagnose_named(corpus, schemas, config, index, &named, &mut self.pages)
     }
 
     /// Whether no file writes a fragment: then there is nothing to check.
     pub fn is_empty(&self) -> bool {
-        self.writing.is_empty()
+        self.files.is_empty()
     }
 }
 
 /// The ids of pages, worked out once each, with the file each page is shown from.
-type KnownPages = BTreeMap<Page, KnownPage>;
+type KnownPages = HashMap<Page, KnownPage>;
 
 /// A page's ids (`None` when its text cannot be read or parsed) and its file.
 #[derive(Debug)]
@@ -122,36 +150,30 @@ struct KnownPage {
     ids: Option<HashSet<String>>,
 }
 
-/// The diagnostics of the fragments of `written` that name no element of their page, the
+/// The page a fragment names: its own file's page for a fragment alone (`#setup`), else
+/// the one its link leads to; `None` for a link to nothing, which is `broken-link`'s, or to
+/// a file that is no page and has no headings to name. `all` is every collection.
+fn named_page<F: Cites>(index: &IdIndex<'_, F>, all: &[usize], written: &Written) -> Option<Page> {
+    let Some(link) = &written.fragment.page else {
+        return Some(written.on);
+    };
+    match index.resolve_prose_link(written.file, link, all) {
+        Ok(Target::Record(record)) => Some(Page::Record(record)),
+        Ok(Target::Doc(doc)) => Some(Page::Doc(doc)),
+        Ok(Target::File) | Err(_) => None,
+    }
+}
+
+/// The diagnostics of the fragments of `named` that name no element of their page, the
 /// pages' ids taken from `pages` and those not there yet worked out and added.
-fn check_written<F: Cites>(
+fn diagnose_named<F: Cites>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
     index: &IdIndex<'_, F>,
-    written: Vec<Written>,
+    named: &[(&Written, Page)],
     pages: &mut KnownPages,
 ) -> Vec<Diagnostic> {
-    let all = schemas.every_collection();
-    let named: Vec<(Written, Page)> = written
-        .into_iter()
-        .filter_map(|written| {
-            let page = match &written.fragment.page {
-                None => written.on,
-                Some(link) => match index.resolve_prose_link(written.file, link, all) {
-                    Ok(Target::Record(record)) => Page::Record(record),
-                    Ok(Target::Doc(doc)) => Page::Doc(doc),
-                    // A link to nothing is `broken-link`'s; a file that is no page has no
-                    // headings to name.
-                    Ok(Target::File) | Err(_) => return None,
-                },
-            };
-            Some((written, page))
-        })
-        .collect();
-    if named.is_empty() {
-        return Vec::new();
-    }
     let mut missing: Vec<Page> = (named.iter())
         .map(|(_, page)| *page)
         .filter(|page| !pages.contains_key(page))

@@ -3,11 +3,12 @@
 //!
 //! `cargo bench --bench lsp`. One iteration is what a keystroke costs the server: a record's
 //! new text arrives, the file is re-parsed, what crosses files is redone as far as the edit
-//! reaches, and the changed files' diagnostics come back located, ready to publish. Three
+//! reaches, and the changed files' diagnostics come back located, ready to publish. Four
 //! edits are measured: a typo toggled in the record's first `affects` id (its reference
 //! breaks and mends, so its edges change and the graph rules rerun), a word toggled in its
-//! prose, and the same word in the corpus with every record naming places in pages
-//! (`broken-anchor`'s fragments).
+//! prose, and then, in the corpus with every record naming places in pages
+//! (`broken-anchor`'s fragments), the same word and one in a record whose fragment is
+//! written with a link.
 //! Before measuring, the records folder is moved away: an edit that read any file from disk
 //! would find it gone, so the run also shows that no other file is re-read.
 //! `GOTCHAS_BENCH_RECORDS` sets another corpus size.
@@ -95,7 +96,10 @@ fn edit_to_diagnostics(c: &mut Criterion) {
 
     // The same corpus with every record naming two places in its own page, one of them
     // through a wiki-link to itself, which is resolved: each edit checks all 200,000
-    // fragments again, and works out the ids of the edited page alone.
+    // fragments again, and works out the ids of the edited page alone. The record edited
+    // above names one place, with no link, and so needs no id index; its neighbour names
+    // both, and its edit builds one to resolve the link.
+    let linking = names[names.len() / 2 + 1].clone();
     for folder in std::fs::read_dir(root.join("records")).expect("the records folder") {
         let folder = folder.expect("a collection").path();
         for entry in std::fs::read_dir(&folder).expect("a collection folder") {
@@ -103,20 +107,32 @@ fn edit_to_diagnostics(c: &mut Criterion) {
             let text = std::fs::read_to_string(&record).expect("a record");
             let id = text.lines().find_map(|line| line.strip_prefix("id: "));
             let id = id.expect("an id line").to_string();
-            let named = format!("{text}\nSee [its name](#field-name) and [[{id}#field-id]].\n");
+            let named = match record == path {
+                true => format!("{text}\nSee [its name](#field-name).\n"),
+                false => format!("{text}\nSee [its name](#field-name) and [[{id}#field-id]].\n"),
+            };
             std::fs::write(&record, named).expect("a record written");
         }
     }
     let project = Project::open(&root, None).expect("the generated corpus opens");
     let mut workspace = Workspace::new(project);
     workspace.refresh();
-    let clean = std::fs::read_to_string(&path).expect("a gotcha");
-    let prose = format!("{}Also {}", &clean[..body], &clean[body..]);
+    let edits = [
+        (&path, "prose-with-fragments"),
+        (&linking, "prose-with-linked-fragments"),
+    ];
+    let edits = edits.map(|(path, name)| {
+        let clean = std::fs::read_to_string(path).expect("a gotcha");
+        let body = clean.rfind("\n\n").expect("a paragraph") + 2;
+        let prose = format!("{}Also {}", &clean[..body], &clean[body..]);
+        (path, name, clean, prose)
+    });
     std::fs::rename(root.join("records"), root.join("records-moved")).expect("move the records");
-    group.bench_function(
-        format!("edit-to-diagnostics/prose-with-fragments/{records}"),
-        |b| b.iter(|| toggle(&mut workspace, &path, &mut version, &clean, &prose)),
-    );
+    for (path, name, clean, prose) in &edits {
+        group.bench_function(format!("edit-to-diagnostics/{name}/{records}"), |b| {
+            b.iter(|| toggle(&mut workspace, path, &mut version, clean, prose))
+        });
+    }
     group.finish();
     assert_eq!(workspace.corpus.files.len(), files, "no file was dropped");
     std::fs::rename(root.join("records-moved"), root.join("records")).expect("move back");

@@ -63,93 +63,151 @@ pub fn check<F: Cites>(
     let named: Vec<(&Written, Page)> = (written.iter())
         .filter_map(|written| Some((written, named_page(index, all, written)?)))
         .collect();
-    diagnose_named(
-        corpus,
-        schemas,
-        config,
-        index,
-        &named,
-        &mut KnownPages::default(),
-    )
+    let mut pages = KnownPages::default();
+    know_pages(corpus, schemas, config, &named, &mut pages);
+    diagnose_named(corpus, schemas, &named, &pages)
 }
 
 /// What a language server keeps of `broken-anchor` between edits: the fragments each file
-/// writes, the page each names, and the ids of those pages. At an edit every fragment is
-/// checked again (a heading renamed in one page breaks a fragment written in another), but
-/// only the files whose text changed are walked for their fragments, and only the pages
-/// whose text changed are parsed again for their ids: at 100,000 records each naming two
-/// places in its own page, working out the pages' ids is 2.8 s of `check`; with them kept,
-/// an edit that walked every file again took 345 ms, and one that does not takes 64 ms
-/// (`cargo bench --bench lsp`).
+/// writes, the page each names, the ids of those pages, and each file's findings. An edit
+/// of a page may break or mend a fragment written in another file (a heading renamed), so
+/// at an edit the fragments of the files edited are checked again, and those of the files
+/// whose fragments name a page edited; only the files edited are walked for their
+/// fragments, and only the pages edited parsed again for their ids. At 100,000 records
+/// each naming two places in its own page (`cargo bench --bench lsp`), working out every
+/// page's ids is 2.8 s of `check`; with them kept, an edit that walked every file again
+/// took 345 ms, one that checked every fragment again 54 ms, and this takes 8.7 ms (13.1
+/// when the edited record's fragment is written with a link, which builds an id index).
 #[derive(Debug, Default)]
 pub struct KeptFragments {
     /// Per file that writes a fragment.
     files: BTreeMap<usize, FileFragments>,
     /// The ids of the pages named so far.
     pages: KnownPages,
+    /// Per page: the files whose fragments named it when they were last checked.
+    naming: HashMap<Page, BTreeSet<usize>>,
+    /// The files whose fragments are to be checked again.
+    stale: BTreeSet<usize>,
 }
 
-/// The fragments one file writes, in order, and once resolved the page each names (`None`
-/// for a link to nothing, which is `broken-link`'s, or to a file that is no page).
+/// The fragments one file writes, in order; once resolved the page each names (`None`
+/// for a link to nothing, which is `broken-link`'s, or to a file that is no page); and the
+/// diagnostics of those that name no element of their page.
 #[derive(Debug)]
 struct FileFragments {
     written: Vec<Written>,
     named: Option<Vec<Option<Page>>>,
+    found: Vec<Diagnostic>,
 }
 
 impl KeptFragments {
-    /// Takes in that the text of `files` changed: their fragments are walked again, and the
-    /// ids of their pages forgotten. After a record id changed, or the set of files did
-    /// (which renumbers them), every file is given, as a link may name another page then.
-    pub fn reread<F: Cites>(&mut self, corpus: &Corpus<F>, files: &BTreeSet<usize>) {
-        self.files.retain(|file, _| !files.contains(file));
-        for written in written_in_files(corpus, files) {
-            let kept = self.files.entry(written.file).or_insert(FileFragments {
-                written: Vec::new(),
-                named: None,
-            });
-            kept.written.push(written);
-        }
-        self.pages.retain(|_, known| !files.contains(&known.file));
+    /// Forgets everything and walks every file: for the first check, and whenever a record
+    /// id or the set of files changed, which may make any link name another page, and
+    /// renumbers records and files.
+    pub fn reread_all<F: Cites>(&mut self, corpus: &Corpus<F>) {
+        *self = KeptFragments::default();
+        self.reread(corpus, &(0..corpus.files.len()).collect());
     }
 
-    /// The diagnostics of every fragment written, against the corpus's pages as they are.
-    pub fn check<F: Cites>(
-        &mut self,
-        corpus: &Corpus<F>,
-        schemas: &Schemas,
-        config: &Config,
-        index: &IdIndex<'_, F>,
-    ) -> Vec<Diagnostic> {
+    /// Takes in that the text of `files` changed: their fragments are walked again, the
+    /// ids of their pages forgotten, and the files whose fragments named those pages
+    /// checked again.
+    pub fn reread<F: Cites>(&mut self, corpus: &Corpus<F>, files: &BTreeSet<usize>) {
+        for &file in files {
+            let record = corpus.record_of_file(file).map(Page::Record);
+            let doc = corpus.docs.iter().position(|doc| doc.file == file);
+            for page in record.into_iter().chain(doc.map(Page::Doc)) {
+                self.pages.remove(&page);
+                if let Some(naming) = self.naming.remove(&page) {
+                    self.stale.extend(naming);
+                }
+            }
+        }
+        self.files.retain(|file, _| !files.contains(file));
+        let mut walked: BTreeMap<usize, Vec<Written>> = BTreeMap::new();
+        for written in written_in_files(corpus, files) {
+            walked.entry(written.file).or_default().push(written);
+        }
+        for (file, written) in walked {
+            // A file whose fragments are all alone (`#setup`) names its own page only,
+            // which takes no index to find.
+            let named = (written.iter())
+                .map(|written| written.fragment.page.is_none().then_some(Some(written.on)))
+                .collect();
+            let found = Vec::new();
+            self.files.insert(
+                file,
+                FileFragments {
+                    written,
+                    named,
+                    found,
+                },
+            );
+            self.stale.insert(file);
+        }
+    }
+
+    /// Whether some file read again links to a page with a fragment, which
+    /// [`KeptFragments::resolve`] must find before a check.
+    pub fn unresolved(&self) -> bool {
+        (self.stale.iter())
+            .filter_map(|file| self.files.get(file))
+            .any(|kept| kept.named.is_none())
+    }
+
+    /// Finds the pages that the links of the files read again lead to. The rest are kept:
+    /// what a link leads to changes only with ids or the set of files, and then every file
+    /// is read again.
+    pub fn resolve<F: Cites>(&mut self, schemas: &Schemas, index: &IdIndex<'_, F>) {
         let all = schemas.every_collection();
-        for kept in self.files.values_mut() {
-            if kept.named.is_none() {
+        for file in &self.stale {
+            if let Some(kept) = self.files.get_mut(file)
+                && kept.named.is_none()
+            {
                 let named = kept.written.iter();
                 kept.named = Some(named.map(|w| named_page(index, all, w)).collect());
             }
         }
-        let named: Vec<(&Written, Page)> = (self.files.values())
+    }
+
+    /// The diagnostics of every fragment written, against the corpus's pages as they are:
+    /// those of the files to check again found again, after [`KeptFragments::resolve`] (a
+    /// fragment whose page is not found yet is not checked), the others as they were.
+    pub fn check<F: Sync>(
+        &mut self,
+        corpus: &Corpus<F>,
+        schemas: &Schemas,
+        config: &Config,
+    ) -> Vec<Diagnostic> {
+        let stale = std::mem::take(&mut self.stale);
+        let named: Vec<(&Written, Page)> = (stale.iter())
+            .filter_map(|file| self.files.get(file))
             .flat_map(|kept| kept.written.iter().zip(kept.named.iter().flatten()))
             .filter_map(|(written, page)| Some((written, (*page)?)))
             .collect();
-        diagnose_named(corpus, schemas, config, index, &named, &mut self.pages)
-    }
-
-    /// Whether no file writes a fragment: then there is nothing to check.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        know_pages(corpus, schemas, config, &named, &mut self.pages);
+        for file in &stale {
+            let Some(kept) = self.files.get_mut(file) else {
+                continue;
+            };
+            let named = kept.written.iter().zip(kept.named.iter().flatten());
+            let named: Vec<(&Written, Page)> = named
+                .filter_map(|(written, page)| Some((written, (*page)?)))
+                .collect();
+            for (_, page) in &named {
+                self.naming.entry(*page).or_default().insert(*file);
+            }
+            kept.found = diagnose_named(corpus, schemas, &named, &self.pages);
+        }
+        (self.files.values())
+            .flat_map(|kept| kept.found.iter().cloned())
+            .collect()
     }
 }
 
-/// The ids of pages, worked out once each, with the file each page is shown from.
-type KnownPages = HashMap<Page, KnownPage>;
-
-/// A page's ids (`None` when its text cannot be read or parsed) and its file.
-#[derive(Debug)]
-struct KnownPage {
-    file: usize,
-    ids: Option<HashSet<String>>,
-}
+/// The ids of pages, worked out once each (`None` when a page's text cannot be read or
+/// parsed).
+type KnownPages = HashMap<Page, Option<HashSet<String>>>;
 
 /// The page a fragment names: its own file's page for a fragment alone (`#setup`), else
 /// the one its link leads to; `None` for a link to nothing, which is `broken-link`'s, or to
@@ -165,51 +223,44 @@ fn named_page<F: Cites>(index: &IdIndex<'_, F>, all: &[usize], written: &Written
     }
 }
 
-/// The diagnostics of the fragments of `named` that name no element of their page, the
-/// pages' ids taken from `pages` and those not there yet worked out and added.
-fn diagnose_named<F: Cites>(
+/// Works out the ids of the pages of `named` that `pages` does not hold yet, in parallel,
+/// and adds them.
+fn know_pages<F: Sync>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
-    index: &IdIndex<'_, F>,
     named: &[(&Written, Page)],
     pages: &mut KnownPages,
-) -> Vec<Diagnostic> {
+) {
     let mut missing: Vec<Page> = (named.iter())
         .map(|(_, page)| *page)
         .filter(|page| !pages.contains_key(page))
         .collect();
     missing.sort_unstable();
     missing.dedup();
-    let found: Vec<(Page, KnownPage)> = missing
+    let found: Vec<(Page, Option<HashSet<String>>)> = missing
         .into_par_iter()
-        .map(|page| {
-            let known = KnownPage {
-                file: page_file(corpus, page),
-                ids: page_ids(corpus, schemas, config, page),
-            };
-            (page, known)
-        })
+        .map(|page| (page, page_ids(corpus, schemas, config, page)))
         .collect();
     pages.extend(found);
+}
+
+/// The diagnostics of the fragments of `named` that name no element of their page, whose
+/// ids `pages` holds.
+fn diagnose_named<F>(
+    corpus: &Corpus<F>,
+    schemas: &Schemas,
+    named: &[(&Written, Page)],
+    pages: &KnownPages,
+) -> Vec<Diagnostic> {
     named
         .iter()
         .filter_map(|(written, page)| {
-            let ids = pages.get(page)?.ids.as_ref()?;
+            let ids = pages.get(page)?.as_ref()?;
             (!ids.contains(&written.fragment.id))
-                .then(|| diagnose(corpus, index, written, *page, ids))
+                .then(|| diagnose(corpus, schemas, written, *page, ids))
         })
         .collect()
-}
-
-/// The file `page` is shown from.
-// Record and doc indices come from the corpus they index.
-#[allow(clippy::indexing_slicing)]
-fn page_file<F>(corpus: &Corpus<F>, page: Page) -> usize {
-    match page {
-        Page::Record(record) => corpus.records[record].file,
-        Page::Doc(doc) => corpus.docs[doc].file,
-    }
 }
 
 /// Every fragment written in a file `reported` accepts if it is given (see [`written_in`]).
@@ -371,11 +422,11 @@ fn record_ids<F>(
 }
 
 /// The diagnostic of a fragment that names no element of `page`, whose ids are `ids`.
-// File, doc and record indices come from the corpus the index was built from.
+// File, doc, record and collection indices come from the corpus and schemas they index.
 #[allow(clippy::indexing_slicing)]
-fn diagnose<F: Cites>(
+fn diagnose<F>(
     corpus: &Corpus<F>,
-    index: &IdIndex<'_, F>,
+    schemas: &Schemas,
     written: &Written,
     page: Page,
     ids: &HashSet<String>,
@@ -385,7 +436,12 @@ fn diagnose<F: Cites>(
         "this page".to_string()
     } else {
         match page {
-            Page::Record(record) => format!("the page of {}", index.qualified_id(record)),
+            Page::Record(record) => {
+                format!(
+                    "the page of {}",
+                    schemas.qualified_id(&corpus.records[record])
+                )
+            }
             Page::Doc(doc) => format!("the page {}", corpus.files[corpus.docs[doc].file].display),
         }
     };

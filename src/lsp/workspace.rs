@@ -52,8 +52,8 @@ pub struct Workspace {
     graph: Vec<Diagnostic>,
     /// `broken-anchor`'s findings.
     fragments: Vec<Diagnostic>,
-    /// What finding them again at an edit takes: most corpora write no fragment, and then
-    /// an edit costs nothing more.
+    /// What finding them again at an edit takes: an edit of a file that links to no page
+    /// with a fragment needs no id index for them.
     kept_fragments: check::KeptFragments,
     /// Files edited since the last refresh.
     edited: BTreeSet<usize>,
@@ -493,15 +493,12 @@ impl Workspace {
             }
         }
         if fragments_changed {
-            self.fragments = match self.kept_fragments.is_empty() {
-                true => Vec::new(),
-                false => {
-                    let index = index.get_or_insert_with(|| IdIndex::new(&self.corpus, schemas));
-                    let config = &self.project.config;
-                    self.kept_fragments
-                        .check(&self.corpus, schemas, config, index)
-                }
-            };
+            if self.kept_fragments.unresolved() {
+                let index = index.get_or_insert_with(|| IdIndex::new(&self.corpus, schemas));
+                self.kept_fragments.resolve(schemas, index);
+            }
+            let config = &self.project.config;
+            self.fragments = self.kept_fragments.check(&self.corpus, schemas, config);
         }
         if graph_changed {
             let unresolved: Vec<_> = self
@@ -535,12 +532,13 @@ impl Workspace {
     /// Brings [`Workspace::kept_fragments`] up to date with the files whose text changed
     /// since the last refresh (every file when ids did), and returns whether any did.
     fn follow_fragment_files(&mut self) -> bool {
-        let reread: BTreeSet<usize> = match self.ids_changed {
-            true => (0..self.corpus.files.len()).collect(),
-            false => (self.touched.iter())
-                .filter_map(|display| self.by_display.get(display).copied())
-                .collect(),
-        };
+        if self.ids_changed {
+            self.kept_fragments.reread_all(&self.corpus);
+            return true;
+        }
+        let reread: BTreeSet<usize> = (self.touched.iter())
+            .filter_map(|display| self.by_display.get(display).copied())
+            .collect();
         if reread.is_empty() {
             return false;
         }

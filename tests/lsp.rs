@@ -1057,5 +1057,16 @@ fn fragments_are_checked_again_when_the_page_they_name_changes() {
     assert_eq!(edits[0]["newText"], "step");
     let diagnostics = client.diagnostics(&gotcha, Some(2));
     assert_eq!(codes(&diagnostics), ["unresolved-ref"], "{diagnostics:#?}");
+
+    // The heading named back mends the engine's fragment, whose file was not edited.
+    let named_back = mended.replace("### Step", "### Steps");
+    client.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": gotcha, "version": 3}, "contentChanges": [{"text": named_back}]}),
+    );
+    assert_eq!(
+        client.diagnostics(&uri(&engine), Some(1)),
+        Vec::<Value>::new()
+    );
     client.stop();
 }

@@ -295,6 +295,8 @@ impl Cites for Value {
     }
 
     fn field_fragments(record: &Record<Self>) -> Cow<'_, [FieldFragment]> {
+        // The walk finds the strings' links too, which are not wanted here, nor the record
+        // index they would name.
         let mut walk = LinkWalk::default();
         walk.value(0, &record.value, record.sections());
         Cow::Owned(walk.fragments)

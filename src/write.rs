@@ -23,7 +23,7 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 
 use serde::{Serialize, Serializer};
 
@@ -261,12 +261,9 @@ const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
 /// writes there: a `--fix` writes thousands of files into a few folders, and each folder's
 /// listing is read once.
 fn sweep_once(folder: &Path) {
-    static SWEPT: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+    static SWEPT: LazyLock<Mutex<HashSet<PathBuf>>> = LazyLock::new(Mutex::default);
     let mut swept = SWEPT.lock().unwrap_or_else(PoisonError::into_inner);
-    if swept
-        .get_or_insert_with(HashSet::new)
-        .insert(folder.to_path_buf())
-    {
+    if swept.insert(folder.to_path_buf()) {
         sweep(folder, TEMPORARY_PREFIX, TEMPORARY_SUFFIX);
     }
 }

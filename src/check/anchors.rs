@@ -64,7 +64,8 @@ pub fn check<F: Cites>(
         .filter_map(|written| Some((written, named_page(index, all, written)?)))
         .collect();
     let mut pages = KnownPages::default();
-    know_pages(corpus, schemas, config, &named, &mut pages);
+    let named_pages = named.iter().map(|(_, page)| *page);
+    know_pages(corpus, schemas, config, named_pages, &mut pages);
     diagnose_named(corpus, schemas, &named, &pages)
 }
 
@@ -170,37 +171,42 @@ impl KeptFragments {
         }
     }
 
-    /// The diagnostics of every fragment written, against the corpus's pages as they are:
-    /// those of the files to check again found again, after [`KeptFragments::resolve`] (a
-    /// fragment whose page is not found yet is not checked), the others as they were.
-    pub fn check<F: Sync>(
-        &mut self,
-        corpus: &Corpus<F>,
-        schemas: &Schemas,
-        config: &Config,
-    ) -> Vec<Diagnostic> {
+    /// Checks the fragments of the files to check again, against the corpus's pages as
+    /// they are, after [`KeptFragments::resolve`] (a fragment whose page is not found yet
+    /// is not checked); the other files' findings are kept as they were.
+    pub fn check<F: Sync>(&mut self, corpus: &Corpus<F>, schemas: &Schemas, config: &Config) {
         let stale = std::mem::take(&mut self.stale);
-        let named: Vec<(&Written, Page)> = (stale.iter())
-            .filter_map(|file| self.files.get(file))
-            .flat_map(|kept| kept.written.iter().zip(kept.named.iter().flatten()))
-            .filter_map(|(written, page)| Some((written, (*page)?)))
+        let named: Vec<(usize, Vec<(&Written, Page)>)> = (stale.iter())
+            .filter_map(|&file| Some((file, self.files.get(&file)?.named())))
             .collect();
-        know_pages(corpus, schemas, config, &named, &mut self.pages);
-        for file in &stale {
-            let Some(kept) = self.files.get_mut(file) else {
-                continue;
-            };
-            let named = kept.written.iter().zip(kept.named.iter().flatten());
-            let named: Vec<(&Written, Page)> = named
-                .filter_map(|(written, page)| Some((written, (*page)?)))
-                .collect();
-            for (_, page) in &named {
+        let pages = (named.iter()).flat_map(|(_, named)| named.iter().map(|(_, page)| *page));
+        know_pages(corpus, schemas, config, pages, &mut self.pages);
+        let mut found = Vec::with_capacity(named.len());
+        for (file, named) in &named {
+            for (_, page) in named {
                 self.naming.entry(*page).or_default().insert(*file);
             }
-            kept.found = diagnose_named(corpus, schemas, &named, &self.pages);
+            found.push((*file, diagnose_named(corpus, schemas, named, &self.pages)));
         }
-        (self.files.values())
-            .flat_map(|kept| kept.found.iter().cloned())
+        for (file, diagnostics) in found {
+            if let Some(kept) = self.files.get_mut(&file) {
+                kept.found = diagnostics;
+            }
+        }
+    }
+
+    /// The diagnostics of every fragment written, as last checked, in file order.
+    pub fn found(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.files.values().flat_map(|kept| kept.found.iter())
+    }
+}
+
+impl FileFragments {
+    /// The fragments whose page was found, with it.
+    fn named(&self) -> Vec<(&Written, Page)> {
+        (self.written.iter())
+            .zip(self.named.iter().flatten())
+            .filter_map(|(written, page)| Some((written, (*page)?)))
             .collect()
     }
 }
@@ -223,19 +229,16 @@ fn named_page<F: Cites>(index: &IdIndex<'_, F>, all: &[usize], written: &Written
     }
 }
 
-/// Works out the ids of the pages of `named` that `pages` does not hold yet, in parallel,
+/// Works out the ids of the pages `named` that `pages` does not hold yet, in parallel,
 /// and adds them.
 fn know_pages<F: Sync>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     config: &Config,
-    named: &[(&Written, Page)],
+    named: impl Iterator<Item = Page>,
     pages: &mut KnownPages,
 ) {
-    let mut missing: Vec<Page> = (named.iter())
-        .map(|(_, page)| *page)
-        .filter(|page| !pages.contains_key(page))
-        .collect();
+    let mut missing: Vec<Page> = named.filter(|page| !pages.contains_key(page)).collect();
     missing.sort_unstable();
     missing.dedup();
     let found: Vec<(Page, Option<HashSet<String>>)> = missing

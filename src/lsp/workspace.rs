@@ -50,10 +50,8 @@ pub struct Workspace {
     repeated_ids: Vec<(usize, usize)>,
     /// The graph rules' findings.
     graph: Vec<Diagnostic>,
-    /// `broken-anchor`'s findings.
-    fragments: Vec<Diagnostic>,
-    /// What finding them again at an edit takes: an edit of a file that links to no page
-    /// with a fragment needs no id index for them.
+    /// `broken-anchor`'s findings, and what finding them again at an edit takes: an edit
+    /// of a file that links to no page with a fragment needs no id index for them.
     kept_fragments: check::KeptFragments,
     /// Files edited since the last refresh.
     edited: BTreeSet<usize>,
@@ -106,7 +104,6 @@ impl Workspace {
             duplicates: Vec::new(),
             repeated_ids: Vec::new(),
             graph: Vec::new(),
-            fragments: Vec::new(),
             kept_fragments: check::KeptFragments::default(),
             edited: BTreeSet::new(),
             ids_changed: true,
@@ -498,7 +495,7 @@ impl Workspace {
                 self.kept_fragments.resolve(schemas, index);
             }
             let config = &self.project.config;
-            self.fragments = self.kept_fragments.check(&self.corpus, schemas, config);
+            self.kept_fragments.check(&self.corpus, schemas, config);
         }
         if graph_changed {
             let unresolved: Vec<_> = self
@@ -525,7 +522,7 @@ impl Workspace {
         all.extend(self.duplicates.iter().cloned());
         all.extend(self.refs.iter().flatten().cloned());
         all.extend(self.graph.iter().cloned());
-        all.extend(self.fragments.iter().cloned());
+        all.extend(self.kept_fragments.found().cloned());
         self.publish(all)
     }
 

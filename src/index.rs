@@ -16,6 +16,7 @@ use foldhash::{HashMap, HashMapExt};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use crate::anchors::KnownIds;
 use crate::candidates::NameIndex;
 use crate::corpus::Corpus;
 use crate::links::{self, Fragment, Link, LinkKind};
@@ -253,6 +254,14 @@ pub trait Cites: Sized + Sync {
     /// The fragments of the links in `record`'s string fields (see [`FieldFragment`]), in
     /// the order they are written. Borrowed when the record keeps them.
     fn field_fragments(record: &Record<Self>) -> Cow<'_, [FieldFragment]>;
+
+    /// The ids of `record`'s own page, when it drew them while it was loaded, its fields at
+    /// hand, because a fragment of its own names a place in it (see
+    /// [`crate::check::draw`]); `None` when it did not, and `broken-anchor` reads its file
+    /// again for them.
+    fn own_page_ids(_record: &Record<Self>) -> Option<&KnownIds> {
+        None
+    }
 }
 
 /// A record's drawn form that holds the references written in it, drawn while it was
@@ -267,6 +276,11 @@ pub trait KeepsWritten: Sync {
 
     /// The same, to renumber.
     fn written_mut(&mut self) -> &mut [Written];
+
+    /// The ids of the record's own page, if it drew them (see [`Cites::own_page_ids`]).
+    fn own_page_ids(&self) -> Option<&KnownIds> {
+        None
+    }
 }
 
 impl<K: KeepsWritten> Cites for K {
@@ -276,6 +290,10 @@ impl<K: KeepsWritten> Cites for K {
 
     fn field_fragments(record: &Record<Self>) -> Cow<'_, [FieldFragment]> {
         Cow::Borrowed(KeepsWritten::field_fragments(&record.value))
+    }
+
+    fn own_page_ids(record: &Record<Self>) -> Option<&KnownIds> {
+        KeepsWritten::own_page_ids(&record.value)
     }
 }
 

@@ -1099,6 +1099,46 @@ fn fragments_naming_no_place_are_recalled_and_fixed() {
     assert_eq!(places(&after).len(), 4, "{}", after.stdout);
 }
 
+/// A record with fragments naming places in its own page draws the page's ids as it is
+/// loaded, and every fragment naming a place there is checked against the text that was
+/// loaded: its file, saved anew before the rule runs, is not read again (the ids of a page
+/// no fragment of its own names are read from its file, and only while its text is the
+/// one checked).
+#[test]
+fn fragments_naming_their_own_page_are_checked_against_the_text_loaded() {
+    let dir = anchor_corpus();
+    let project = gotchas::Project::open(dir.path(), None).unwrap();
+    let corpus = project.load_for_check();
+    let gotcha = dir.path().join("records/gotchas/example-gotcha.md");
+    let text = std::fs::read_to_string(&gotcha).unwrap();
+    let saved = text.replace("## Background", "## Nowhere\n\n## Backgrund");
+    std::fs::write(&gotcha, saved).unwrap();
+    let found: Vec<(String, String)> = (project.check(&corpus).into_iter())
+        .filter(|d| d.code == "broken-anchor" && d.file.starts_with("records/"))
+        .map(|d| (d.file, d.message))
+        .collect();
+    // As loaded: `#background` is there, and `typo`'s `#backgrund`, which the saved
+    // page has, is not.
+    let page = "the page of gotchas/example-gotcha";
+    assert_eq!(
+        found,
+        [
+            (
+                "records/engines/other.json".to_string(),
+                format!("`#nowhere-at-all` names no heading or element of {page}")
+            ),
+            (
+                "records/engines/typo.yaml".to_string(),
+                format!("`#backgrund` names no heading or element of {page}")
+            ),
+            (
+                "records/gotchas/example-gotcha.md".to_string(),
+                "`#nowhere` names no heading or element of this page".to_string()
+            ),
+        ]
+    );
+}
+
 /// A page whose only fragment opens a line (its destination on the line after the `(`)
 /// is checked: the quick test that spares parsing a page passes over the `#`s that open
 /// headings alone, and this one opens no heading.

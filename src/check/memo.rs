@@ -14,6 +14,7 @@ use foldhash::HashSet;
 use rayon::prelude::*;
 
 use super::Drawn;
+use crate::anchors::KnownIds;
 use crate::cache::{Kept, Memo, Reader, Writer};
 use crate::corpus::{Corpus, Place, Recall};
 use crate::index::{FieldFragment, Source, Written};
@@ -225,6 +226,13 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
         out.size(field_fragment.place as usize);
         write_fragment(&mut out, &field_fragment.fragment);
     }
+    out.option(record.value.own_page_ids.as_deref(), |out, ids| {
+        let own: Vec<&str> = ids.own().collect();
+        out.size(own.len());
+        for id in own {
+            out.str(id);
+        }
+    });
     out.option(head, |out, head| {
         out.str(&head.text);
         span(out, &head.root);
@@ -337,6 +345,12 @@ fn decode(
             })
         })
         .collect::<Option<Box<[FieldFragment]>>>()?;
+    let own_page_ids = input.option(|input| {
+        let own = (0..input.size()?)
+            .map(|_| Some(input.str()?.to_string()))
+            .collect::<Option<Vec<String>>>()?;
+        Some(Box::new(KnownIds::new(own)))
+    })?;
     let head = input.option(|input| {
         let text = input.str()?.into();
         let root = read_span(input)?;
@@ -356,6 +370,7 @@ fn decode(
             findings: Vec::new(),
             written,
             field_fragments,
+            own_page_ids,
         },
         prose,
     };
@@ -461,6 +476,11 @@ mod tests {
                         span: 15..23,
                     },
                 }]),
+                own_page_ids: Some(Box::new(KnownIds::new(vec![
+                    "field-name".to_string(),
+                    "über".to_string(),
+                    "symptom".to_string(),
+                ]))),
             },
             prose: Some(Box::new(Prose {
                 body: 30..90,

@@ -12,6 +12,7 @@
 
 use serde_json::{Number, Value};
 
+use crate::anchors::KnownIds;
 use crate::graph::Named;
 use crate::index::{FieldFragment, KeepsWritten, Written};
 use crate::load::Record;
@@ -88,6 +89,9 @@ pub struct Kept {
     pub fields: FieldValue,
     /// A Markdown record's body, the text its page renders (see [`Body`]).
     body: Option<Body>,
+    /// The ids of its page, when a fragment of its own names a place in it, for the
+    /// build's `broken-anchor` (see [`crate::check::own_page_ids`]).
+    own_page_ids: Option<Box<KnownIds>>,
 }
 
 /// A Markdown record's body, kept out of its file's text, which the site lets go: the
@@ -168,6 +172,7 @@ impl Kept {
         schemas: &Schemas,
     ) -> Record<Kept> {
         let written = crate::index::written_in_read(&record, index, file, schemas);
+        let own_page_ids = crate::check::own_page_ids(&record, &written.fragments, file, schemas);
         let fields: FieldValue = std::mem::take(&mut record.value).into();
         let body = record.prose.as_ref().and_then(|prose| {
             let body = file.text.as_deref()?.get(prose.body.clone())?;
@@ -178,6 +183,7 @@ impl Kept {
             field_fragments: written.fragments.into(),
             fields,
             body,
+            own_page_ids,
         })
     }
 }
@@ -202,6 +208,10 @@ impl KeepsWritten for Kept {
 
     fn field_fragments(&self) -> &[FieldFragment] {
         &self.field_fragments
+    }
+
+    fn own_page_ids(&self) -> Option<&KnownIds> {
+        self.own_page_ids.as_deref()
     }
 }
 

@@ -64,18 +64,15 @@ pub fn check<F: Cites>(
         .filter_map(|written| Some((written, named_page(index, all, written)?)))
         .collect();
     // The pages whose records drew their ids while loading are not read again.
-    let mut pages: KnownPages = (named.iter())
-        .filter_map(|(_, page)| match *page {
-            Page::Record(record) => {
-                let ids = F::own_page_ids(corpus.records.get(record)?)?;
-                Some((*page, Some(ids.clone())))
-            }
-            Page::Doc(_) => None,
-        })
-        .collect();
-    let named_pages = named.iter().map(|(_, page)| *page);
-    know_pages(corpus, schemas, config, named_pages, &mut pages);
-    diagnose_named(corpus, schemas, &named, &pages)
+    let drawn = |page: Page| match page {
+        Page::Record(record) => F::own_page_ids(corpus.records.get(record)?),
+        Page::Doc(_) => None,
+    };
+    let mut pages = KnownPages::default();
+    let to_read = (named.iter().map(|(_, page)| *page)).filter(|page| drawn(*page).is_none());
+    know_pages(corpus, schemas, config, to_read, &mut pages);
+    let ids_of = |page: Page| drawn(page).or_else(|| pages.get(&page)?.as_ref());
+    diagnose_named(corpus, schemas, &named, &ids_of)
 }
 
 /// What a language server keeps of `broken-anchor` between edits: the fragments each file
@@ -195,7 +192,8 @@ impl KeptFragments {
             for (_, page) in named {
                 self.naming.entry(*page).or_default().insert(*file);
             }
-            found.push((*file, diagnose_named(corpus, schemas, named, &self.pages)));
+            let ids_of = |page: Page| self.pages.get(&page)?.as_ref();
+            found.push((*file, diagnose_named(corpus, schemas, named, &ids_of)));
         }
         for (file, diagnostics) in found {
             if let Some(kept) = self.files.get_mut(&file) {
@@ -258,17 +256,17 @@ fn know_pages<F: Sync>(
 }
 
 /// The diagnostics of the fragments of `named` that name no element of their page, whose
-/// ids `pages` holds.
-fn diagnose_named<F>(
+/// ids `ids_of` gives (`None` for a page whose ids are not known).
+fn diagnose_named<'p, F>(
     corpus: &Corpus<F>,
     schemas: &Schemas,
     named: &[(&Written, Page)],
-    pages: &KnownPages,
+    ids_of: &dyn Fn(Page) -> Option<&'p KnownIds>,
 ) -> Vec<Diagnostic> {
     named
         .iter()
         .filter_map(|(written, page)| {
-            let ids = pages.get(page)?.as_ref()?;
+            let ids = ids_of(*page)?;
             (!ids.contains(&written.fragment.id))
                 .then(|| diagnose(corpus, schemas, written, *page, ids))
         })

@@ -227,9 +227,8 @@ fn encode(record: &Record<Drawn>, head: Option<&Head>, schemas: &Schemas) -> Opt
         write_fragment(&mut out, &field_fragment.fragment);
     }
     out.option(record.value.own_page_ids.as_deref(), |out, ids| {
-        let own: Vec<&str> = ids.own().collect();
-        out.size(own.len());
-        for id in own {
+        out.size(ids.own().count());
+        for id in ids.own() {
             out.str(id);
         }
     });
